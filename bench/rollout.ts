@@ -1,0 +1,253 @@
+/**
+ * Rollout orchestration benchmark (`npm run bench:rollout`).
+ *
+ * Measures the worker's own overhead in the rollout engine at paper scale (16 instances × 4
+ * rollouts, up to 30 assistant turns, act + rehearse roles, programmatic checklist judging):
+ * 1. zero latency: an in-process PolicyClient answers immediately with canned valid outputs →
+ *    generations/s and worker CPU time per generation (target ≥ 1000 generations/s);
+ * 2. 1 s latency, 256 rollouts in flight: worker CPU time / wall time (target < 2%), with the
+ *    in-process responder and through a real OpenAI-shaped HTTP responder on 127.0.0.1 running in a
+ *    child process (so only the worker's client-side CPU is counted).
+ *
+ * Exports `runRolloutBench()` so the lead can add `turns_per_s_persisted` to the final line.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { pathToFileURL } from "node:url";
+import type { GenerateRequest, GenerateResult, PolicyClient } from "../worker/engine/io";
+import { ChecklistJudge } from "../worker/engine/reward";
+import { expandJobs, type RolloutDriverConfig, runRollouts } from "../worker/engine/rollout";
+import { judgeHookFor } from "../worker/engine/step";
+import { generateShopInstances } from "../worker/domains/shop/tasks";
+
+const ACT_CALL = '<think>check the price</think>\n<tool_call>\n{"name":"get_item","arguments":{"item":"tea"}}\n</tool_call>';
+const ACT_REPLY = "<think>done</think>The tea costs $4.";
+const REHEARSE = '\n<execution_result>\n{"item":"tea","price":4,"stock":9}\n</execution_result>';
+
+/** Canned output: keep calling tools until `callsPerEpisode` assistant messages exist, then reply. */
+function cannedText(req: GenerateRequest, callsPerEpisode: number): string {
+  if (req.role === "rehearse") return REHEARSE;
+  let assistants = 0;
+  for (const m of req.messages) if (m.role === "assistant") assistants++;
+  return assistants < callsPerEpisode ? ACT_CALL : ACT_REPLY;
+}
+
+function promptChars(req: GenerateRequest): number {
+  let n = 0;
+  for (const m of req.messages) n += m.content.length;
+  return n;
+}
+
+/** Token arrays the way a real client would materialise them (≈ 4 characters per token). */
+function fakeResult(text: string, promptLength: number): GenerateResult {
+  const nResp = Math.max(1, Math.ceil(text.length / 4));
+  const tokens = new Array<number>(nResp);
+  const logprobs = new Array<number>(nResp);
+  for (let i = 0; i < nResp; i++) {
+    tokens[i] = 1000 + i;
+    logprobs[i] = -0.05;
+  }
+  const promptTokens = new Array<number>(Math.ceil(promptLength / 4)).fill(7);
+  return { text, promptTokens, tokens, logprobs, finishReason: "stop" };
+}
+
+export function inProcessPolicy(latencyMs: number, callsPerEpisode: number): PolicyClient & { count: number } {
+  const p = {
+    count: 0,
+    async generate(req: GenerateRequest): Promise<GenerateResult> {
+      p.count++;
+      if (latencyMs > 0) await new Promise((r) => setTimeout(r, latencyMs));
+      return fakeResult(cannedText(req, callsPerEpisode), promptChars(req));
+    },
+  };
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// OpenAI-shaped HTTP responder in a child process, and a minimal client for it
+// ---------------------------------------------------------------------------------------------
+
+const RESPONDER_SOURCE = `
+const http = require("node:http");
+const latency = Number(process.env.LATENCY_MS || 0);
+const calls = Number(process.env.CALLS || 3);
+const ACT_CALL = ${JSON.stringify(ACT_CALL)};
+const ACT_REPLY = ${JSON.stringify(ACT_REPLY)};
+const REHEARSE = ${JSON.stringify(REHEARSE)};
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on("data", (c) => chunks.push(c));
+  req.on("end", () => {
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    const assistants = body.messages.filter((m) => m.role === "assistant").length;
+    const text = body.metadata && body.metadata.role === "rehearse" ? REHEARSE : assistants < calls ? ACT_CALL : ACT_REPLY;
+    const n = Math.max(1, Math.ceil(text.length / 4));
+    const logprobs = Array.from({ length: n }, (_, i) => ({ token: "t" + i, logprob: -0.05 }));
+    const promptChars = body.messages.reduce((s, m) => s + m.content.length, 0);
+    const payload = JSON.stringify({
+      id: "cmpl", object: "chat.completion", model: body.model,
+      choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop", logprobs: { content: logprobs } }],
+      usage: { prompt_tokens: Math.ceil(promptChars / 4), completion_tokens: n },
+    });
+    setTimeout(() => { res.writeHead(200, { "content-type": "application/json" }); res.end(payload); }, latency);
+  });
+});
+server.keepAliveTimeout = 60000;
+server.listen(0, "127.0.0.1", () => process.stdout.write(String(server.address().port) + "\\n"));
+`;
+
+async function startResponder(latencyMs: number, calls: number): Promise<{ port: number; child: ChildProcess }> {
+  const child = spawn(process.execPath, ["-e", RESPONDER_SOURCE], {
+    env: { ...process.env, LATENCY_MS: String(latencyMs), CALLS: String(calls) },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once("error", reject);
+    child.stdout!.once("data", (d) => resolve(Number(String(d).trim())));
+  });
+  return { port, child };
+}
+
+function httpPolicy(baseUrl: string): PolicyClient & { count: number } {
+  const p = {
+    count: 0,
+    async generate(req: GenerateRequest): Promise<GenerateResult> {
+      p.count++;
+      const res = await fetch(`${baseUrl}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          model: "bench",
+          messages: req.messages,
+          tools: req.tools,
+          temperature: req.sampling.temperature,
+          top_p: req.sampling.topP,
+          max_tokens: req.sampling.maxTokens,
+          logprobs: true,
+          metadata: { role: req.role },
+        }),
+      });
+      if (!res.ok) throw new Error(`responder answered ${res.status}`);
+      const body = (await res.json()) as {
+        choices: { message: { content: string }; finish_reason: string; logprobs?: { content: { logprob: number }[] } }[];
+        usage: { prompt_tokens: number };
+      };
+      const choice = body.choices[0];
+      const logprobs = (choice.logprobs?.content ?? []).map((x) => x.logprob);
+      return {
+        text: choice.message.content,
+        promptTokens: new Array<number>(body.usage.prompt_tokens).fill(7),
+        tokens: logprobs.map((_, i) => 1000 + i),
+        logprobs,
+        finishReason: choice.finish_reason === "length" ? "length" : "stop",
+      };
+    },
+  };
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Runs
+// ---------------------------------------------------------------------------------------------
+
+interface RunFigures {
+  rollouts: number;
+  generations: number;
+  wallS: number;
+  cpuS: number;
+  generationsPerS: number;
+  cpuUsPerGeneration: number;
+  cpuShareOfWall: number;
+  meanMicroSteps: number;
+}
+
+export async function measure(policy: PolicyClient & { count: number }, instancesCount: number, rolloutsPerInstance: number, maxInFlight: number): Promise<RunFigures> {
+  const instances = generateShopInstances(11, instancesCount, "train");
+  const jobs = expandJobs(instances, rolloutsPerInstance, "bench");
+  const config: RolloutDriverConfig = {
+    options: { paradigm: "rehearse", shadowExecution: false, maxAssistantTurns: 30, maxUserTurns: 30, maxMicroSteps: 200, promptBudgetTokens: 12_000 },
+    sampling: { act: { temperature: 1, topP: 1, maxTokens: 8000 }, rehearse: { temperature: 1, topP: 1, maxTokens: 8000 } },
+    maxConcurrentRollouts: maxInFlight,
+    maxChecklists: 1,
+  };
+  const judge = new ChecklistJudge(undefined, { concurrency: 500, timeoutMs: 120_000, retries: 5, temperature: 0.6, topP: 0.8, maxTokens: 6000 });
+  const before = policy.count;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const results = await runRollouts(jobs, { policy }, config, judgeHookFor(judge, 1));
+  const wallS = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuS = (cpu.user + cpu.system) / 1e6;
+  const generations = policy.count - before;
+  return {
+    rollouts: jobs.length,
+    generations,
+    wallS,
+    cpuS,
+    generationsPerS: generations / wallS,
+    cpuUsPerGeneration: (cpuS * 1e6) / generations,
+    cpuShareOfWall: cpuS / wallS,
+    meanMicroSteps: results.reduce((s, r) => s + r.state.microSteps, 0) / results.length,
+  };
+}
+
+export interface RolloutBenchResult {
+  generations_per_s: number;
+  worker_wall_share_at_1s: number;
+}
+
+export interface RolloutBenchDetails extends RolloutBenchResult {
+  zero_latency: RunFigures;
+  latency_in_process: RunFigures;
+  latency_http?: RunFigures;
+}
+
+export async function runRolloutBenchDetailed(opts: { latencyMs?: number; http?: boolean; log?: (line: string) => void } = {}): Promise<RolloutBenchDetails> {
+  const log = opts.log ?? (() => {});
+  const latencyMs = opts.latencyMs ?? 1000;
+  // Warm-up (JIT) on a small run, then the paper-scale run: 16 × 4 rollouts, 29 calls + 1 reply each.
+  await measure(inProcessPolicy(0, 29), 4, 4, 16);
+  const zero = await measure(inProcessPolicy(0, 29), 16, 4, 64);
+  log(`zero latency: ${zero.rollouts} rollouts, ${zero.generations} generations in ${zero.wallS.toFixed(2)} s → ${zero.generationsPerS.toFixed(0)} gen/s, ${zero.cpuUsPerGeneration.toFixed(0)} µs CPU/gen, mean ${zero.meanMicroSteps.toFixed(1)} micro-steps`);
+
+  // Latency case: 64 instances × 4 = 256 rollouts in flight; 3 calls + reply (7 generations each) keeps the wall time short.
+  const lat = await measure(inProcessPolicy(latencyMs, 3), 64, 4, 256);
+  log(`${latencyMs} ms latency, in-process: ${lat.rollouts} rollouts in flight, ${lat.generations} generations, wall ${lat.wallS.toFixed(2)} s, worker CPU ${lat.cpuS.toFixed(3)} s → ${(lat.cpuShareOfWall * 100).toFixed(2)}% of wall`);
+
+  let http: RunFigures | undefined;
+  if (opts.http !== false) {
+    const { port, child } = await startResponder(latencyMs, 3);
+    try {
+      http = await measure(httpPolicy(`http://127.0.0.1:${port}`), 64, 4, 256);
+      log(`${latencyMs} ms latency, HTTP 127.0.0.1: ${http.generations} generations, wall ${http.wallS.toFixed(2)} s, worker CPU ${http.cpuS.toFixed(3)} s → ${(http.cpuShareOfWall * 100).toFixed(2)}% of wall, ${http.cpuUsPerGeneration.toFixed(0)} µs CPU/gen`);
+    } finally {
+      child.kill();
+    }
+  }
+  return {
+    generations_per_s: zero.generationsPerS,
+    // The HTTP figure is the realistic one (client-side JSON and sockets count); fall back to in-process.
+    worker_wall_share_at_1s: (http ?? lat).cpuShareOfWall,
+    zero_latency: zero,
+    latency_in_process: lat,
+    latency_http: http,
+  };
+}
+
+export async function runRolloutBench(): Promise<RolloutBenchResult> {
+  const d = await runRolloutBenchDetailed();
+  return { generations_per_s: d.generations_per_s, worker_wall_share_at_1s: d.worker_wall_share_at_1s };
+}
+
+const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (isMain) {
+  const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 1000);
+  runRolloutBenchDetailed({ latencyMs, http: process.env.BENCH_HTTP !== "0", log: (l) => console.log(l) })
+    .then((d) => {
+      console.log(`targets: generations/s ≥ 1000 → ${d.generations_per_s >= 1000 ? "met" : "MISSED"}; worker CPU share < 2% → ${d.worker_wall_share_at_1s < 0.02 ? "met" : "MISSED"}`);
+      console.log(JSON.stringify({ bench: "rollout", generations_per_s: Math.round(d.generations_per_s), worker_wall_share_at_1s: Number(d.worker_wall_share_at_1s.toFixed(5)) }));
+    })
+    .catch((e) => {
+      console.error(e);
+      process.exit(1);
+    });
+}

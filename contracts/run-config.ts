@@ -1,0 +1,226 @@
+/**
+ * The run configuration: ONE zod schema shared by the API, the UI form and the worker.
+ * Defaults follow the EnvACE reference launch scripts (shared docs envace-method.md §5,
+ * design-brief §4). Every field has a default so `{}` parses to the reference config.
+ */
+import { z } from "zod";
+
+export const RUN_CONFIG_SCHEMA_VERSION = 1;
+
+export const paradigms = ["rehearse", "simulator", "environment"] as const;
+export type Paradigm = (typeof paradigms)[number];
+
+/** A model on an attached node. `node` is the node's name ("embedded" is the built-in CPU node). */
+export const nodeModelSchema = z.object({
+  node: z.string().min(1, "node name is required").max(100).default("embedded"),
+  model: z.string().min(1, "model is required").max(200).default("tiny-gpt"),
+});
+export type NodeModel = z.infer<typeof nodeModelSchema>;
+
+export const samplingSchema = z.object({
+  temperature: z.number().min(0).max(5),
+  topP: z.number().gt(0).max(1),
+  maxTokens: z.number().int().min(1).max(200_000),
+});
+export type SamplingParams = z.infer<typeof samplingSchema>;
+
+const trainSampling = { temperature: 1.0, topP: 1.0, maxTokens: 8000 };
+const evalSampling = { temperature: 0.6, topP: 0.95, maxTokens: 8000 };
+
+export const runConfigSchema = z
+  .object({
+    schemaVersion: z.literal(RUN_CONFIG_SCHEMA_VERSION).default(RUN_CONFIG_SCHEMA_VERSION),
+    kind: z.enum(["train", "eval"]).default("train"),
+
+    /** Policy and node: the model that acts and rehearses. */
+    policy: nodeModelSchema.default({}),
+
+    data: z
+      .object({
+        /** "builtin:shop" | "tau2:retail" | "dataset:<id>" (an imported CM2 dataset). */
+        dataset: z
+          .string()
+          .regex(/^(builtin:[a-z0-9_-]+|tau2:retail|dataset:[A-Za-z0-9_-]+)$/, "must be builtin:<name>, tau2:retail or dataset:<id>")
+          .default("builtin:shop"),
+        split: z.enum(["train", "test"]).default("train"),
+        /** Explicit instance ids; empty = sample from the split. */
+        instanceIds: z.array(z.string().min(1)).max(10_000).default([]),
+        instancesPerStep: z.number().int().min(1).max(4096).default(16),
+        rolloutsPerInstance: z.number().int().min(1).max(64).default(4),
+        seed: z.number().int().min(0).default(0),
+      })
+      .default({}),
+
+    rollout: z
+      .object({
+        paradigm: z.enum(paradigms).default("rehearse"),
+        /** Also execute each rehearsed call for real (without conditioning on it) and record fidelity. */
+        shadowExecution: z.boolean().default(false),
+        /** The external tool simulator for the `simulator` paradigm. */
+        simulator: nodeModelSchema.optional(),
+        /** The user simulator for environments with simulated users (tau2). */
+        userSimulator: nodeModelSchema.optional(),
+        maxAssistantTurns: z.number().int().min(1).max(1000).default(30),
+        maxUserTurns: z.number().int().min(1).max(1000).default(30),
+        maxMicroSteps: z.number().int().min(1).max(10_000).default(200),
+        promptBudgetTokens: z.number().int().min(16).max(1_000_000).default(12_000),
+        responseBudgetTokens: z.number().int().min(1).max(1_000_000).default(8_000),
+        maxConcurrentRollouts: z.number().int().min(1).max(4096).default(256),
+      })
+      .default({}),
+
+    sampling: z
+      .object({
+        act: samplingSchema.default(trainSampling),
+        rehearse: samplingSchema.default(trainSampling),
+        evalAct: samplingSchema.default(evalSampling),
+        evalRehearse: samplingSchema.default(evalSampling),
+      })
+      .default({}),
+
+    reward: z
+      .object({
+        /** LLM checklist judge; unused for programmatic checklists. */
+        judge: nodeModelSchema.optional(),
+        judgeConcurrency: z.number().int().min(1).max(10_000).default(500),
+        judgeTimeoutS: z.number().min(1).max(3600).default(120),
+        judgeRetries: z.number().int().min(1).max(20).default(5),
+        judgeTemperature: z.number().min(0).max(2).default(0.6),
+        judgeTopP: z.number().gt(0).max(1).default(0.8),
+        judgeMaxTokens: z.number().int().min(1).max(100_000).default(6000),
+        invalidActionPenalty: z.number().min(0).max(10).default(0.1),
+        maxChecklists: z.number().int().min(1).max(16).default(1),
+      })
+      .default({}),
+
+    optim: z
+      .object({
+        lr: z.number().gt(0).max(1).default(1e-6),
+        roleWiseBaseline: z.boolean().default(true),
+        normAdvByStd: z.boolean().default(false),
+        clipLow: z.number().min(0).max(1).default(0.2),
+        clipHigh: z.number().min(0).max(10).default(0.2),
+        dualClip: z.number().min(1).max(100).default(3.0),
+        useKl: z.boolean().default(false),
+        klCoef: z.number().min(0).max(10).default(1e-4),
+        klType: z.enum(["low_var_kl", "kl"]).default("low_var_kl"),
+        entropyCoef: z.number().min(0).max(10).default(0),
+        lossAgg: z.enum(["token-mean", "seq-mean-token-mean"]).default("token-mean"),
+        weightDecay: z.number().min(0).max(1).default(0.01),
+        gradClip: z.number().gt(0).max(1000).default(1.0),
+        beta1: z.number().min(0).lt(1).default(0.9),
+        beta2: z.number().min(0).lt(1).default(0.999),
+      })
+      .default({}),
+
+    schedule: z
+      .object({
+        steps: z.number().int().min(1).max(1_000_000).default(470),
+        saveEvery: z.number().int().min(1).max(1_000_000).default(50),
+        evalEvery: z.number().int().min(1).max(1_000_000).default(10),
+      })
+      .default({}),
+
+    /** Test-time rehearsal (evaluation runs): N private attempts condensed into a memory before one real execution. */
+    testTime: z
+      .object({
+        enabled: z.boolean().default(false),
+        attempts: z.number().int().min(1).max(64).default(4),
+        mode: z.enum(["parallel", "sequential"]).default("parallel"),
+      })
+      .default({}),
+
+    /** tau2-style evaluation: trials per task for pass^k. */
+    trialsPerTask: z.number().int().min(1).max(64).default(1),
+    /** Rehearsal-fidelity probe in evaluation runs: ask the rehearse role before each real call. */
+    fidelityProbe: z.boolean().default(false),
+  })
+  .superRefine((cfg, ctx) => {
+    if (cfg.rollout.paradigm === "simulator" && !cfg.rollout.simulator) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ["rollout", "simulator"],
+        message: "the simulator paradigm needs a simulator node and model",
+      });
+    }
+    if (cfg.rollout.shadowExecution && cfg.rollout.paradigm !== "rehearse") {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ["rollout", "shadowExecution"],
+        message: "shadow execution only applies to the rehearse paradigm",
+      });
+    }
+    if (cfg.optim.clipLow >= 1) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["optim", "clipLow"], message: "must be below 1" });
+    }
+  });
+
+export type RunConfig = z.infer<typeof runConfigSchema>;
+export type RunConfigInput = z.input<typeof runConfigSchema>;
+
+/** Parse and return either the config or a list of `path: message` errors naming each bad field. */
+export function parseRunConfig(input: unknown):
+  | { ok: true; config: RunConfig }
+  | { ok: false; errors: { path: string; message: string }[] } {
+  const result = runConfigSchema.safeParse(input ?? {});
+  if (result.success) return { ok: true, config: result.data };
+  return {
+    ok: false,
+    errors: result.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
+  };
+}
+
+/** The quickstart preset: embedded CPU node, built-in shop domain, world rehearsal with shadow execution. */
+export const quickstartPreset: RunConfigInput = {
+  kind: "train",
+  policy: { node: "embedded", model: "tiny-gpt" },
+  data: { dataset: "builtin:shop", split: "train", instancesPerStep: 8, rolloutsPerInstance: 4 },
+  rollout: {
+    paradigm: "rehearse",
+    shadowExecution: true,
+    maxAssistantTurns: 4,
+    maxUserTurns: 2,
+    maxMicroSteps: 16,
+    promptBudgetTokens: 1024,
+    responseBudgetTokens: 160,
+    maxConcurrentRollouts: 32,
+  },
+  sampling: {
+    act: { temperature: 1.0, topP: 1.0, maxTokens: 160 },
+    rehearse: { temperature: 1.0, topP: 1.0, maxTokens: 160 },
+    evalAct: { temperature: 0.6, topP: 0.95, maxTokens: 160 },
+    evalRehearse: { temperature: 0.6, topP: 0.95, maxTokens: 160 },
+  },
+  optim: { lr: 3e-4, klCoef: 0, useKl: false },
+  schedule: { steps: 30, saveEvery: 10, evalEvery: 10 },
+};
+
+/** Paper reference: Qwen3-8B on a Tinker node, judge Qwen3-30B-A3B on an OpenAI-compatible node. */
+export const paperReferencePreset: RunConfigInput = {
+  kind: "train",
+  policy: { node: "tinker", model: "Qwen/Qwen3-8B" },
+  data: { dataset: "dataset:cm2", split: "train", instancesPerStep: 16, rolloutsPerInstance: 4 },
+  rollout: { paradigm: "rehearse" },
+  reward: { judge: { node: "judge", model: "Qwen/Qwen3-30B-A3B" } },
+  schedule: { steps: 470, saveEvery: 50, evalEvery: 10 },
+};
+
+export const presets = {
+  quickstart: { label: "Quickstart (embedded CPU node)", config: quickstartPreset },
+  paper: { label: "Paper reference (Qwen3-8B on Tinker, judge Qwen3-30B-A3B)", config: paperReferencePreset },
+  simulatorBaseline: {
+    label: "Baseline: external tool simulator (caller only)",
+    config: {
+      ...quickstartPreset,
+      rollout: { ...quickstartPreset.rollout, paradigm: "simulator", shadowExecution: false, simulator: { node: "embedded", model: "tiny-gpt" } },
+    } satisfies RunConfigInput,
+  },
+  environmentBaseline: {
+    label: "Baseline: real environment (classic agentic RL)",
+    config: {
+      ...quickstartPreset,
+      rollout: { ...quickstartPreset.rollout, paradigm: "environment", shadowExecution: false },
+    } satisfies RunConfigInput,
+  },
+} as const;
+export type PresetKey = keyof typeof presets;

@@ -1,0 +1,110 @@
+/**
+ * The engine's view of the outside world. The pure core depends only on these interfaces;
+ * the worker injects implementations that speak the two protocols (OpenAI-compatible chat,
+ * Tinker-compatible training API) or, in tests, small deterministic ones.
+ */
+
+/** OpenAI-format chat message (envace-method.md §6.5). */
+export interface ChatMessage {
+  role: "system" | "user" | "assistant" | "tool";
+  content: string;
+  name?: string;
+  tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[];
+}
+
+/** OpenAI function-tool schema. */
+export interface ToolSchema {
+  type: "function";
+  function: {
+    name: string;
+    description?: string;
+    parameters: { type: "object"; properties: Record<string, unknown>; required?: string[]; [k: string]: unknown };
+    strict?: boolean;
+  };
+}
+
+export type Role = "act" | "rehearse";
+
+export interface SamplingOptions {
+  temperature: number;
+  topP: number;
+  maxTokens: number;
+  seed?: number;
+}
+
+export interface GenerateRequest {
+  role: Role;
+  messages: ChatMessage[];
+  /** Tool schemas for the act role (a chat template may place them in the system prompt). */
+  tools?: ToolSchema[];
+  sampling: SamplingOptions;
+}
+
+export interface GenerateResult {
+  text: string;
+  /** Token ids of the rendered prompt and of the sampled response (empty when the node gives none). */
+  promptTokens: number[];
+  tokens: number[];
+  /** Per-token sampling logprobs of `tokens`, exactly as returned by the node. */
+  logprobs: number[];
+  finishReason: "stop" | "length";
+}
+
+/** Samples from the policy (both roles, same weights in share mode). */
+export interface PolicyClient {
+  generate(req: GenerateRequest): Promise<GenerateResult>;
+}
+
+/** A plain chat model: judges, user simulators, external tool simulators. */
+export interface ChatClient {
+  complete(req: {
+    messages: ChatMessage[];
+    temperature?: number;
+    topP?: number;
+    maxTokens?: number;
+    /** JSON schema for structured output (OpenAI response_format json_schema). */
+    jsonSchema?: { name: string; schema: Record<string, unknown>; strict?: boolean };
+    stop?: string[];
+    signal?: AbortSignal;
+  }): Promise<{ text: string }>;
+}
+
+/** One training row: a prompt+response with per-token inputs for the policy-gradient loss. */
+export interface TrainingDatum {
+  promptTokens: number[];
+  responseTokens: number[];
+  /** Sampling logprobs of responseTokens. */
+  logprobs: number[];
+  /** Per-token advantages (the row's scalar advantage repeated). */
+  advantages: number[];
+  role: Role;
+}
+
+export interface LossConfig {
+  loss: "ppo" | "importance_sampling";
+  clipLow: number;
+  clipHigh: number;
+  dualClip: number;
+  klCoef: number;
+  entropyCoef: number;
+}
+
+export interface OptimConfig {
+  lr: number;
+  beta1: number;
+  beta2: number;
+  eps: number;
+  weightDecay: number;
+  gradClip: number;
+}
+
+/** The training side of a node (Tinker-compatible). */
+export interface TrainerClient {
+  forwardBackward(data: TrainingDatum[], loss: LossConfig): Promise<{ metrics: Record<string, number> }>;
+  optimStep(optim: OptimConfig): Promise<{ metrics: Record<string, number> }>;
+  /** Publish current weights for sampling; returns a sampler path usable by the policy client. */
+  saveWeightsForSampler(name: string): Promise<{ path: string }>;
+  /** Save full training state (weights + optimizer); returns a path. */
+  saveState(name: string): Promise<{ path: string }>;
+  loadState(path: string): Promise<void>;
+}

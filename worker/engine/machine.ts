@@ -1,0 +1,470 @@
+/**
+ * The rollout state machine (envace-method.md §1.2, §1.8) as a pure, synchronous step function.
+ *
+ * `startRollout` builds the initial state; `nextNeed` says what the machine waits for (an act
+ * generation, a rehearse generation, a real/simulated tool response, a turn judgement, or nothing);
+ * `applyEvent` returns the next state. All I/O happens in the driver (rollout.ts), so this file can
+ * be driven synchronously (transcripts, tests) or asynchronously (training).
+ *
+ * Differences from the reference are listed in DIFFERENCES.md (judging and environment/simulator
+ * answers are external events here instead of blocking calls inside `step`).
+ */
+import type { Paradigm } from "../../contracts/run-config";
+import type { ChatMessage, GenerateResult, ToolSchema } from "./io";
+import { actErrorMessage, assistantMessageFor, toolMessage } from "./messages";
+import { compareResponses, type Fidelity } from "./fidelity";
+import { type ActErrorCode, type ActErrorPayload, isToolErrorContent, parseActOutput, parseRehearseOutput, safeParseJson } from "./parsers";
+import {
+  buildCompactRehearsePrompt,
+  buildRehearsePrompt,
+  type CompactRehearsePromptOptions,
+  fewShotFromReference,
+  type RehearsePromptOptions,
+} from "./prompts";
+import type { FewShotExample, RehearsePromptStyle, TaskInstance } from "./types";
+
+export type RolloutStatus = "pending" | "await_caller" | "await_simulator" | "processing_tools" | "interacting" | "terminated";
+
+/** Termination reasons (§1.8), stored as plain strings on trajectories. */
+export const Termination = {
+  emptyChecklist: "empty_checklist",
+  actParseError: (code: string) => `act_parse_error:${code}`,
+  rehearseParseError: (code: string) => `rehearse_parse_error:${code}`,
+  toolError: (code: string) => `tool_error:${code}`,
+  simulatorFailed: "simulator_failed",
+  judgeRequiredFailed: "judge_required_failed",
+  checklistComplete: "checklist_complete",
+  judgeFailed: "judge_failed",
+  interactionException: "interaction_exception",
+  maxAssistantTurns: "max_assistant_turns",
+  maxUserTurns: "max_user_turns",
+  noMoreUserTurns: "no_more_user_turns",
+  lengthExceeded: "LENGTH_EXCEEDED",
+  maxMicroSteps: "max_micro_steps",
+  generationFailed: "generation_failed",
+} as const;
+
+export interface RolloutOptions {
+  paradigm: Paradigm;
+  /** In `rehearse`, also execute each call for real (requires an environment on the instance). */
+  shadowExecution: boolean;
+  maxAssistantTurns: number;
+  maxUserTurns: number;
+  maxMicroSteps: number;
+  /** Act-context budget: terminate with LENGTH_EXCEEDED when the next act prompt would reach it. */
+  promptBudgetTokens: number;
+  /** Overrides the instance's rehearse prompt style. */
+  rehearsePromptStyle?: RehearsePromptStyle;
+  rehearsePromptOptions?: Partial<RehearsePromptOptions>;
+  compactRehearsePromptOptions?: Partial<CompactRehearsePromptOptions>;
+  /** Token estimate for text appended since the last measured act prompt (default ⌈chars/4⌉). */
+  countTokens?: (text: string) => number;
+}
+
+export interface PendingCall {
+  id: string;
+  name: string;
+  argumentsJson: string;
+}
+
+export type TurnRole = "act" | "rehearse" | "environment" | "simulator" | "user";
+
+/** One recorded event of a rollout (a generation, a tool response, a replayed user message). */
+export interface TurnRecord {
+  index: number;
+  role: TurnRole;
+  /** 0-based user turn this record belongs to. */
+  userTurn: number;
+  /** Micro-step of a generation (act / rehearse), else the micro-step it followed. */
+  microStep: number;
+  text: string;
+  /** Act: parsed calls. Tool roles: the call answered. */
+  calls?: PendingCall[];
+  call?: PendingCall;
+  /** Act parse error (reference codes) or rehearse/tool error code. */
+  error?: { code: string; payload?: unknown };
+  /** Tool response that entered the conversation, and the real one under shadow execution. */
+  rehearsed?: string;
+  real?: string;
+  fidelity?: Fidelity;
+  promptTokens: number[];
+  tokens: number[];
+  logprobs: number[];
+  finishReason?: "stop" | "length";
+  promptTokenCount: number;
+  responseTokenCount: number;
+  /** `is_action_valid`: non-empty output (generations only). */
+  valid: boolean;
+}
+
+export interface RolloutState {
+  rolloutId: string;
+  instanceId: string;
+  status: RolloutStatus;
+  messages: ChatMessage[];
+  tools: ToolSchema[];
+  followUpUserMessages: string[];
+  fewShot: FewShotExample[];
+  numChecklistTurns: number;
+  hasEnvironment: boolean;
+  options: RolloutOptions;
+  rehearsePromptStyle: RehearsePromptStyle;
+  assistantTurns: number;
+  /** Finished (judged) user turns. */
+  userTurns: number;
+  /** Index of the current user turn (0-based). */
+  userTurnIndex: number;
+  /** Index in `messages` of the current turn's user message. */
+  turnStartIndex: number;
+  microSteps: number;
+  pendingCalls: PendingCall[];
+  cursor: number;
+  responses: string[];
+  realResponses: (string | undefined)[];
+  /** Index in `messages` of the assistant message whose calls are pending. */
+  pendingAssistantIndex: number;
+  lastActText: string;
+  lastActMeasured?: { promptTokens: number; responseTokens: number; messageCount: number };
+  lastToolFailed: boolean;
+  lastErrorCode?: string;
+  terminationReason?: string;
+  records: TurnRecord[];
+}
+
+export type RolloutNeed =
+  | { kind: "act"; messages: ChatMessage[]; tools: ToolSchema[] }
+  | { kind: "rehearse"; call: PendingCall; messages: ChatMessage[]; shadow: boolean }
+  | { kind: "tool"; source: "environment" | "simulator"; call: PendingCall; shadowOnly?: false }
+  | { kind: "judge"; userTurnIndex: number }
+  | { kind: "done" };
+
+export type RolloutEvent =
+  | { kind: "act"; output: GenerateResult }
+  | { kind: "act_failed"; error: string }
+  | { kind: "rehearse"; output: GenerateResult; real?: string }
+  | { kind: "rehearse_failed"; error: string; real?: string }
+  | { kind: "tool"; content: string; failed?: boolean }
+  | { kind: "judged"; stop: boolean; reason?: string };
+
+const defaultCountTokens = (text: string) => Math.ceil(text.length / 4);
+
+export function startRollout(instance: TaskInstance, options: RolloutOptions, rolloutId: string): RolloutState {
+  const hasChecklist = instance.checklists.length > 0 && instance.checklists[0].length > 0;
+  const firstUser = instance.messages.findIndex((m) => m.role === "user");
+  const state: RolloutState = {
+    rolloutId,
+    instanceId: instance.id,
+    status: "pending",
+    messages: instance.messages.map((m) => ({ ...m })),
+    tools: instance.tools,
+    followUpUserMessages: instance.followUpUserMessages,
+    fewShot: instance.fewShot ?? fewShotFromReference(instance.reference),
+    numChecklistTurns: hasChecklist ? instance.checklists[0].length : 0,
+    hasEnvironment: instance.environment !== undefined,
+    options,
+    rehearsePromptStyle: options.rehearsePromptStyle ?? instance.rehearsePromptStyle ?? "full",
+    assistantTurns: 0,
+    userTurns: 0,
+    userTurnIndex: 0,
+    turnStartIndex: firstUser < 0 ? 0 : firstUser,
+    microSteps: 0,
+    pendingCalls: [],
+    cursor: 0,
+    responses: [],
+    realResponses: [],
+    pendingAssistantIndex: -1,
+    lastActText: "",
+    lastToolFailed: false,
+    records: [],
+  };
+  if (!hasChecklist) return terminate(state, Termination.emptyChecklist);
+  return { ...state, status: "await_caller" };
+}
+
+function terminate(state: RolloutState, reason: string): RolloutState {
+  return { ...state, status: "terminated", terminationReason: state.terminationReason ?? reason, pendingCalls: [] };
+}
+
+/** What the machine is waiting for. */
+export function nextNeed(state: RolloutState): RolloutNeed {
+  switch (state.status) {
+    case "await_caller":
+      return { kind: "act", messages: state.messages, tools: state.tools };
+    case "await_simulator": {
+      const call = state.pendingCalls[state.cursor];
+      return {
+        kind: "rehearse",
+        call,
+        messages: rehearsePromptFor(state, call),
+        shadow: state.options.shadowExecution && state.hasEnvironment,
+      };
+    }
+    case "processing_tools":
+      return {
+        kind: "tool",
+        source: state.options.paradigm === "simulator" ? "simulator" : "environment",
+        call: state.pendingCalls[state.cursor],
+      };
+    case "interacting":
+      return { kind: "judge", userTurnIndex: state.userTurnIndex };
+    default:
+      return { kind: "done" };
+  }
+}
+
+/** The rehearse prompt for one pending call: history excludes the assistant message that made it. */
+export function rehearsePromptFor(state: RolloutState, call: PendingCall): ChatMessage[] {
+  const input = {
+    call: { name: call.name, argumentsJson: call.argumentsJson },
+    tools: state.tools,
+    history: state.messages.slice(0, state.pendingAssistantIndex),
+    rawCallerMessage: state.lastActText,
+    fewShot: state.fewShot,
+  };
+  return state.rehearsePromptStyle === "compact"
+    ? buildCompactRehearsePrompt(input, state.options.compactRehearsePromptOptions)
+    : buildRehearsePrompt(input, state.options.rehearsePromptOptions);
+}
+
+function record(state: RolloutState, r: Omit<TurnRecord, "index" | "userTurn">): TurnRecord[] {
+  return [...state.records, { ...r, index: state.records.length, userTurn: state.userTurnIndex }];
+}
+
+const noTokens = { promptTokens: [], tokens: [], logprobs: [], promptTokenCount: 0, responseTokenCount: 0 };
+
+function generationFields(o: GenerateResult) {
+  return {
+    text: o.text,
+    promptTokens: o.promptTokens,
+    tokens: o.tokens,
+    logprobs: o.logprobs,
+    finishReason: o.finishReason,
+    promptTokenCount: o.promptTokens.length,
+    responseTokenCount: o.tokens.length,
+    valid: o.text.trim().length > 0,
+  };
+}
+
+/** Error code of a tool message content holding `error_tool_call` (nested object or plain string). */
+function toolErrorCode(content: string): string {
+  const parsed = safeParseJson(content);
+  if (parsed.ok && typeof parsed.value === "object" && parsed.value !== null) {
+    const e = (parsed.value as Record<string, unknown>).error_tool_call;
+    if (typeof e === "object" && e !== null && typeof (e as Record<string, unknown>).code === "string") {
+      return (e as Record<string, string>).code;
+    }
+  }
+  return "ERROR";
+}
+
+/** Micro-step cap check before a new generation. */
+function atMicroStepCap(state: RolloutState): boolean {
+  return state.microSteps >= state.options.maxMicroSteps;
+}
+
+/** Enter AWAIT_CALLER, terminating on the context budget or micro-step cap. */
+function toAwaitCaller(state: RolloutState): RolloutState {
+  const m = state.lastActMeasured;
+  if (m && m.promptTokens > 0) {
+    const count = state.options.countTokens ?? defaultCountTokens;
+    let added = 0;
+    for (const msg of state.messages.slice(m.messageCount)) {
+      added += count(msg.content);
+      for (const c of msg.tool_calls ?? []) added += count(c.function.name) + count(c.function.arguments);
+    }
+    if (m.promptTokens + m.responseTokens + added >= state.options.promptBudgetTokens) {
+      return terminate({ ...state, lastErrorCode: "LENGTH_EXCEEDED" }, Termination.lengthExceeded);
+    }
+  }
+  if (atMicroStepCap(state)) return terminate(state, Termination.maxMicroSteps);
+  return { ...state, status: "await_caller" };
+}
+
+/** Append all tool messages of the pending batch in call order; terminate on any error. */
+function flushToolResponses(state: RolloutState): RolloutState {
+  const messages = [...state.messages];
+  let failedCode: string | undefined;
+  state.pendingCalls.forEach((call, i) => {
+    const content = state.responses[i];
+    messages.push(toolMessage(call.name, content));
+    if (failedCode === undefined && isToolErrorContent(content)) failedCode = toolErrorCode(content);
+  });
+  const next: RolloutState = { ...state, messages, pendingCalls: [], responses: [], realResponses: [], cursor: 0 };
+  if (failedCode !== undefined) {
+    const rehearseCodes = new Set([
+      "EMPTY_SIMULATOR_OUTPUT",
+      "NO_EXECUTION_RESULT_TAG_FOUND",
+      "EXECUTION_RESULT_TAG_MALFORMED",
+      "SIMULATOR_JSON_DECODE_ERROR",
+      "INVALID_EXECUTION_RESULT_TYPE",
+      "NON_SERIALIZABLE_EXECUTION_RESULT",
+    ]);
+    const reason =
+      state.options.paradigm === "rehearse" && rehearseCodes.has(failedCode)
+        ? Termination.rehearseParseError(failedCode)
+        : Termination.toolError(failedCode);
+    return terminate({ ...next, lastToolFailed: true, lastErrorCode: failedCode }, reason);
+  }
+  return toAwaitCaller(next);
+}
+
+/** Advance the machine by one event. Events that do not match the state are ignored. */
+export function applyEvent(state: RolloutState, event: RolloutEvent): RolloutState {
+  switch (state.status) {
+    case "await_caller":
+      if (event.kind === "act") return onAct(state, event.output);
+      if (event.kind === "act_failed") {
+        const records = record(state, { role: "act", microStep: state.microSteps, text: "", error: { code: "GENERATION_FAILED", payload: event.error }, ...noTokens, valid: false });
+        return terminate({ ...state, records }, Termination.generationFailed);
+      }
+      return state;
+    case "await_simulator":
+      if (event.kind === "rehearse" || event.kind === "rehearse_failed") return onRehearse(state, event);
+      return state;
+    case "processing_tools":
+      if (event.kind === "tool") return onTool(state, event.content, event.failed === true);
+      return state;
+    case "interacting":
+      if (event.kind === "judged") return onJudged(state, event.stop, event.reason);
+      return state;
+    default:
+      return state;
+  }
+}
+
+function onAct(state: RolloutState, output: GenerateResult): RolloutState {
+  const microStep = state.microSteps;
+  const parsed = parseActOutput(output.text);
+  const assistant = assistantMessageFor(parsed, state.rolloutId, state.assistantTurns);
+  const measured = {
+    promptTokens: output.promptTokens.length,
+    responseTokens: output.tokens.length,
+    messageCount: state.messages.length + 1,
+  };
+  const base: RolloutState = {
+    ...state,
+    microSteps: state.microSteps + 1,
+    assistantTurns: state.assistantTurns + 1,
+    lastActText: output.text,
+    lastActMeasured: measured,
+  };
+  const gen = generationFields(output);
+  if (parsed.kind === "error") {
+    const messages = [...state.messages, assistant, actErrorMessage(parsed.payload)];
+    const records = record(state, { role: "act", microStep, ...gen, error: { code: parsed.code, payload: parsed.payload } });
+    return terminate(
+      { ...base, messages, records, lastToolFailed: true, lastErrorCode: parsed.code },
+      Termination.actParseError(parsed.code),
+    );
+  }
+  const calls: PendingCall[] = (assistant.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, argumentsJson: c.function.arguments }));
+  const records = record(state, { role: "act", microStep, ...gen, calls });
+  const messages = [...state.messages, assistant];
+  if (calls.length === 0) return { ...base, messages, records, status: "interacting" };
+  const withCalls: RolloutState = {
+    ...base,
+    messages,
+    records,
+    pendingCalls: calls,
+    cursor: 0,
+    responses: [],
+    realResponses: [],
+    pendingAssistantIndex: messages.length - 1,
+  };
+  if (state.options.paradigm === "rehearse") {
+    if (atMicroStepCap(withCalls)) return terminate(withCalls, Termination.maxMicroSteps);
+    return { ...withCalls, status: "await_simulator" };
+  }
+  return { ...withCalls, status: "processing_tools" };
+}
+
+function onRehearse(
+  state: RolloutState,
+  event: Extract<RolloutEvent, { kind: "rehearse" | "rehearse_failed" }>,
+): RolloutState {
+  const call = state.pendingCalls[state.cursor];
+  let content: string;
+  let gen: ReturnType<typeof generationFields> | (typeof noTokens & { text: string; valid: boolean });
+  let error: TurnRecord["error"];
+  if (event.kind === "rehearse_failed") {
+    // Reference behaviour: a backend failure becomes a flat non-JSON string and the episode goes on.
+    content = `Error when executing tool: simulator_rollout_failed: ${event.error}`;
+    gen = { ...noTokens, text: "", valid: false };
+    error = { code: "GENERATION_FAILED", payload: event.error };
+  } else {
+    const parsed = parseRehearseOutput(event.output.text);
+    content = parsed.content;
+    gen = generationFields(event.output);
+    if (!parsed.ok) error = { code: parsed.code, payload: parsed.payload };
+  }
+  const real = event.real;
+  const records = record(state, {
+    role: "rehearse",
+    microStep: state.microSteps,
+    ...gen,
+    call,
+    rehearsed: content,
+    real,
+    fidelity: real !== undefined ? compareResponses(content, real) : undefined,
+    error,
+  });
+  const next: RolloutState = {
+    ...state,
+    records,
+    microSteps: state.microSteps + (event.kind === "rehearse" ? 1 : 0),
+    responses: [...state.responses, content],
+    realResponses: [...state.realResponses, real],
+    cursor: state.cursor + 1,
+  };
+  if (next.cursor < next.pendingCalls.length) {
+    if (atMicroStepCap(next)) return terminate(next, Termination.maxMicroSteps);
+    return next;
+  }
+  return flushToolResponses(next);
+}
+
+function onTool(state: RolloutState, content: string, failed: boolean): RolloutState {
+  const call = state.pendingCalls[state.cursor];
+  const role: TurnRole = state.options.paradigm === "simulator" ? "simulator" : "environment";
+  const records = record(state, {
+    role,
+    microStep: state.microSteps,
+    text: content,
+    call,
+    ...noTokens,
+    real: role === "environment" ? content : undefined,
+    rehearsed: role === "simulator" ? content : undefined,
+    valid: !failed,
+    error: failed ? { code: "SIMULATOR_FAILED" } : undefined,
+  });
+  const next: RolloutState = { ...state, records, responses: [...state.responses, content], cursor: state.cursor + 1 };
+  if (next.cursor < next.pendingCalls.length) return next;
+  if (failed) {
+    const messages = [...next.messages, ...next.pendingCalls.map((c, i) => toolMessage(c.name, next.responses[i]))];
+    return terminate({ ...next, messages, pendingCalls: [], responses: [], lastToolFailed: true, lastErrorCode: "SIMULATOR_FAILED" }, Termination.simulatorFailed);
+  }
+  return flushToolResponses(next);
+}
+
+function onJudged(state: RolloutState, stop: boolean, reason?: string): RolloutState {
+  const userTurns = state.userTurns + 1;
+  const next: RolloutState = { ...state, userTurns };
+  if (stop) return terminate(next, reason ?? Termination.judgeRequiredFailed);
+  if (state.userTurnIndex + 1 >= state.numChecklistTurns) return terminate(next, Termination.checklistComplete);
+  if (state.assistantTurns >= state.options.maxAssistantTurns) return terminate(next, Termination.maxAssistantTurns);
+  if (userTurns >= state.options.maxUserTurns) return terminate(next, Termination.maxUserTurns);
+  const followUp = state.followUpUserMessages[state.userTurnIndex];
+  if (followUp === undefined) return terminate(next, Termination.noMoreUserTurns);
+  const messages = [...state.messages, { role: "user" as const, content: followUp }];
+  const withUser: RolloutState = {
+    ...next,
+    messages,
+    userTurnIndex: state.userTurnIndex + 1,
+    turnStartIndex: messages.length - 1,
+  };
+  const records = record(withUser, { role: "user", microStep: state.microSteps, text: followUp, ...noTokens, valid: true });
+  return toAwaitCaller({ ...withUser, records });
+}
+
+/** Is this an error payload produced by the act parser (for typing convenience). */
+export type { ActErrorCode, ActErrorPayload };

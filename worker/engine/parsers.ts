@@ -1,0 +1,329 @@
+/**
+ * Output parsers for the two policy roles (envace-method.md §1.4, §1.5, §1.7).
+ *
+ * - `parseActOutput`: the act role's free text → user-visible reply or tool calls, with the
+ *   reference's error codes. One bad block invalidates the whole message.
+ * - `parseRehearseOutput`: the rehearse role's text → the tool-response JSON inside
+ *   `<execution_result>` tags, or a nested `{"error_tool_call":{code,message,details}}` error.
+ * - `sanitizeText`: the reference's tokenizer-safety pass.
+ *
+ * Both parsers are total: any input string yields a result, never an exception.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Text sanitisation (§1.5 last line)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Lone surrogates, NUL, U+FDD0–U+FDEF and every plane's U+xFFFE/U+xFFFF. With the `u` flag a
+ * surrogate range only matches unpaired halves; valid astral characters are left alone.
+ */
+const UNSAFE_CHARS =
+  /[\u0000\u{D800}-\u{DFFF}\u{FDD0}-\u{FDEF}\u{FFFE}\u{FFFF}\u{1FFFE}\u{1FFFF}\u{2FFFE}\u{2FFFF}\u{3FFFE}\u{3FFFF}\u{4FFFE}\u{4FFFF}\u{5FFFE}\u{5FFFF}\u{6FFFE}\u{6FFFF}\u{7FFFE}\u{7FFFF}\u{8FFFE}\u{8FFFF}\u{9FFFE}\u{9FFFF}\u{AFFFE}\u{AFFFF}\u{BFFFE}\u{BFFFF}\u{CFFFE}\u{CFFFF}\u{DFFFE}\u{DFFFF}\u{EFFFE}\u{EFFFF}\u{FFFFE}\u{FFFFF}\u{10FFFE}\u{10FFFF}]/gu;
+
+/** Replace characters a tokenizer may choke on with U+FFFD. */
+export function sanitizeText(text: string): string {
+  UNSAFE_CHARS.lastIndex = 0;
+  if (!UNSAFE_CHARS.test(text)) return text;
+  UNSAFE_CHARS.lastIndex = 0;
+  return text.replace(UNSAFE_CHARS, "\uFFFD");
+}
+
+/**
+ * Sanitise serialised JSON: JSON.stringify escapes lone surrogates as `\udXXX`, which would
+ * decode back into lone surrogates, so those escapes (not preceded by an escaping backslash)
+ * become U+FFFD as well, then the raw text is sanitised.
+ */
+export function sanitizeJson(json: string): string {
+  const unescaped = json.includes("\\u") ? json.replace(/(?<!\\)((?:\\\\)*)\\u[dD][89a-fA-F][0-9a-fA-F]{2}/g, "$1\uFFFD") : json;
+  return sanitizeText(unescaped);
+}
+
+/** JSON.stringify that reports failure (deep nesting overflows the stack) instead of throwing. */
+export function safeStringify(value: unknown): { ok: true; json: string } | { ok: false; error: string } {
+  try {
+    const json = JSON.stringify(value);
+    if (json === undefined) return { ok: false, error: "value has no JSON representation" };
+    return { ok: true, json };
+  } catch (e) {
+    return { ok: false, error: errorText(e) };
+  }
+}
+
+/** JSON.parse that reports failure instead of throwing. */
+export function safeParseJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (e) {
+    return { ok: false, error: errorText(e) };
+  }
+}
+
+function errorText(e: unknown): string {
+  try {
+    return e instanceof Error ? e.message : String(e);
+  } catch {
+    return "unknown error";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Act output (§1.4)
+// ---------------------------------------------------------------------------------------------
+
+export const TOOL_CALL_OPEN = "<tool_call>";
+/** The exact block delimiters: newline, tag, newline … newline, closing tag. */
+export const TOOL_CALL_BLOCK_START = "\n<tool_call>\n";
+export const TOOL_CALL_BLOCK_END = "\n</tool_call>";
+
+export const actErrorCodes = [
+  "NO_TOOL_CALL_FOUND",
+  "JSON_DECODE_ERROR",
+  "NO_ARGUMENTS",
+  "NON_SERIALIZABLE_ARGUMENTS",
+  "INVALID_TOOL_NAME",
+] as const;
+export type ActErrorCode = (typeof actErrorCodes)[number];
+
+/**
+ * The tool message payload for an act parse error. Unlike tool/simulator errors, the
+ * `error_tool_call` value is a plain string here (reference quirk, §1.4).
+ */
+export interface ActErrorPayload {
+  error_tool_call: string;
+  detail?: string;
+  raw_name?: string;
+  arguments?: string;
+}
+
+export interface ParsedToolCall {
+  name: string;
+  /** The parsed arguments value (normally an object). */
+  arguments: unknown;
+  /** Arguments re-serialised to a (sanitised) JSON string, as stored in `tool_calls[].function.arguments`. */
+  argumentsJson: string;
+}
+
+export type ActParseResult =
+  | { kind: "reply"; text: string }
+  | { kind: "tool_calls"; text: string; content: string; calls: ParsedToolCall[] }
+  | { kind: "error"; text: string; code: ActErrorCode; payload: ActErrorPayload };
+
+/** Find every newline-delimited tool-call block body (non-greedy, like the reference regex). */
+function findBlocks(text: string, start: string, end: string, limit = Infinity): string[] {
+  const bodies: string[] = [];
+  let from = 0;
+  while (bodies.length < limit) {
+    const open = text.indexOf(start, from);
+    if (open < 0) break;
+    const bodyStart = open + start.length;
+    const close = text.indexOf(end, bodyStart);
+    if (close < 0) break;
+    bodies.push(text.slice(bodyStart, close));
+    from = close + end.length;
+  }
+  return bodies;
+}
+
+/** Same string as Python's `str()` of a JSON value, closely enough for an error message. */
+function describeValue(value: unknown): string {
+  if (value === undefined || value === null) return "None";
+  if (typeof value === "string") return value;
+  const s = safeStringify(value);
+  return s.ok ? s.json : "<unprintable>";
+}
+
+/**
+ * Parse the act role's output.
+ * - no `<tool_call>` substring → plain reply (ends the user turn);
+ * - otherwise every `\n<tool_call>\n…\n</tool_call>` block must hold a JSON object or a list of
+ *   objects with a non-empty string `name` and `parameters`/`arguments` (use `{}` for none).
+ */
+export function parseActOutput(rawText: string): ActParseResult {
+  const text = typeof rawText === "string" ? rawText : "";
+  if (!text.includes(TOOL_CALL_OPEN)) return { kind: "reply", text };
+
+  const fail = (code: ActErrorCode, payload: ActErrorPayload): ActParseResult => ({ kind: "error", text, code, payload });
+
+  const blocks = findBlocks(text, TOOL_CALL_BLOCK_START, TOOL_CALL_BLOCK_END);
+  if (blocks.length === 0) {
+    return fail("NO_TOOL_CALL_FOUND", {
+      error_tool_call:
+        'No well-formed tool call block was found. Write each call as "\\n<tool_call>\\n{"name": ..., "arguments": {...}}\\n</tool_call>".',
+    });
+  }
+
+  const calls: ParsedToolCall[] = [];
+  for (const block of blocks) {
+    const body = block.trim();
+    const parsed = safeParseJson(body);
+    if (!parsed.ok) {
+      return fail("JSON_DECODE_ERROR", { error_tool_call: `A tool call block is not valid JSON: ${body}` });
+    }
+    const actions = Array.isArray(parsed.value) ? parsed.value : [parsed.value];
+    for (const action of actions) {
+      const isObject = typeof action === "object" && action !== null && !Array.isArray(action);
+      const record = isObject ? (action as Record<string, unknown>) : undefined;
+      const name = record?.name;
+      let args = record?.parameters;
+      if (args === undefined || args === null) args = record?.arguments;
+      if (args === undefined || args === null) {
+        return fail("NO_ARGUMENTS", {
+          error_tool_call: "A tool call has no arguments. Pass an empty object when the tool takes none.",
+        });
+      }
+      const serialised = safeStringify(args);
+      if (!serialised.ok) {
+        return fail("NON_SERIALIZABLE_ARGUMENTS", {
+          error_tool_call: "NON_SERIALIZABLE_ARGUMENTS: a tool call's arguments cannot be serialised",
+          detail: serialised.error,
+        });
+      }
+      if (typeof name !== "string" || name.trim() === "") {
+        return fail("INVALID_TOOL_NAME", {
+          error_tool_call: "INVALID_TOOL_NAME: a tool call has a missing or empty name",
+          raw_name: describeValue(name),
+          arguments: describeValue(args),
+        });
+      }
+      calls.push({ name: name.trim(), arguments: args, argumentsJson: sanitizeJson(serialised.json) });
+    }
+  }
+
+  // The assistant message content is the text before the first block delimiter.
+  const firstBlock = text.indexOf(TOOL_CALL_BLOCK_START);
+  return { kind: "tool_calls", text, content: text.slice(0, firstBlock), calls };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rehearse output (§1.7)
+// ---------------------------------------------------------------------------------------------
+
+export const EXECUTION_RESULT_OPEN = "<execution_result>";
+export const EXECUTION_RESULT_BLOCK_START = "\n<execution_result>\n";
+export const EXECUTION_RESULT_BLOCK_END = "\n</execution_result>";
+
+export const rehearseErrorCodes = [
+  "EMPTY_SIMULATOR_OUTPUT",
+  "NO_EXECUTION_RESULT_TAG_FOUND",
+  "EXECUTION_RESULT_TAG_MALFORMED",
+  "SIMULATOR_JSON_DECODE_ERROR",
+  "INVALID_EXECUTION_RESULT_TYPE",
+  "NON_SERIALIZABLE_EXECUTION_RESULT",
+] as const;
+export type RehearseErrorCode = (typeof rehearseErrorCodes)[number];
+
+/** The shared nested error shape of tools and simulators (§1.5). */
+export interface ToolErrorPayload {
+  error_tool_call: { code: string; message: string; details?: Record<string, unknown> };
+}
+
+export function toolError(code: string, message: string, details?: Record<string, unknown>): ToolErrorPayload {
+  return { error_tool_call: details ? { code, message, details } : { code, message } };
+}
+
+export type RehearseParseResult =
+  | { ok: true; value: unknown; /** compact JSON, the tool message content */ content: string }
+  | { ok: false; code: RehearseErrorCode; payload: ToolErrorPayload; /** compact JSON of payload */ content: string };
+
+const EXPECTED_FORMAT = "\\n<execution_result>\\n<non-empty JSON object or array>\\n</execution_result>";
+
+/** Remove every `<think>…</think>` block (non-greedy). */
+export function stripThink(text: string): string {
+  if (!text.includes("<think>")) return text;
+  let out = "";
+  let from = 0;
+  for (;;) {
+    const open = text.indexOf("<think>", from);
+    if (open < 0) break;
+    const close = text.indexOf("</think>", open + 7);
+    if (close < 0) break;
+    out += text.slice(from, open);
+    from = close + 8;
+  }
+  return out + text.slice(from);
+}
+
+/** Parse the rehearse role's output into the tool response; first failing check wins. */
+export function parseRehearseOutput(rawText: string): RehearseParseResult {
+  const fail = (code: RehearseErrorCode, message: string, details: Record<string, unknown>): RehearseParseResult => {
+    const payload = toolError(code, message, details);
+    const s = safeStringify(payload);
+    return { ok: false, code, payload, content: sanitizeJson(s.ok ? s.json : JSON.stringify(toolError(code, message))) };
+  };
+  let text = typeof rawText === "string" ? stripThink(rawText) : "";
+  if (text.trim() === "") text = "";
+  if (!text) {
+    return fail("EMPTY_SIMULATOR_OUTPUT", "The simulator produced no output outside its reasoning", {
+      expected: "<execution_result>...</execution_result> block",
+    });
+  }
+  const preview = sanitizeText(text.slice(0, 200));
+  if (!text.includes(EXECUTION_RESULT_OPEN)) {
+    return fail("NO_EXECUTION_RESULT_TAG_FOUND", "The output has no '<execution_result>' tag", {
+      expected_format: EXPECTED_FORMAT,
+      raw_preview: preview,
+    });
+  }
+  const blocks = findBlocks(text, EXECUTION_RESULT_BLOCK_START, EXECUTION_RESULT_BLOCK_END, 1);
+  if (blocks.length === 0) {
+    return fail("EXECUTION_RESULT_TAG_MALFORMED", "'<execution_result>' is present but its newline boundaries or closing tag are missing", {
+      expected_format: EXPECTED_FORMAT,
+      raw_preview: preview,
+    });
+  }
+  const body = blocks[0].trim();
+  const parsed = safeParseJson(body);
+  if (!parsed.ok) {
+    return fail("SIMULATOR_JSON_DECODE_ERROR", "The content of <execution_result> is not valid JSON", {
+      raw_preview: sanitizeText(body.slice(0, 200)),
+      error: parsed.error,
+    });
+  }
+  const value = parsed.value;
+  if (!Array.isArray(value)) {
+    if (typeof value !== "object" || value === null) {
+      return fail("INVALID_EXECUTION_RESULT_TYPE", "The execution result must be a non-empty object or an array", {
+        got_type: value === null ? "null" : typeof value,
+      });
+    }
+    if (Object.keys(value).length === 0) {
+      return fail("INVALID_EXECUTION_RESULT_TYPE", "The execution result must be a non-empty object or an array", {
+        got_type: "object",
+        got_value: "{}",
+      });
+    }
+  }
+  const serialised = safeStringify(value);
+  if (!serialised.ok) {
+    return fail("NON_SERIALIZABLE_EXECUTION_RESULT", "The execution result cannot be serialised to JSON", {
+      error: serialised.error,
+    });
+  }
+  return { ok: true, value, content: sanitizeJson(serialised.json) };
+}
+
+/** True when a tool message content is a JSON object holding the `error_tool_call` key. */
+export function isToolErrorContent(content: string): boolean {
+  if (!content.includes("error_tool_call")) return false;
+  const parsed = safeParseJson(content);
+  return (
+    parsed.ok &&
+    typeof parsed.value === "object" &&
+    parsed.value !== null &&
+    !Array.isArray(parsed.value) &&
+    Object.prototype.hasOwnProperty.call(parsed.value, "error_tool_call")
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers for judges and prompts
+// ---------------------------------------------------------------------------------------------
+
+/** Split an assistant text into the first think block and the user-visible rest (§3.2 quirk kept). */
+export function splitThinking(text: string): { thinking: string; reply: string } {
+  const open = text.indexOf("<think>");
+  const close = open >= 0 ? text.indexOf("</think>", open + 7) : -1;
+  if (open < 0 || close < 0) return { thinking: text, reply: "" };
+  return { thinking: text.slice(open + 7, close).trim(), reply: text.slice(close + 8).trim() };
+}

@@ -1,0 +1,271 @@
+/**
+ * Prompt builders for the rehearse role (envace-method.md §1.6, §2.1), in our own wording.
+ *
+ * `buildRehearsePrompt` follows the reference's structure: a system prompt describing a strict
+ * validate-then-execute tool simulator, and a user message of data sections (candidate tools,
+ * few-shot reference calls, conversation history, the caller's raw message, the call to execute),
+ * each switchable. `buildCompactRehearsePrompt` is a short variant for a tiny character-level model.
+ */
+import type { ChatMessage, ToolSchema } from "./io";
+import type { FewShotExample } from "./types";
+
+export interface RehearseCall {
+  name: string;
+  /** Arguments as the JSON string stored in the assistant message. */
+  argumentsJson: string;
+}
+
+export interface RehearsePromptInput {
+  call: RehearseCall;
+  tools: ToolSchema[];
+  /** The conversation before the assistant message that made this call. */
+  history: ChatMessage[];
+  /** The caller's full raw output (reasoning included). */
+  rawCallerMessage: string;
+  fewShot?: FewShotExample[];
+}
+
+export interface RehearsePromptOptions {
+  injectCandidateTools: boolean;
+  injectFewShot: boolean;
+  injectHistory: boolean;
+  injectRawCallerMessage: boolean;
+  /** Append the Qwen3 `/think` switch (reference default: on). */
+  appendThinkSwitch: boolean;
+}
+
+export const defaultRehearsePromptOptions: RehearsePromptOptions = {
+  injectCandidateTools: true,
+  injectFewShot: true,
+  injectHistory: true,
+  injectRawCallerMessage: true,
+  appendThinkSwitch: true,
+};
+
+export const REHEARSE_SYSTEM_PROMPT = `You act as the runtime of a set of tools. An AI agent has just issued a tool call; you first check that the call is legal and then return exactly what the tool would return.
+
+You receive: the tools allowed for this task, example calls with their real results (these may be missing), the conversation so far, the agent's latest message including its tool_call markup, and the name, schema and parsed arguments of the call to execute.
+
+Work through these checks in order and stop at the first that fails:
+1. Markup: the agent's message must wrap the call as a newline, <tool_call>, newline, a JSON object with "name" and "arguments", newline, </tool_call>. Otherwise return code INVALID_TOOL_CALL_FORMAT.
+2. Allowed tool: the name must be one of the allowed tools. Otherwise return code TOOL_NOT_AVAILABLE with a message saying the tool does not exist and only the listed tools may be used.
+3. Arguments: every required argument is present, primitive types match the schema and enum values are respected. Otherwise return code INVALID_PARAMETERS and list the problems in details.errors.
+4. Execute: if an example call with matching or near-matching arguments exists, return its result; otherwise produce a realistic result that fits the schema and agrees with every fact in the examples and the conversation. Silently repair obvious type mistakes you notice in the examples.
+
+An error is written as {"error_tool_call": {"code": "...", "message": "...", "details": {...}}}.
+
+Output: after any reasoning, write a newline, <execution_result>, newline, one non-empty JSON object or JSON array, newline, </execution_result>. Write nothing else: no prose, no markdown fences, no hints or advice, and never mention the examples. You are a silent function.`;
+
+/** Compact JSON with a fallback so prompt building never throws. */
+function json(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? "null";
+  } catch {
+    return "null";
+  }
+}
+
+/** Derive few-shot pairs from a reference conversation: each assistant call with the tool message that answers it. */
+export function fewShotFromReference(reference: ChatMessage[] | undefined): FewShotExample[] {
+  if (!reference) return [];
+  const out: FewShotExample[] = [];
+  for (let i = 0; i < reference.length; i++) {
+    const m = reference[i];
+    if (m.role !== "assistant" || !m.tool_calls?.length) continue;
+    let j = i + 1;
+    for (const call of m.tool_calls) {
+      const answer = reference[j];
+      if (!answer || answer.role !== "tool") break;
+      out.push({ name: call.function.name, argumentsJson: call.function.arguments, result: answer.content });
+      j++;
+    }
+  }
+  return out;
+}
+
+function parsedArgs(argumentsJson: string): unknown {
+  try {
+    return JSON.parse(argumentsJson);
+  } catch {
+    return {};
+  }
+}
+
+/** Render tool calls the way the act role writes them. */
+export function renderToolCalls(calls: NonNullable<ChatMessage["tool_calls"]>): string {
+  return calls
+    .map((c) => `\n<tool_call>\n${json({ name: c.function.name, arguments: parsedArgs(c.function.arguments) })}\n</tool_call>`)
+    .join("");
+}
+
+/** History as readable text: system skipped; user, assistant (calls inline) and tool entries. */
+export function serializeHistory(history: ChatMessage[]): string {
+  const entries: string[] = [];
+  for (const m of history) {
+    if (m.role === "system") continue;
+    if (m.role === "user") entries.push(`User: ${m.content}`);
+    else if (m.role === "assistant") entries.push(`Assistant: ${m.content}${m.tool_calls?.length ? renderToolCalls(m.tool_calls) : ""}`);
+    else entries.push(`Tool[${m.name ?? "tool"}]: ${m.content}`);
+  }
+  return entries.length ? entries.join("\n\n") : "(no earlier messages)";
+}
+
+export function serializeFewShot(examples: FewShotExample[]): string {
+  const header = "Example calls from this task with their real results:";
+  if (examples.length === 0) return `${header} <unavailable>`;
+  const lines = examples.map(
+    (e) => `- tool: ${e.name}\n  arguments: ${json(parsedArgs(e.argumentsJson))}\n  result: ${e.result}`,
+  );
+  return `${header}\n${lines.join("\n")}`;
+}
+
+/** The full rehearse prompt: [system, user]. */
+export function buildRehearsePrompt(input: RehearsePromptInput, options: Partial<RehearsePromptOptions> = {}): ChatMessage[] {
+  const o = { ...defaultRehearsePromptOptions, ...options };
+  const schema = input.tools.find((t) => t.function.name === input.call.name);
+  const sections: string[] = [];
+  if (o.injectCandidateTools) sections.push(`Allowed tools for this task:\n${json(input.tools)}`);
+  if (o.injectFewShot) sections.push(serializeFewShot(input.fewShot ?? []));
+  if (o.injectHistory) sections.push(`Conversation so far:\n${serializeHistory(input.history)}`);
+  if (o.injectRawCallerMessage) sections.push(`The agent's latest message:\n${input.rawCallerMessage}`);
+  sections.push(
+    [
+      "Call to execute now:",
+      `- tool name: ${input.call.name}`,
+      `- input schema (JSON Schema): ${schema ? json(schema) : "<schema unavailable>"}`,
+      `- arguments (parsed from the agent's tool_call): ${json(parsedArgs(input.call.argumentsJson))}`,
+    ].join("\n"),
+  );
+  let user = sections.join("\n\n");
+  if (o.appendThinkSwitch) user += "\n\n/think";
+  return [
+    { role: "system", content: REHEARSE_SYSTEM_PROMPT },
+    { role: "user", content: user },
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compact variant for a tiny character-level model
+// ---------------------------------------------------------------------------------------------
+
+export interface CompactRehearsePromptOptions {
+  /** Tool names only. */
+  injectCandidateTools: boolean;
+  /** Earlier calls of this episode with their responses, one per line. */
+  injectHistory: boolean;
+  /** Reference examples (off by default: they would leak the answer). */
+  injectFewShot: boolean;
+  /** The caller's raw message (off by default: long and rarely needed by a tiny model). */
+  injectRawCallerMessage: boolean;
+}
+
+export const defaultCompactRehearsePromptOptions: CompactRehearsePromptOptions = {
+  injectCandidateTools: true,
+  injectHistory: true,
+  injectFewShot: false,
+  injectRawCallerMessage: false,
+};
+
+export const COMPACT_REHEARSE_SYSTEM_PROMPT = "Be the tool. Reply <execution_result> JSON.";
+
+/** Earlier tool calls of the episode paired with their tool messages, as `name args -> result` lines. */
+export function compactCallHistory(history: ChatMessage[]): string[] {
+  const lines: string[] = [];
+  for (let i = 0; i < history.length; i++) {
+    const m = history[i];
+    if (m.role !== "assistant" || !m.tool_calls?.length) continue;
+    let j = i + 1;
+    for (const c of m.tool_calls) {
+      const answer = history[j];
+      if (!answer || answer.role !== "tool") break;
+      // Arguments are already compact JSON (re-serialised by the act parser); used as they are.
+      lines.push(`${c.function.name} ${c.function.arguments} -> ${answer.content}`);
+      j++;
+    }
+  }
+  return lines;
+}
+
+/** The compact rehearse prompt: [system, user], a few hundred characters for short episodes. */
+export function buildCompactRehearsePrompt(
+  input: RehearsePromptInput,
+  options: Partial<CompactRehearsePromptOptions> = {},
+): ChatMessage[] {
+  const o = { ...defaultCompactRehearsePromptOptions, ...options };
+  const lines: string[] = [];
+  if (o.injectCandidateTools) lines.push(`tools: ${input.tools.map((t) => t.function.name).join(",")}`);
+  if (o.injectFewShot) {
+    for (const e of input.fewShot ?? []) lines.push(`eg ${e.name} ${json(parsedArgs(e.argumentsJson))} -> ${e.result}`);
+  }
+  if (o.injectHistory) {
+    const past = compactCallHistory(input.history);
+    lines.push(past.length ? `past:\n${past.join("\n")}` : "past: none");
+  }
+  if (o.injectRawCallerMessage) lines.push(`agent: ${input.rawCallerMessage}`);
+  lines.push(`call: ${input.call.name} ${input.call.argumentsJson}`);
+  return [
+    { role: "system", content: COMPACT_REHEARSE_SYSTEM_PROMPT },
+    { role: "user", content: lines.join("\n") },
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// External simulator (the `simulator` paradigm, §2.2 fallback prompt; our own wording)
+// ---------------------------------------------------------------------------------------------
+
+export const SIMULATOR_SYSTEM_PROMPT = `You execute tool calls. From the example calls you are shown you learn what the tool's results look like and which facts hold; then you return the result of a new call.
+
+You receive the tool's JSON schema, example calls with their results (or <unavailable>, in which case you rely on the schema alone), and the new call.
+
+Copy the structure and value types of the examples, keep every fact consistent with them, adapt the closest example when one is similar, and otherwise produce a new result in the same format. Fix mistakes you notice in the examples. If arguments are missing or invalid, return a short error in the same format as the examples.
+
+Answer with a JSON object holding "analysis" (a short string, written first) and "execution_result" (a non-empty object or an array). Write no advice and do not mention the examples.`;
+
+export const SIMULATOR_RESPONSE_SCHEMA = {
+  name: "tool_execution_response",
+  strict: true,
+  schema: {
+    type: "object",
+    properties: {
+      analysis: { type: "string" },
+      execution_result: { anyOf: [{ type: "object", minProperties: 1 }, { type: "array" }] },
+    },
+    required: ["analysis", "execution_result"],
+    additionalProperties: false,
+  },
+} as const;
+
+export function buildSimulatorPrompt(input: { call: RehearseCall; tools: ToolSchema[]; fewShot?: FewShotExample[] }): ChatMessage[] {
+  const tool = input.tools.find((t) => t.function.name === input.call.name);
+  const lines = [serializeFewShot((input.fewShot ?? []).filter((e) => e.name === input.call.name)), ""];
+  lines.push(`Tool name: ${input.call.name}`);
+  if (tool?.function.description) lines.push(`Tool description: ${tool.function.description}`);
+  lines.push(`Tool input schema (JSON Schema): ${tool ? json(tool.function.parameters) : "<schema unavailable>"}`);
+  lines.push(`Arguments (JSON): ${json(parsedArgs(input.call.argumentsJson))}`);
+  lines.push("", "Return the execution result of this call as the JSON object described above.");
+  return [
+    { role: "system", content: SIMULATOR_SYSTEM_PROMPT },
+    { role: "user", content: lines.join("\n") },
+  ];
+}
+
+/** Extract `execution_result` from the external simulator's JSON answer. */
+export function parseSimulatorResponse(text: string): { ok: true; content: string } | { ok: false; error: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, error: `simulator answer is not JSON: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  if (typeof value !== "object" || value === null || !("execution_result" in value)) {
+    return { ok: false, error: "simulator answer has no execution_result" };
+  }
+  const result = (value as Record<string, unknown>).execution_result;
+  const isNonEmptyObject = typeof result === "object" && result !== null && !Array.isArray(result) && Object.keys(result).length > 0;
+  if (!isNonEmptyObject && !Array.isArray(result)) return { ok: false, error: "execution_result must be a non-empty object or an array" };
+  try {
+    return { ok: true, content: JSON.stringify(result) };
+  } catch (e) {
+    return { ok: false, error: String(e) };
+  }
+}

@@ -1,0 +1,458 @@
+/**
+ * Checklist reward (envace-method.md §3): per user turn, every checklist item is checked at every
+ * assistant step of the turn (an LLM judge call, or a programmatic check for built-in domains);
+ * an item passes if any step passes it; turn score = Σ weight·passed per checklist, summed over
+ * checklists; the episode is normalised as R = E / numChecklists / numChecklistTurns.
+ */
+import type { ChatClient, ChatMessage } from "./io";
+import { isToolErrorContent, safeParseJson, safeStringify, splitThinking } from "./parsers";
+import { deepEqual } from "./fidelity";
+import type { ChecklistItem, ProgrammaticCheck, TaskInstance, ToolEnvironment } from "./types";
+import { Termination } from "./machine";
+
+// ---------------------------------------------------------------------------------------------
+// Verdict schema and judge prompt (§3.1, §3.2; our own wording)
+// ---------------------------------------------------------------------------------------------
+
+export const verdictFields = [
+  "high_level_understanding_of_the_question",
+  "analysis_of_if_focus_on",
+  "analysis_of_pass_condition",
+  "analysis_of_failure_examples",
+] as const;
+
+export const JUDGE_VERDICT_SCHEMA = {
+  name: "evaluation_verdict",
+  strict: true,
+  schema: {
+    type: "object",
+    properties: {
+      high_level_understanding_of_the_question: { type: "string" },
+      analysis_of_if_focus_on: { type: "string" },
+      analysis_of_pass_condition: { type: "string" },
+      analysis_of_failure_examples: { type: "string" },
+      answer: { type: "boolean" },
+    },
+    required: [...verdictFields, "answer"],
+    additionalProperties: false,
+  },
+} as const;
+
+export type VerdictAnalysis = Record<(typeof verdictFields)[number], string>;
+
+function json(value: unknown): string {
+  const s = safeStringify(value);
+  return s.ok ? s.json : "null";
+}
+
+/** Serialise messages for the judge: turns numbered at user messages, steps at assistant messages. */
+export function serializeForJudge(messages: ChatMessage[], firstStep = 0, firstTurn = 0): string {
+  const parts: string[] = [];
+  let turn = firstTurn;
+  let step = firstStep;
+  for (const m of messages) {
+    if (m.role === "system") parts.push(`Role: system\n${m.content}`);
+    else if (m.role === "user") parts.push(`# Turn: ${turn++}\nRole: user\n${m.content}`);
+    else if (m.role === "assistant") {
+      const { thinking, reply } = splitThinking(m.content);
+      const calls = m.tool_calls?.length ? json(m.tool_calls.map((c) => ({ name: c.function.name, arguments: c.function.arguments }))) : "None";
+      parts.push(
+        `## Step: ${step++}\nRole: assistant\ncontent.thinking: ${thinking || "None"}\ncontent.user_visible_reply: ${reply || "None"}\ntool_call: ${calls}`,
+      );
+    } else parts.push(`Role: tool${m.name ? ` (${m.name})` : ""}\n${m.content}`);
+  }
+  return parts.join("\n\n");
+}
+
+export function buildJudgePrompt(previous: string, current: string, item: ChecklistItem): string {
+  return `# Your role
+You grade one item of a checklist against an AI assistant's behaviour, carefully and literally.
+
+# Goal
+Decide whether the assistant satisfies the item, and answer with a JSON verdict only.
+
+# The item
+**Question:** ${item.question}
+**Focus on:** ${item.focus_on}
+**Pass condition:** ${item.pass_condition}
+**Failure examples:** ${json(item.failure_examples ?? [])}
+**Reference snippet:** ${json((item.evidence ?? []).map((e) => e.snippet))}
+
+# Earlier conversation (context only)
+${previous || "None"}
+
+# Messages under evaluation
+${current}
+
+# Rules for tool calls
+- A tool call written only inside the thinking text was never made; it does not count.
+- If a tool response after the latest assistant step reports an error, that step's tool calls count as failed.
+
+# How to decide
+1. Restate in one or two sentences what the item asks.
+2. Check that the part named in "Focus on" is present in the messages under evaluation.
+3. Check the pass condition against that part, completely.
+4. Check that none of the failure examples applies.
+5. Answer true only if the focus part is present, the pass condition is fully met and no failure example applies; otherwise false.
+
+# Output
+A JSON object with the string fields ${verdictFields.join(", ")} (in that order, for steps 1–4) and the boolean field answer (step 5).`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Judge calls: concurrency limit, timeout, retries with backoff
+// ---------------------------------------------------------------------------------------------
+
+export interface JudgeConfig {
+  concurrency: number;
+  timeoutMs: number;
+  /** Attempts per check (reference JUDGE_RETRY). */
+  retries: number;
+  temperature: number;
+  topP: number;
+  maxTokens: number;
+  /** Injectable for tests. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Backoff after failed attempt n (0-based), default min(2^(n+1), 30) s. */
+  backoffMs?: (attempt: number) => number;
+}
+
+export interface CheckOutcome {
+  answer: boolean;
+  /** The judge returned a usable boolean verdict. */
+  callSuccess: boolean;
+  /** Transport failed on every attempt. */
+  apiFailed: boolean;
+  analysis?: VerdictAnalysis;
+  error?: string;
+  attempts: number;
+}
+
+/** A counting semaphore shared by every rollout of a step. */
+export class Semaphore {
+  private active = 0;
+  private waiters: (() => void)[] = [];
+  constructor(private readonly limit: number) {}
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    else this.active++;
+    try {
+      return await fn();
+    } finally {
+      const next = this.waiters.shift();
+      if (next) next();
+      else this.active--;
+    }
+  }
+}
+
+const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+async function withTimeout<T>(ms: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new Error(`timed out after ${ms} ms`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([fn(controller.signal), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export class ChecklistJudge {
+  private readonly semaphore: Semaphore;
+  private readonly sleep: (ms: number) => Promise<void>;
+  /** Counters for metrics. */
+  calls = 0;
+  failedCalls = 0;
+
+  constructor(
+    private readonly client: ChatClient | undefined,
+    private readonly config: JudgeConfig,
+  ) {
+    this.semaphore = new Semaphore(config.concurrency);
+    this.sleep = config.sleep ?? realSleep;
+  }
+
+  /** One judge call with retries; never throws. */
+  async check(prompt: string): Promise<CheckOutcome> {
+    if (!this.client) return { answer: false, callSuccess: false, apiFailed: true, error: "no judge configured", attempts: 0 };
+    const client = this.client;
+    return this.semaphore.run(async () => {
+      this.calls++;
+      let lastError = "unknown";
+      const attempts = Math.max(1, this.config.retries);
+      for (let attempt = 0; attempt < attempts; attempt++) {
+        try {
+          const res = await withTimeout(this.config.timeoutMs, (signal) =>
+            client.complete({
+              messages: [{ role: "user", content: prompt }],
+              temperature: this.config.temperature,
+              topP: this.config.topP,
+              maxTokens: this.config.maxTokens,
+              jsonSchema: { name: JUDGE_VERDICT_SCHEMA.name, schema: JUDGE_VERDICT_SCHEMA.schema as unknown as Record<string, unknown>, strict: true },
+              signal,
+            }),
+          );
+          const parsed = safeParseJson(res.text);
+          if (!parsed.ok || typeof parsed.value !== "object" || parsed.value === null) {
+            lastError = `verdict is not a JSON object: ${String(res.text).slice(0, 120)}`;
+          } else {
+            const v = parsed.value as Record<string, unknown>;
+            const analysis = Object.fromEntries(verdictFields.map((f) => [f, typeof v[f] === "string" ? v[f] : ""])) as VerdictAnalysis;
+            if (typeof v.answer !== "boolean") {
+              this.failedCalls++;
+              return { answer: false, callSuccess: false, apiFailed: false, analysis, error: "answer is not a boolean", attempts: attempt + 1 };
+            }
+            return { answer: v.answer, callSuccess: true, apiFailed: false, analysis, attempts: attempt + 1 };
+          }
+        } catch (e) {
+          lastError = e instanceof Error ? e.message : String(e);
+        }
+        if (attempt + 1 < attempts) await this.sleep(this.config.backoffMs?.(attempt) ?? Math.min(2 ** (attempt + 1), 30) * 1000);
+      }
+      this.failedCalls++;
+      return { answer: false, callSuccess: false, apiFailed: true, error: lastError, attempts };
+    });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Programmatic checks
+// ---------------------------------------------------------------------------------------------
+
+/** Deep subset: every key of `expected` is present in `actual` with a deep-equal value. */
+export function containsArgs(actual: unknown, expected: Record<string, unknown>): boolean {
+  if (typeof actual !== "object" || actual === null || Array.isArray(actual)) return Object.keys(expected).length === 0;
+  return Object.entries(expected).every(([k, v]) => deepEqual((actual as Record<string, unknown>)[k], v));
+}
+
+/** The user-visible reply of an assistant message (text after the think block, else all of it). */
+export function userVisibleReply(content: string): string {
+  const close = content.indexOf("</think>");
+  return close >= 0 ? content.slice(close + 8).trim() : content.trim();
+}
+
+function valueAtPath(value: unknown, path: string[]): unknown {
+  let v: unknown = value;
+  for (const key of path) {
+    if (typeof v !== "object" || v === null) return undefined;
+    v = (v as Record<string, unknown>)[key];
+  }
+  return v;
+}
+
+/** Replay every call in `messages` against a fresh environment and return its snapshot. */
+export async function replaySnapshot(instance: TaskInstance, messages: ChatMessage[]): Promise<unknown> {
+  if (!instance.environment) return undefined;
+  const env: ToolEnvironment = instance.environment.create();
+  for (const m of messages) {
+    for (const c of m.tool_calls ?? []) {
+      try {
+        await env.execute(c.function.name, c.function.arguments);
+      } catch {
+        // A throwing environment leaves the state as it is.
+      }
+    }
+  }
+  return env.snapshot();
+}
+
+export function evaluateProgrammatic(check: ProgrammaticCheck, step: ChatMessage, snapshot: () => Promise<unknown>): Promise<boolean> | boolean {
+  switch (check.type) {
+    case "tool_called":
+      return (step.tool_calls ?? []).some((c) => {
+        if (c.function.name !== check.name) return false;
+        const args = safeParseJson(c.function.arguments);
+        return args.ok && containsArgs(args.value, check.args ?? {});
+      });
+    case "reply_contains": {
+      if (step.tool_calls?.length) return false;
+      const reply = userVisibleReply(step.content).toLowerCase();
+      return check.all.every((s) => reply.includes(s.toLowerCase()));
+    }
+    case "state_equals":
+      return snapshot().then((s) => s !== undefined && deepEqual(valueAtPath(s, check.path), check.value));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Turn judgement and aggregation
+// ---------------------------------------------------------------------------------------------
+
+export interface ItemVerdict {
+  checklist: number;
+  userTurn: number;
+  /** Assistant step within the turn (0-based). */
+  step: number;
+  itemId: string;
+  question: string;
+  weight: number;
+  required: boolean;
+  passed: boolean;
+  source: "judge" | "programmatic" | "tool_error";
+  analysis?: VerdictAnalysis;
+  callSuccess?: boolean;
+  apiFailed?: boolean;
+  error?: string;
+}
+
+export interface TurnJudgement {
+  userTurnIndex: number;
+  /** Σ over checklists of Σ weight·passed (0 when the turn ended in a tool failure). */
+  reward: number;
+  checklistScores: number[];
+  stop: boolean;
+  reason?: string;
+  verdicts: ItemVerdict[];
+  judgeCalls: number;
+  judgeFailures: number;
+}
+
+export interface TurnContext {
+  instance: TaskInstance;
+  messages: ChatMessage[];
+  /** Index of the current turn's user message. */
+  turnStartIndex: number;
+  userTurnIndex: number;
+  lastToolFailed: boolean;
+  maxChecklists: number;
+}
+
+interface Step {
+  index: number;
+  message: ChatMessage;
+  messageIndex: number;
+  /** Index one past the tool messages that follow this step. */
+  endIndex: number;
+  toolFailed: boolean;
+}
+
+function stepsOfTurn(messages: ChatMessage[], start: number): Step[] {
+  const steps: Step[] = [];
+  for (let i = start + 1; i < messages.length; i++) {
+    if (messages[i].role !== "assistant") continue;
+    let j = i + 1;
+    let toolFailed = false;
+    while (j < messages.length && messages[j].role === "tool") {
+      if (isToolErrorContent(messages[j].content)) toolFailed = true;
+      j++;
+    }
+    steps.push({ index: steps.length, message: messages[i], messageIndex: i, endIndex: j, toolFailed });
+  }
+  return steps;
+}
+
+/** Judge one finished user turn. Never throws for judge failures (they are recorded). */
+export async function judgeTurn(ctx: TurnContext, judge: ChecklistJudge): Promise<TurnJudgement> {
+  const checklists = ctx.instance.checklists.slice(0, ctx.maxChecklists);
+  const steps = stepsOfTurn(ctx.messages, ctx.turnStartIndex);
+  // Serialising the conversation is only needed for LLM-judged items; built lazily.
+  let previousText: string | undefined;
+  const previous = () => (previousText ??= serializeForJudge(ctx.messages.slice(0, ctx.turnStartIndex)));
+  const snapshots = new Map<number, Promise<unknown>>();
+  const snapshotFor = (s: Step) => () => {
+    let p = snapshots.get(s.index);
+    if (!p) {
+      p = replaySnapshot(ctx.instance, ctx.messages.slice(0, s.endIndex));
+      snapshots.set(s.index, p);
+    }
+    return p;
+  };
+
+  // Synchronous verdicts are stored directly; only judge calls and state replays are awaited.
+  const tasks: (ItemVerdict | Promise<ItemVerdict>)[] = [];
+  let pending = false;
+  checklists.forEach((checklist, c) => {
+    const items = checklist[ctx.userTurnIndex] ?? [];
+    for (const s of steps) {
+      let currentText: string | undefined;
+      const current = () => (currentText ??= serializeForJudge(ctx.messages.slice(ctx.turnStartIndex, s.endIndex), 0, ctx.userTurnIndex));
+      for (const item of items) {
+        const base = {
+          checklist: c,
+          userTurn: ctx.userTurnIndex,
+          step: s.index,
+          itemId: item.id,
+          question: item.question,
+          weight: Number(item.weight) || 0,
+          required: item.required_for_next_turn === true,
+        };
+        if ((item.focus_on === "assistant.tool_calls" || item.focus_on === "tool.content") && s.toolFailed) {
+          tasks.push({ ...base, passed: false, source: "tool_error" });
+        } else if (item.check) {
+          const result = evaluateProgrammatic(item.check, s.message, snapshotFor(s));
+          if (typeof result === "boolean") tasks.push({ ...base, passed: result, source: "programmatic" });
+          else {
+            pending = true;
+            tasks.push(
+              result.then(
+                (passed): ItemVerdict => ({ ...base, passed, source: "programmatic" }),
+                (e): ItemVerdict => ({ ...base, passed: false, source: "programmatic", error: String(e) }),
+              ),
+            );
+          }
+        } else {
+          pending = true;
+          const prompt = buildJudgePrompt(previous(), current(), item);
+          tasks.push(
+            judge.check(prompt).then(
+              (o): ItemVerdict => ({
+                ...base,
+                passed: o.answer,
+                source: "judge",
+                analysis: o.analysis,
+                callSuccess: o.callSuccess,
+                apiFailed: o.apiFailed,
+                error: o.error,
+              }),
+            ),
+          );
+        }
+      }
+    }
+  });
+  const verdicts: ItemVerdict[] = pending ? await Promise.all(tasks) : (tasks as ItemVerdict[]);
+
+  const checklistScores: number[] = [];
+  const stopVotes: boolean[] = [];
+  checklists.forEach((checklist, c) => {
+    const items = checklist[ctx.userTurnIndex] ?? [];
+    let score = 0;
+    let requiredFailed = false;
+    for (const item of items) {
+      const passed = verdicts.some((v) => v.checklist === c && v.itemId === item.id && v.passed);
+      score += (Number(item.weight) || 0) * (passed ? 1 : 0);
+      if (item.required_for_next_turn && !passed) requiredFailed = true;
+    }
+    checklistScores.push(Math.round(score * 1e8) / 1e8);
+    stopVotes.push(requiredFailed);
+  });
+
+  const judgeCalls = verdicts.filter((v) => v.source === "judge").length;
+  const judgeFailures = verdicts.filter((v) => v.source === "judge" && !v.callSuccess).length;
+  const reward = ctx.lastToolFailed ? 0 : checklistScores.reduce((a, b) => a + b, 0);
+  const lastTurn = ctx.userTurnIndex + 1 >= (ctx.instance.checklists[0]?.length ?? 0);
+  const majorityStop = stopVotes.filter(Boolean).length > stopVotes.length / 2;
+  let reason: string | undefined;
+  if (judgeFailures > 0) reason = Termination.judgeFailed;
+  else if (majorityStop) reason = Termination.judgeRequiredFailed;
+  else if (lastTurn) reason = Termination.checklistComplete;
+  return { userTurnIndex: ctx.userTurnIndex, reward, checklistScores, stop: reason !== undefined, reason, verdicts, judgeCalls, judgeFailures };
+}
+
+/** R = E / numChecklists / numChecklistTurns (§3.3). */
+export function normalizedEpisodeReward(episodeReward: number, numChecklists: number, numChecklistTurns: number): number {
+  if (numChecklists <= 0 || numChecklistTurns <= 0) return 0;
+  return episodeReward / numChecklists / numChecklistTurns;
+}
+
+/** Row score with the invalid-action penalty (§3.3). */
+export function rowScore(normalizedReward: number, valid: boolean, penalty: number): number {
+  return normalizedReward - (valid ? 0 : penalty);
+}

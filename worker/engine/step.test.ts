@@ -1,0 +1,130 @@
+import { describe, expect, it } from "vitest";
+import { parseRunConfig, quickstartPreset, type RunConfigInput } from "../../contracts/run-config";
+import { createShopOraclePolicy } from "../domains/shop/oracle";
+import { generateShopInstances } from "../domains/shop/tasks";
+import type { LossConfig, OptimConfig, TrainerClient, TrainingDatum } from "./io";
+import { runEvaluation, runTrainingStep } from "./step";
+
+function config(over: RunConfigInput = {}) {
+  const r = parseRunConfig({ ...quickstartPreset, ...over, data: { ...quickstartPreset.data, instancesPerStep: 4, rolloutsPerInstance: 4, ...(over.data ?? {}) } });
+  if (!r.ok) throw new Error(JSON.stringify(r.errors));
+  return r.config;
+}
+
+function recordingTrainer() {
+  const calls: { fb: { data: TrainingDatum[]; loss: LossConfig }[]; optim: OptimConfig[]; saved: string[] } = { fb: [], optim: [], saved: [] };
+  const trainer: TrainerClient = {
+    forwardBackward: async (data, loss) => {
+      calls.fb.push({ data, loss });
+      return { metrics: { pg_loss: 0.5, "actor/entropy_loss": 1.2 } };
+    },
+    optimStep: async (o) => {
+      calls.optim.push(o);
+      return { metrics: { grad_norm: 0.1 } };
+    },
+    saveWeightsForSampler: async (name) => {
+      calls.saved.push(name);
+      return { path: `tinker://sampler/${name}` };
+    },
+    saveState: async (name) => ({ path: name }),
+    loadState: async () => {},
+  };
+  return { trainer, calls };
+}
+
+describe("runTrainingStep", () => {
+  it("unfolds K rollouts, computes role-wise advantages and sends one update with both roles", async () => {
+    const cfg = config();
+    const instances = generateShopInstances(5, 4);
+    // Every second act call of rollout-dependent parity gets a broken output → mixed rewards in each group.
+    let n = 0;
+    const policy = createShopOraclePolicy({ override: (req) => (req.role === "act" && n++ % 3 === 1 ? "I am not sure." : undefined) });
+    const { trainer, calls } = recordingTrainer();
+    const progress: number[] = [];
+    const res = await runTrainingStep({ instances, config: cfg, policy, trainer, stepIndex: 3, runId: "r1", onRolloutDone: (d) => progress.push(d) });
+
+    expect(res.kind).toBe("train");
+    expect(res.trajectories).toHaveLength(16);
+    expect(progress.at(-1)).toBe(16);
+    expect(new Set(res.trajectories.map((t) => t.groupId)).size).toBe(4);
+    expect(res.trajectories[0].groupId).toBe(`r1:s3:0:${instances[0].id}`);
+    expect(res.trajectories.map((t) => t.rolloutIndex).slice(0, 4)).toEqual([0, 1, 2, 3]);
+    expect(res.samplerPath).toBe("tinker://sampler/r1-step-3");
+    expect(calls.fb).toHaveLength(1);
+    expect(calls.optim).toEqual([{ lr: 3e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, gradClip: 1 }]);
+    expect(calls.fb[0].loss).toEqual({ loss: "ppo", clipLow: 0.2, clipHigh: 0.2, dualClip: 3, klCoef: 0, entropyCoef: 0 });
+    const roles = new Set(calls.fb[0].data.map((d) => d.role));
+    expect(roles).toEqual(new Set(["act", "rehearse"]));
+
+    // Advantages: per (group, role) they sum to zero (mean baseline), and every token carries the row's value.
+    const byGroup = new Map<string, number>();
+    for (const t of res.trajectories) for (const turn of t.turns) {
+      if (turn.advantageGroupId === undefined) continue;
+      expect(turn.advantageGroupId).toMatch(/:(act|rehearse)$/);
+      byGroup.set(turn.advantageGroupId, (byGroup.get(turn.advantageGroupId) ?? 0) + turn.advantage!);
+    }
+    for (const sum of byGroup.values()) expect(Math.abs(sum)).toBeLessThan(1e-9);
+    for (const d of calls.fb[0].data) expect(new Set(d.advantages).size).toBe(1);
+    expect(res.trajectories.some((t) => t.reward < 1)).toBe(true);
+    expect(res.trajectories.some((t) => t.reward === 1)).toBe(true);
+
+    for (const key of [
+      "critic/act/score/mean",
+      "critic/rehearse/advantages/max",
+      "episode/reward/mean",
+      "episode/pass@4",
+      "episode/avg@4",
+      "episode/valid_action_ratio",
+      "response_length/mean",
+      "fidelity/exact_rate",
+      "timing_s/step",
+      "actor/pg_loss",
+      "actor/entropy_loss",
+      "actor/grad_norm",
+    ]) expect(res.metrics[key], key).toBeTypeOf("number");
+    expect(res.metrics["fidelity/exact_rate"]).toBe(1);
+    expect(res.trajectories[0].fidelity?.comparisons).toBeGreaterThan(0);
+  });
+});
+
+describe("runEvaluation", () => {
+  it("uses eval sampling and never touches the trainer", async () => {
+    const cfg = config({ kind: "eval" });
+    const seen: number[] = [];
+    const oracle = createShopOraclePolicy();
+    const policy = { generate: (req: any) => { seen.push(req.sampling.temperature); return oracle.generate(req); } };
+    const res = await runEvaluation({ instances: generateShopInstances(1, 3, "test"), config: cfg, policy, stepIndex: 0 });
+    expect(res.kind).toBe("eval");
+    expect(res.trajectories).toHaveLength(3);
+    expect(new Set(seen)).toEqual(new Set([0.6]));
+    expect(res.metrics["val/builtin:shop/test_score"]).toBeCloseTo(1, 9);
+    expect(res.metrics["val/pass@1"]).toBe(1);
+  });
+
+  for (const mode of ["parallel", "sequential"] as const) {
+    it(`test-time rehearsal (${mode}) conditions one real execution on a memory of N private attempts`, async () => {
+      const cfg = config({ kind: "eval", testTime: { enabled: true, attempts: 3, mode } });
+      const prompts: string[] = [];
+      const oracle = createShopOraclePolicy();
+      const policy = {
+        generate: async (req: any) => {
+          const sys = req.messages[0]?.content ?? "";
+          if (sys.startsWith("You condense")) return { text: "MEMO: use get_item", promptTokens: [], tokens: [], logprobs: [], finishReason: "stop" as const };
+          if (sys.startsWith("You review")) return { text: "Assessment: fine\nSuggestion: none", promptTokens: [], tokens: [], logprobs: [], finishReason: "stop" as const };
+          prompts.push(sys);
+          return oracle.generate(req);
+        },
+      };
+      const res = await runEvaluation({ instances: generateShopInstances(2, 1, "test"), config: cfg, policy, stepIndex: 0 });
+      const t = res.trajectories[0];
+      expect(t.testTime?.attempts).toHaveLength(3);
+      expect(t.testTime?.memory).toBe("MEMO: use get_item");
+      expect(t.paradigm).toBe("environment");
+      expect(t.turns.some((x) => x.role === "environment")).toBe(true);
+      expect(t.messages[0].content).toContain("Notes from private rehearsal:\nMEMO: use get_item");
+      expect(t.reward).toBeCloseTo(1, 9);
+      const sawEarlier = prompts.some((p) => p.includes("Earlier practice runs:"));
+      expect(sawEarlier).toBe(mode === "sequential");
+    });
+  }
+});

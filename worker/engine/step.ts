@@ -1,0 +1,412 @@
+/**
+ * One training step as a short linear function (sample → score → advantages → forward_backward →
+ * optim_step → publish weights), an evaluation pass, and their shared result type. Pure apart from
+ * the injected clients; the caller persists the returned StepResult in one transaction.
+ */
+import type { Paradigm, RunConfig } from "../../contracts/run-config";
+import type { ChatClient, ChatMessage, LossConfig, OptimConfig, PolicyClient, Role, SamplingOptions, TrainerClient } from "./io";
+import { summarizeFidelity, type FidelitySummary } from "./fidelity";
+import { buildTrainingData, computeAdvantages, roleGroupId, type GenerationRow } from "./grpo";
+import { ChecklistJudge, type ItemVerdict, judgeTurn, rowScore, type TurnJudgement } from "./reward";
+import {
+  expandJobs,
+  type JudgeTurnHook,
+  type RolloutDriverConfig,
+  type RolloutOptions,
+  type RolloutResult,
+  runRollouts,
+  type TurnRecord,
+} from "./rollout";
+import { runTestTimeRehearsal, type TestTimeRecord } from "./testtime";
+import type { TaskInstance } from "./types";
+
+// ---------------------------------------------------------------------------------------------
+// Result types
+// ---------------------------------------------------------------------------------------------
+
+export interface TurnResult extends TurnRecord {
+  /** Row score (R minus the invalid-action penalty) and advantage, for act / rehearse generations. */
+  score?: number;
+  advantage?: number;
+  /** `<instanceGroupId>:<role>` for generations. */
+  advantageGroupId?: string;
+}
+
+export interface TrajectoryResult {
+  instanceId: string;
+  dataSource: string;
+  /** Explicit group id shared by the K rollouts of one instance in this step. */
+  groupId: string;
+  rolloutIndex: number;
+  rolloutId: string;
+  paradigm: Paradigm;
+  /** Normalised episode reward R = E / numChecklists / numChecklistTurns. */
+  reward: number;
+  /** Raw Σ of turn rewards (E). */
+  episodeReward: number;
+  won: boolean;
+  terminationReason: string;
+  tokenCounts: { prompt: number; response: number; actResponse: number; rehearseResponse: number };
+  assistantTurns: number;
+  userTurns: number;
+  microSteps: number;
+  toolCalls: number;
+  fidelity: FidelitySummary | null;
+  turns: TurnResult[];
+  verdicts: ItemVerdict[];
+  judgements: Omit<TurnJudgement, "verdicts">[];
+  /** The final conversation. */
+  messages: ChatMessage[];
+  wallMs: number;
+  /** Test-time rehearsal record (evaluation with config.testTime.enabled). */
+  testTime?: TestTimeRecord;
+}
+
+export interface StepResult {
+  kind: "train" | "eval";
+  stepIndex: number;
+  trajectories: TrajectoryResult[];
+  /** Reference metric names where they exist (§8); `critic/<role>/…` per role. */
+  metrics: Record<string, number>;
+  /** Sampler path published after the update (train only). */
+  samplerPath?: string;
+}
+
+export interface TrainingStepInput {
+  instances: TaskInstance[];
+  config: RunConfig;
+  policy: PolicyClient;
+  trainer: TrainerClient;
+  judge?: ChatClient;
+  simulator?: ChatClient;
+  stepIndex: number;
+  /** Prefix for group ids and sampler names (e.g. the run id). */
+  runId?: string;
+  /** Injectable sleep for judge/simulator backoff (tests). */
+  sleep?: (ms: number) => Promise<void>;
+  /** Called as each rollout finishes (progress reporting). */
+  onRolloutDone?: (done: number, total: number) => void;
+  /** Token estimate for the act-context budget between measured prompts. */
+  countTokens?: (text: string) => number;
+}
+
+export type EvaluationInput = Omit<TrainingStepInput, "trainer"> & { trainer?: TrainerClient };
+
+// ---------------------------------------------------------------------------------------------
+// Wiring helpers
+// ---------------------------------------------------------------------------------------------
+
+function toSampling(s: { temperature: number; topP: number; maxTokens: number }): SamplingOptions {
+  return { temperature: s.temperature, topP: s.topP, maxTokens: s.maxTokens };
+}
+
+export function rolloutOptionsFrom(config: RunConfig, countTokens?: (t: string) => number): RolloutOptions {
+  return {
+    paradigm: config.rollout.paradigm,
+    shadowExecution: config.rollout.paradigm === "rehearse" && config.rollout.shadowExecution,
+    maxAssistantTurns: config.rollout.maxAssistantTurns,
+    maxUserTurns: config.rollout.maxUserTurns,
+    maxMicroSteps: config.rollout.maxMicroSteps,
+    promptBudgetTokens: config.rollout.promptBudgetTokens,
+    countTokens,
+  };
+}
+
+export function driverConfigFrom(config: RunConfig, mode: "train" | "eval", input: { sleep?: (ms: number) => Promise<void>; countTokens?: (t: string) => number }): RolloutDriverConfig {
+  const s = config.sampling;
+  return {
+    options: rolloutOptionsFrom(config, input.countTokens),
+    sampling:
+      mode === "train"
+        ? { act: toSampling(s.act), rehearse: toSampling(s.rehearse) }
+        : { act: toSampling(s.evalAct), rehearse: toSampling(s.evalRehearse) },
+    maxConcurrentRollouts: config.rollout.maxConcurrentRollouts,
+    simulator: { temperature: 0.6, topP: 0.8, maxTokens: config.rollout.responseBudgetTokens, attempts: 5, timeoutMs: config.reward.judgeTimeoutS * 1000 },
+    maxChecklists: config.reward.maxChecklists,
+    sleep: input.sleep,
+  };
+}
+
+export function createJudge(config: RunConfig, client: ChatClient | undefined, sleep?: (ms: number) => Promise<void>): ChecklistJudge {
+  const r = config.reward;
+  return new ChecklistJudge(client, {
+    concurrency: r.judgeConcurrency,
+    timeoutMs: r.judgeTimeoutS * 1000,
+    retries: r.judgeRetries,
+    temperature: r.judgeTemperature,
+    topP: r.judgeTopP,
+    maxTokens: r.judgeMaxTokens,
+    sleep,
+  });
+}
+
+export function judgeHookFor(judge: ChecklistJudge, maxChecklists: number): JudgeTurnHook {
+  return ({ job, state }) =>
+    judgeTurn(
+      {
+        instance: job.instance,
+        messages: state.messages,
+        turnStartIndex: state.turnStartIndex,
+        userTurnIndex: state.userTurnIndex,
+        lastToolFailed: state.lastToolFailed,
+        maxChecklists,
+      },
+      judge,
+    );
+}
+
+export function lossConfigFrom(config: RunConfig): LossConfig {
+  const o = config.optim;
+  return {
+    loss: "ppo",
+    clipLow: o.clipLow,
+    clipHigh: o.clipHigh,
+    dualClip: o.dualClip,
+    klCoef: o.useKl ? o.klCoef : 0,
+    entropyCoef: o.entropyCoef,
+  };
+}
+
+export function optimConfigFrom(config: RunConfig): OptimConfig {
+  const o = config.optim;
+  return { lr: o.lr, beta1: o.beta1, beta2: o.beta2, eps: 1e-8, weightDecay: o.weightDecay, gradClip: o.gradClip };
+}
+
+const isGeneration = (t: TurnRecord): t is TurnRecord & { role: Role } =>
+  (t.role === "act" || t.role === "rehearse") && t.error?.code !== "GENERATION_FAILED";
+
+export function toTrajectory(r: RolloutResult, paradigm: Paradigm): TrajectoryResult {
+  const turns = r.state.records as TurnResult[];
+  let prompt = 0;
+  let response = 0;
+  let actResponse = 0;
+  let rehearseResponse = 0;
+  for (const t of turns) {
+    prompt += t.promptTokenCount;
+    response += t.responseTokenCount;
+    if (t.role === "act") actResponse += t.responseTokenCount;
+    if (t.role === "rehearse") rehearseResponse += t.responseTokenCount;
+  }
+  const fidelities = turns.flatMap((t) => (t.fidelity ? [t.fidelity] : []));
+  return {
+    instanceId: r.job.instance.id,
+    dataSource: r.job.instance.dataSource,
+    groupId: r.job.groupId,
+    rolloutIndex: r.job.rolloutIndex,
+    rolloutId: r.job.rolloutId,
+    paradigm,
+    reward: r.normalizedReward,
+    episodeReward: r.episodeReward,
+    won: r.won,
+    terminationReason: r.terminationReason,
+    tokenCounts: { prompt, response, actResponse, rehearseResponse },
+    assistantTurns: r.state.assistantTurns,
+    userTurns: r.state.userTurns,
+    microSteps: r.state.microSteps,
+    toolCalls: r.state.messages.filter((m) => m.role === "tool").length,
+    fidelity: summarizeFidelity(fidelities),
+    turns,
+    verdicts: r.judgements.flatMap((j) => j.verdicts),
+    judgements: r.judgements.map(({ verdicts: _v, ...rest }) => rest),
+    messages: r.state.messages,
+    wallMs: r.wallMs,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Metrics
+// ---------------------------------------------------------------------------------------------
+
+function addStats(metrics: Record<string, number>, prefix: string, values: number[]): void {
+  if (values.length === 0) return;
+  let sum = 0;
+  let max = -Infinity;
+  let min = Infinity;
+  for (const v of values) {
+    sum += v;
+    if (v > max) max = v;
+    if (v < min) min = v;
+  }
+  metrics[`${prefix}/mean`] = sum / values.length;
+  metrics[`${prefix}/max`] = max;
+  metrics[`${prefix}/min`] = min;
+}
+
+export function rolloutMetrics(trajectories: TrajectoryResult[], rolloutsPerInstance: number, responseBudget: number, prefix: "episode" | "val"): Record<string, number> {
+  const m: Record<string, number> = {};
+  const gens = trajectories.flatMap((t) => t.turns.filter(isGeneration));
+  addStats(m, "response_length", gens.map((g) => g.responseTokenCount));
+  addStats(m, "prompt_length", gens.map((g) => g.promptTokenCount));
+  if (gens.length) m["response_length/clip_ratio"] = gens.filter((g) => g.finishReason === "length" || g.responseTokenCount >= responseBudget).length / gens.length;
+  for (const role of ["act", "rehearse"] as const) {
+    const rows = gens.filter((g) => g.role === role);
+    m[`rows/${role}`] = rows.length;
+    addStats(m, `response_length/${role}`, rows.map((g) => g.responseTokenCount));
+    if (rows.length) m[`${role}/valid_action_ratio`] = rows.filter((g) => g.valid).length / rows.length;
+  }
+  if (gens.length) m[`${prefix === "val" ? "val" : "episode"}/valid_action_ratio`] = gens.filter((g) => g.valid).length / gens.length;
+  if (prefix === "episode") {
+    addStats(m, "episode/reward", trajectories.map((t) => t.episodeReward));
+    addStats(m, "episode/normalized_reward", trajectories.map((t) => t.reward));
+    addStats(m, "episode/length", trajectories.map((t) => t.microSteps));
+    addStats(m, "episode/tool_call_count", trajectories.map((t) => t.toolCalls));
+  } else {
+    const bySource = new Map<string, TrajectoryResult[]>();
+    for (const t of trajectories) bySource.set(t.dataSource, [...(bySource.get(t.dataSource) ?? []), t]);
+    for (const [ds, ts] of bySource) {
+      m[`val/${ds}/test_score`] = ts.reduce((s, t) => s + t.reward, 0) / ts.length;
+      m[`val/${ds}/tool_call_count/mean`] = ts.reduce((s, t) => s + t.toolCalls, 0) / ts.length;
+    }
+  }
+  const groups = new Map<string, boolean[]>();
+  for (const t of trajectories) groups.set(t.groupId, [...(groups.get(t.groupId) ?? []), t.won]);
+  if (trajectories.length) {
+    m[`${prefix}/pass@${rolloutsPerInstance}`] = [...groups.values()].filter((g) => g.some(Boolean)).length / groups.size;
+    m[`${prefix}/avg@${rolloutsPerInstance}`] = trajectories.filter((t) => t.won).length / trajectories.length;
+  }
+  for (const t of trajectories) m[`termination/${t.terminationReason}`] = (m[`termination/${t.terminationReason}`] ?? 0) + 1;
+  const fid = trajectories.flatMap((t) => t.turns.flatMap((x) => (x.fidelity ? [x.fidelity] : [])));
+  const fs = summarizeFidelity(fid);
+  if (fs) {
+    m["fidelity/comparisons"] = fs.comparisons;
+    m["fidelity/exact_rate"] = fs.exactRate;
+    m["fidelity/key_agreement"] = fs.meanKeyAgreement;
+    m["fidelity/error_agreement"] = fs.errorAgreementRate;
+    m["fidelity/score"] = fs.meanScore;
+  }
+  const verdicts = trajectories.flatMap((t) => t.verdicts);
+  if (verdicts.length) m["judge/pass_rate"] = verdicts.filter((v) => v.passed).length / verdicts.length;
+  m["judge/calls"] = trajectories.reduce((s, t) => s + t.judgements.reduce((a, j) => a + j.judgeCalls, 0), 0);
+  m["judge/failures"] = trajectories.reduce((s, t) => s + t.judgements.reduce((a, j) => a + j.judgeFailures, 0), 0);
+  const tokens = gens.reduce((s, g) => s + g.promptTokenCount + g.responseTokenCount, 0);
+  m["perf/total_num_tokens"] = tokens;
+  return m;
+}
+
+const secondsSince = (t0: number) => (performance.now() - t0) / 1000;
+
+// ---------------------------------------------------------------------------------------------
+// Training step
+// ---------------------------------------------------------------------------------------------
+
+export async function runTrainingStep(input: TrainingStepInput): Promise<StepResult> {
+  const { config, stepIndex } = input;
+  const tStep = performance.now();
+  const K = config.data.rolloutsPerInstance;
+  const paradigm = config.rollout.paradigm;
+  const jobs = expandJobs(input.instances, K, `${input.runId ?? "run"}:s${stepIndex}`);
+  const judge = createJudge(config, input.judge, input.sleep);
+
+  // 1. Sample K rollouts per instance (the judge runs inside, at each turn end).
+  const tGen = performance.now();
+  let done = 0;
+  const results = await runRollouts(
+    jobs,
+    { policy: input.policy, simulator: input.simulator },
+    driverConfigFrom(config, "train", input),
+    judgeHookFor(judge, config.reward.maxChecklists),
+    () => input.onRolloutDone?.(++done, jobs.length),
+  );
+  const genS = secondsSince(tGen);
+  const trajectories = results.map((r) => toTrajectory(r, paradigm));
+
+  // 2. Row scores and role-wise advantages.
+  const tAdv = performance.now();
+  const rows: (GenerationRow & { turn: TurnResult })[] = [];
+  for (const t of trajectories) {
+    for (const turn of t.turns) {
+      if (!isGeneration(turn)) continue;
+      rows.push({
+        instanceGroupId: t.groupId,
+        trajectoryId: t.rolloutId,
+        role: turn.role,
+        score: rowScore(t.reward, turn.valid, config.reward.invalidActionPenalty),
+        promptTokens: turn.promptTokens,
+        responseTokens: turn.tokens,
+        logprobs: turn.logprobs,
+        turn,
+      });
+    }
+  }
+  const { advantages } = computeAdvantages(rows, { roleWise: config.optim.roleWiseBaseline, normByStd: config.optim.normAdvByStd });
+  rows.forEach((r, i) => {
+    r.turn.score = r.score;
+    r.turn.advantage = advantages[i];
+    r.turn.advantageGroupId = config.optim.roleWiseBaseline ? roleGroupId(r.instanceGroupId, r.role) : r.instanceGroupId;
+  });
+  const data = buildTrainingData(rows, advantages);
+  const advS = secondsSince(tAdv);
+
+  // 3. One update on both roles' rows, then publish weights for sampling.
+  const tUpdate = performance.now();
+  const metrics: Record<string, number> = {};
+  if (data.length > 0) {
+    const fb = await input.trainer.forwardBackward(data, lossConfigFrom(config));
+    const opt = await input.trainer.optimStep(optimConfigFrom(config));
+    for (const [k, v] of Object.entries({ ...fb.metrics, ...opt.metrics })) metrics[k.includes("/") ? k : `actor/${k}`] = v;
+  }
+  const updateS = secondsSince(tUpdate);
+  const saved = await input.trainer.saveWeightsForSampler(`${input.runId ?? "run"}-step-${stepIndex}`);
+
+  Object.assign(metrics, rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "episode"));
+  for (const role of ["act", "rehearse"] as const) {
+    const rr = rows.map((r, i) => ({ r, a: advantages[i] })).filter((x) => x.r.role === role);
+    addStats(metrics, `critic/${role}/score`, rr.map((x) => x.r.score));
+    addStats(metrics, `critic/${role}/rewards`, rr.map((x) => x.r.score));
+    addStats(metrics, `critic/${role}/advantages`, rr.map((x) => x.a));
+    addStats(metrics, `critic/${role}/returns`, rr.map((x) => x.a));
+  }
+  const stepS = secondsSince(tStep);
+  metrics["timing_s/gen"] = genS;
+  metrics["timing_s/adv"] = advS;
+  metrics["timing_s/update_actor"] = updateS;
+  metrics["timing_s/step"] = stepS;
+  metrics["perf/time_per_step"] = stepS;
+  metrics["perf/throughput"] = stepS > 0 ? metrics["perf/total_num_tokens"] / stepS : 0;
+  metrics["training/global_step"] = stepIndex;
+  metrics["training/num_datums"] = data.length;
+  return { kind: "train", stepIndex, trajectories, metrics, samplerPath: saved.path };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Evaluation (no weight update; eval sampling; optional test-time rehearsal)
+// ---------------------------------------------------------------------------------------------
+
+export async function runEvaluation(input: EvaluationInput): Promise<StepResult> {
+  const { config, stepIndex } = input;
+  const tStep = performance.now();
+  const K = config.kind === "eval" ? Math.max(config.trialsPerTask, 1) : config.data.rolloutsPerInstance;
+  const judge = createJudge(config, input.judge, input.sleep);
+  const driver = driverConfigFrom(config, "eval", input);
+  const hook = judgeHookFor(judge, config.reward.maxChecklists);
+  const jobs = expandJobs(input.instances, K, `${input.runId ?? "run"}:eval${stepIndex}`);
+  let trajectories: TrajectoryResult[];
+  let done = 0;
+  if (config.testTime.enabled) {
+    const results: TrajectoryResult[] = new Array(jobs.length);
+    let next = 0;
+    const width = Math.max(1, Math.min(config.rollout.maxConcurrentRollouts, jobs.length));
+    await Promise.all(
+      Array.from({ length: width }, async () => {
+        while (next < jobs.length) {
+          const i = next++;
+          const tt = await runTestTimeRehearsal(jobs[i], { policy: input.policy, simulator: input.simulator }, driver, hook, {
+            attempts: config.testTime.attempts,
+            mode: config.testTime.mode,
+            sampling: driver.sampling.act,
+          });
+          results[i] = { ...toTrajectory(tt.committed, tt.committedParadigm), testTime: tt.record };
+          input.onRolloutDone?.(++done, jobs.length);
+        }
+      }),
+    );
+    trajectories = results;
+  } else {
+    const results = await runRollouts(jobs, { policy: input.policy, simulator: input.simulator }, driver, hook, () => input.onRolloutDone?.(++done, jobs.length));
+    trajectories = results.map((r) => toTrajectory(r, config.rollout.paradigm));
+  }
+  const metrics = rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "val");
+  metrics["timing_s/testing"] = secondsSince(tStep);
+  metrics["training/global_step"] = stepIndex;
+  return { kind: "eval", stepIndex, trajectories, metrics };
+}

@@ -1,0 +1,82 @@
+/**
+ * Engine data types shared by the rollout machine, reward, GRPO and domains.
+ * Plain data only (JSON-serialisable), except `ToolEnvironment`, the executable world.
+ */
+import type { ChatMessage, ToolSchema } from "./io";
+
+export const focusOnValues = [
+  "assistant.tool_calls",
+  "assistant.content.thinking",
+  "assistant.content.user_visible_reply",
+  "tool.content",
+] as const;
+export type FocusOn = (typeof focusOnValues)[number];
+
+/**
+ * A check the engine evaluates itself, without an LLM judge (built-in domains).
+ * - `tool_called`: some call of the step has this name and its arguments contain `args` (deep subset);
+ * - `reply_contains`: the user-visible reply contains every string of `all` (case-insensitive);
+ * - `state_equals`: after replaying the episode's calls in a fresh environment, the value at `path`
+ *   of the environment snapshot deep-equals `value`.
+ */
+export type ProgrammaticCheck =
+  | { type: "tool_called"; name: string; args?: Record<string, unknown> }
+  | { type: "reply_contains"; all: string[] }
+  | { type: "state_equals"; path: string[]; value: unknown };
+
+/** One checklist item (CM2 format, §6.3) plus an optional programmatic check. */
+export interface ChecklistItem {
+  id: string;
+  question: string;
+  focus_on: FocusOn;
+  pass_condition: string;
+  failure_examples: string[];
+  evidence: { snippet: string; [k: string]: unknown }[];
+  weight: number;
+  required_for_next_turn: boolean;
+  check?: ProgrammaticCheck;
+}
+
+/** checklists[c][turn] = items of checklist c for user turn `turn`. */
+export type ChecklistList = ChecklistItem[][][];
+
+/** A real, executable world for one episode. `execute` returns the tool message content (compact JSON). */
+export interface ToolEnvironment {
+  execute(name: string, argumentsJson: string): string | Promise<string>;
+  /** JSON view of the world state (for `state_equals` checks). */
+  snapshot(): unknown;
+}
+
+export interface EnvironmentFactory {
+  /** A fresh world in the instance's initial state. */
+  create(): ToolEnvironment;
+}
+
+/** A reference call and its result, for few-shot blocks (§1.5 `id_by_tool_call_response`). */
+export interface FewShotExample {
+  name: string;
+  argumentsJson: string;
+  result: string;
+}
+
+export type RehearsePromptStyle = "full" | "compact";
+
+/** A task instance as the engine consumes it (normalised from built-in domains or CM2 imports). */
+export interface TaskInstance {
+  id: string;
+  dataSource: string;
+  /** Initial messages: optional system + the first user message. */
+  messages: ChatMessage[];
+  tools: ToolSchema[];
+  /** Later user messages, replayed verbatim after each finished turn (userTurns[0] = second user turn). */
+  followUpUserMessages: string[];
+  checklists: ChecklistList;
+  /** Full reference conversation (OpenAI format), when known. */
+  reference?: ChatMessage[];
+  /** Few-shot pairs for the rehearse prompt (derived from `reference` when absent). */
+  fewShot?: FewShotExample[];
+  /** Executable environment, when the task has one. */
+  environment?: EnvironmentFactory;
+  /** Which rehearse prompt the engine sends for this instance (default "full"). */
+  rehearsePromptStyle?: RehearsePromptStyle;
+}

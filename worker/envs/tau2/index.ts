@@ -1,0 +1,22 @@
+/** Public surface of the tau2 retail environment. */
+export { RetailEnv, TOOLS, type ToolResult } from "./env";
+export { loadRetailDb, parseRetailDb, hashRetailDb, dumpRetailDb, RetailDbError, type RetailDb } from "./model";
+export { replayGoldActions, runCalls, parseCalls, type GoldReplay, type ToolCallSpec } from "./replay";
+export { loadTasks, parseTasks, retailDataFiles, dataDir, Tau2InputError, type Tau2Task } from "./tasks";
+export { retailToolSchemas, agentSystemPrompt, userSystemPrompt, renderScenario, GREETING, STOP_TOKENS } from "./prompts";
+export { scoreTau2Episode, passHatK, isSuccess, communicateChecks, actionChecks, type RewardBreakdown } from "./scoring";
+export {
+  runTau2Episode,
+  fidelityAgreement,
+  summarizeFidelity,
+  parseHermesToolCalls,
+  policyClientAgent,
+  chatClientAgent,
+  policyClientRehearsal,
+  type Tau2AgentFn,
+  type RehearseFn,
+  type Tau2Trajectory,
+  type TerminationReason,
+} from "./episode";
+export { tau2RetailInstance, tau2RetailInstances, loadTau2RetailSource, type Tau2EngineInstance } from "./adapter";
+export { ScriptedUser } from "./scripted-user";

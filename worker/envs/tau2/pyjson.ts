@@ -1,0 +1,294 @@
+/**
+ * Python-compatible JSON text for the tau2 retail port (spec §1, §3).
+ *
+ * - `pyFloatRepr`: Python 3 `repr(float)` text (`198.0`, `1e-05`, `36.12999999999999`).
+ * - `round2`: Python `round(x, 2)` on a double (ties to even on exact ties).
+ * - `parseOrderedJson`: a JSON parser that keeps object key order (JS objects move integer-like keys
+ *   first) by returning every object as a `Map`, and keeps the int/float distinction of literals.
+ * - `pyJsonDumps`: `json.dumps` with `", "` / `": "` separators, ASCII escaping, Python float text,
+ *   optionally sorted keys or an indent.
+ */
+
+/** A Python `int` that must be written without a fractional part (only the `0` price difference). */
+export class PyInt {
+  constructor(readonly value: number) {}
+}
+
+/** Python `repr()` of a double. */
+export function pyFloatRepr(x: number): string {
+  if (Number.isNaN(x)) return "nan";
+  if (x === Infinity) return "inf";
+  if (x === -Infinity) return "-inf";
+  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  const sign = x < 0 ? "-" : "";
+  // toExponential() without an argument gives the shortest round-tripping digits, like Python's repr.
+  const [mantissa, expText] = Math.abs(x).toExponential().split("e");
+  const digits = mantissa.replace(".", "");
+  const e = Number(expText) + 1; // x = 0.d1…dn × 10^e
+  const n = digits.length;
+  if (e > -4 && e <= 16) {
+    if (e <= 0) return `${sign}0.${"0".repeat(-e)}${digits}`;
+    if (e >= n) return `${sign}${digits}${"0".repeat(e - n)}.0`;
+    return `${sign}${digits.slice(0, e)}.${digits.slice(e)}`;
+  }
+  const exp = e - 1;
+  const expAbs = String(Math.abs(exp)).padStart(2, "0");
+  return `${sign}${digits[0]}${n > 1 ? "." + digits.slice(1) : ""}e${exp < 0 ? "-" : "+"}${expAbs}`;
+}
+
+/** Python's `round(x, 2)` for a double. */
+export function round2(x: number): number {
+  if (x === 0 || !Number.isFinite(x)) return x;
+  const eighths = x * 8;
+  if (Number.isInteger(eighths) && Math.abs(eighths) % 2 === 1) {
+    // Exact tie at the third decimal: choose the even hundredth.
+    const hundredths = x * 100; // exact: k/8 × 100 = 12.5k
+    const lower = Math.floor(hundredths);
+    const chosen = lower % 2 === 0 ? lower : lower + 1;
+    return chosen / 100;
+  }
+  return Number(x.toFixed(2));
+}
+
+/** Python `json.dumps` string escaping with ensure_ascii=True. */
+export function pyJsonString(s: string): string {
+  let out = '"';
+  let start = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x20 && c <= 0x7e && c !== 0x22 && c !== 0x5c) continue;
+    out += s.slice(start, i);
+    start = i + 1;
+    switch (c) {
+      case 0x22: out += '\\"'; break;
+      case 0x5c: out += "\\\\"; break;
+      case 0x0a: out += "\\n"; break;
+      case 0x0d: out += "\\r"; break;
+      case 0x09: out += "\\t"; break;
+      case 0x08: out += "\\b"; break;
+      case 0x0c: out += "\\f"; break;
+      // UTF-16 code units are exactly Python's surrogate-pair escapes for characters above U+FFFF.
+      default: out += "\\u" + c.toString(16).padStart(4, "0");
+    }
+  }
+  return out + s.slice(start) + '"';
+}
+
+function floatJson(x: number): string {
+  if (Number.isNaN(x)) return "NaN";
+  if (x === Infinity) return "Infinity";
+  if (x === -Infinity) return "-Infinity";
+  return pyFloatRepr(x);
+}
+
+/** Code-point order (Python's str ordering); differs from JS default sort only around surrogates. */
+export function compareCodePoints(a: string, b: string): number {
+  const la = a.length;
+  const lb = b.length;
+  for (let i = 0; i < la && i < lb; i++) {
+    const ca = a.codePointAt(i)!;
+    const cb = b.codePointAt(i)!;
+    if (ca !== cb) return ca - cb;
+    if (ca > 0xffff) i++;
+  }
+  return la - lb;
+}
+
+export interface DumpOptions {
+  sortKeys?: boolean;
+  /** Pretty-print with this many spaces (Python `indent=`); items then end with "," + newline. */
+  indent?: number;
+}
+
+/**
+ * Serialise a value the way Python `json.dumps` would serialise the equivalent Python value.
+ * Numbers are Python floats; `PyInt` is an int; `Map` and plain objects are dicts (in insertion order
+ * unless sortKeys); `undefined` object members are skipped.
+ */
+export function pyJsonDumps(value: unknown, options: DumpOptions = {}): string {
+  const parts: string[] = [];
+  write(value, parts, options, 0);
+  return parts.join("");
+}
+
+function entriesOf(value: Map<string, unknown> | Record<string, unknown>, sortKeys: boolean): [string, unknown][] {
+  const entries: [string, unknown][] =
+    value instanceof Map ? [...value.entries()] : Object.entries(value).filter(([, v]) => v !== undefined);
+  if (sortKeys) entries.sort((a, b) => compareCodePoints(a[0], b[0]));
+  return entries;
+}
+
+function write(value: unknown, out: string[], options: DumpOptions, depth: number): void {
+  if (value === null) out.push("null");
+  else if (value === true) out.push("true");
+  else if (value === false) out.push("false");
+  else if (typeof value === "number") out.push(floatJson(value));
+  else if (typeof value === "string") out.push(pyJsonString(value));
+  else if (value instanceof PyInt) out.push(String(value.value));
+  else if (Array.isArray(value)) {
+    if (value.length === 0) {
+      out.push("[]");
+      return;
+    }
+    const [open, sep, close] = brackets("[", "]", options, depth);
+    out.push(open);
+    value.forEach((item, i) => {
+      if (i > 0) out.push(sep);
+      write(item, out, options, depth + 1);
+    });
+    out.push(close);
+  } else if (typeof value === "object") {
+    const entries = entriesOf(value as Map<string, unknown> | Record<string, unknown>, options.sortKeys ?? false);
+    if (entries.length === 0) {
+      out.push("{}");
+      return;
+    }
+    const [open, sep, close] = brackets("{", "}", options, depth);
+    out.push(open);
+    entries.forEach(([k, v], i) => {
+      if (i > 0) out.push(sep);
+      out.push(pyJsonString(k), ": ");
+      write(v, out, options, depth + 1);
+    });
+    out.push(close);
+  } else {
+    throw new TypeError(`Object of type ${typeof value} is not JSON serializable`);
+  }
+}
+
+function brackets(open: string, close: string, options: DumpOptions, depth: number): [string, string, string] {
+  if (options.indent === undefined) return [open, ", ", close];
+  const inner = "\n" + " ".repeat(options.indent * (depth + 1));
+  const outer = "\n" + " ".repeat(options.indent * depth);
+  return [open + inner, "," + inner, outer + close];
+}
+
+/** A parsed JSON value with ordered objects (`Map`) and int literals kept apart as `PyInt`. */
+export type OrderedJson = null | boolean | number | PyInt | string | OrderedJson[] | Map<string, OrderedJson>;
+
+export class JsonSyntaxError extends Error {}
+
+/** Parse JSON text keeping object key order and the int/float distinction of number literals. */
+export function parseOrderedJson(text: string): OrderedJson {
+  let pos = 0;
+  const fail = (what: string): never => {
+    const line = text.slice(0, pos).split("\n").length;
+    throw new JsonSyntaxError(`invalid JSON at line ${line} (offset ${pos}): ${what}`);
+  };
+  const skipWs = () => {
+    for (;;) {
+      const c = text.charCodeAt(pos);
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) pos++;
+      else return;
+    }
+  };
+  const parseString = (): string => {
+    pos++; // opening quote
+    let result = "";
+    let start = pos;
+    for (;;) {
+      if (pos >= text.length) fail("unterminated string");
+      const c = text.charCodeAt(pos);
+      if (c === 0x22) {
+        result += text.slice(start, pos);
+        pos++;
+        return result;
+      }
+      if (c < 0x20) fail("control character in string");
+      if (c === 0x5c) {
+        result += text.slice(start, pos);
+        const esc = text[pos + 1];
+        pos += 2;
+        switch (esc) {
+          case '"': result += '"'; break;
+          case "\\": result += "\\"; break;
+          case "/": result += "/"; break;
+          case "b": result += "\b"; break;
+          case "f": result += "\f"; break;
+          case "n": result += "\n"; break;
+          case "r": result += "\r"; break;
+          case "t": result += "\t"; break;
+          case "u": {
+            const hex = text.slice(pos, pos + 4);
+            if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail("bad \\u escape");
+            result += String.fromCharCode(parseInt(hex, 16));
+            pos += 4;
+            break;
+          }
+          default: fail("bad escape");
+        }
+        start = pos;
+      } else pos++;
+    }
+  };
+  const numberPattern = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
+  const parseValue = (): OrderedJson => {
+    skipWs();
+    const c = text[pos];
+    if (c === "{") {
+      pos++;
+      const map = new Map<string, OrderedJson>();
+      skipWs();
+      if (text[pos] === "}") {
+        pos++;
+        return map;
+      }
+      for (;;) {
+        skipWs();
+        if (text[pos] !== '"') fail("expected a string key");
+        const key = parseString();
+        skipWs();
+        if (text[pos] !== ":") fail("expected ':'");
+        pos++;
+        map.set(key, parseValue());
+        skipWs();
+        if (text[pos] === ",") pos++;
+        else if (text[pos] === "}") {
+          pos++;
+          return map;
+        } else fail("expected ',' or '}'");
+      }
+    }
+    if (c === "[") {
+      pos++;
+      const arr: OrderedJson[] = [];
+      skipWs();
+      if (text[pos] === "]") {
+        pos++;
+        return arr;
+      }
+      for (;;) {
+        arr.push(parseValue());
+        skipWs();
+        if (text[pos] === ",") pos++;
+        else if (text[pos] === "]") {
+          pos++;
+          return arr;
+        } else fail("expected ',' or ']'");
+      }
+    }
+    if (c === '"') return parseString();
+    if (text.startsWith("true", pos)) {
+      pos += 4;
+      return true;
+    }
+    if (text.startsWith("false", pos)) {
+      pos += 5;
+      return false;
+    }
+    if (text.startsWith("null", pos)) {
+      pos += 4;
+      return null;
+    }
+    numberPattern.lastIndex = pos;
+    const m = numberPattern.exec(text);
+    if (!m) return fail("unexpected character");
+    pos += m[0].length;
+    const n = Number(m[0]);
+    return m[1] === undefined && m[2] === undefined ? new PyInt(n) : n;
+  };
+  const value = parseValue();
+  skipWs();
+  if (pos !== text.length) fail("trailing characters");
+  return value;
+}

@@ -1,0 +1,42 @@
+/**
+ * `npm run node:start` — the embedded node on HOST:PORT (default 127.0.0.1:8765).
+ * Env: PORT, HOST, NODE_DATA_DIR (checkpoints, default .data/node), NODE_API_KEY (optional),
+ * NODE_WEIGHTS_DIR (warm-start checkpoint, default worker/node/weights), NODE_TF_BACKEND (wasm).
+ */
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import { startNode } from "./server";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const DEFAULT_WEIGHTS_DIR = path.join(here, "weights");
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8765),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  NODE_DATA_DIR: z.string().min(1).default(path.resolve(".data/node")),
+  NODE_WEIGHTS_DIR: z.string().min(1).default(DEFAULT_WEIGHTS_DIR),
+  NODE_API_KEY: z.string().min(8, "NODE_API_KEY must be at least 8 characters").optional(),
+});
+
+async function main() {
+  const parsed = envSchema.safeParse(process.env);
+  if (!parsed.success) {
+    console.error(`invalid environment: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+    process.exit(2);
+  }
+  const env = parsed.data;
+  const node = await startNode({ port: env.PORT, host: env.HOST, dataDir: env.NODE_DATA_DIR, warmStartDir: env.NODE_WEIGHTS_DIR, apiKey: env.NODE_API_KEY });
+  const base = node.service.describeBase();
+  console.log(
+    `[node] listening on ${node.url} (tinker: ${node.url}/api/v1, openai: ${node.url}/v1) model ${base.name} from ${base.source}, auth ${env.NODE_API_KEY ? "on" : "off"}`,
+  );
+  const stop = () => {
+    console.log("[node] shutting down");
+    void node.close().then(() => process.exit(0));
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+void main();

@@ -1,0 +1,173 @@
+/**
+ * zod schemas of the Tinker-compatible JSON subset the embedded node serves
+ * (shared docs tinker-protocol.md §1 and §6 "A minimal compatible server").
+ * Unknown fields are ignored (as the SDK's response models do); wrong types are rejected.
+ */
+import { z } from "zod";
+
+export const ID_PATTERN = /^[a-zA-Z0-9_-]{1,255}$/;
+const idString = (what: string) => z.string().regex(ID_PATTERN, `${what} must match ^[a-zA-Z0-9_-]+$ (max 255 characters)`);
+
+export const MAX_DATUMS_PER_REQUEST = 1024;
+export const MAX_TOKENS_PER_REQUEST = 262_144;
+export const MAX_NUM_SAMPLES = 64;
+
+const tokenArray = z.array(z.number().int("token ids must be integers"));
+
+export const encodedTextChunk = z.object({ type: z.literal("encoded_text").optional(), tokens: tokenArray });
+const otherChunk = z.object({ type: z.enum(["image", "image_asset_pointer", "dmel"]) }).passthrough();
+export const modelInputSchema = z.object({
+  chunks: z.array(z.union([encodedTextChunk, otherChunk])).min(1, "model_input.chunks must not be empty"),
+});
+export type ModelInput = z.infer<typeof modelInputSchema>;
+
+export const tensorDataSchema = z.object({
+  data: z.array(z.number()),
+  dtype: z.enum(["int64", "float32", "int32"]).optional(),
+  shape: z.array(z.number().int().nonnegative()).nullable().optional(),
+});
+export type TensorData = z.infer<typeof tensorDataSchema>;
+
+export const datumSchema = z.object({
+  model_input: modelInputSchema,
+  loss_fn_inputs: z.record(tensorDataSchema),
+});
+export type Datum = z.infer<typeof datumSchema>;
+
+export const lossFnSchema = z.enum(["cross_entropy", "importance_sampling", "ppo"], {
+  errorMap: () => ({ message: "loss_fn must be one of cross_entropy, importance_sampling, ppo" }),
+});
+
+/** loss_fn_config: Tinker's clip thresholds plus node extensions (see train.ts). */
+export const lossFnConfigSchema = z
+  .object({
+    clip_low_threshold: z.number().min(0).optional(),
+    clip_high_threshold: z.number().positive().optional(),
+    dual_clip_threshold: z.number().min(1).optional(),
+    kl_coef: z.number().min(0).optional(),
+    entropy_coef: z.number().min(0).optional(),
+  })
+  .strict();
+
+export const fwdInputSchema = z.object({
+  data: z.array(datumSchema).min(1, "data must contain at least one datum").max(MAX_DATUMS_PER_REQUEST, `at most ${MAX_DATUMS_PER_REQUEST} datums per request`),
+  loss_fn: lossFnSchema,
+  loss_fn_config: lossFnConfigSchema.nullable().optional(),
+  forward_only: z.boolean().optional(),
+});
+
+const seqId = z.number().int().nonnegative().optional();
+
+export const forwardBackwardSchema = z.object({ model_id: idString("model_id"), seq_id: seqId, forward_backward_input: fwdInputSchema });
+export const forwardSchema = z.object({ model_id: idString("model_id"), seq_id: seqId, forward_input: fwdInputSchema });
+
+export const adamParamsSchema = z.object({
+  learning_rate: z.number().min(0).max(10).default(1e-4),
+  beta1: z.number().min(0).lt(1).default(0.9),
+  beta2: z.number().min(0).lt(1).default(0.95),
+  eps: z.number().positive().default(1e-12),
+  weight_decay: z.number().min(0).default(0),
+  grad_clip_norm: z.number().min(0).default(0),
+});
+export const optimStepSchema = z.object({ model_id: idString("model_id"), seq_id: seqId, adam_params: adamParamsSchema.default({}) });
+
+export const createSessionSchema = z.object({
+  tags: z.array(z.string()).max(100).default([]),
+  user_metadata: z.record(z.unknown()).nullable().optional(),
+  sdk_version: z.string().max(100).optional(),
+});
+export const heartbeatSchema = z.object({ session_id: idString("session_id") });
+
+export const createModelSchema = z.object({
+  session_id: idString("session_id"),
+  model_seq_id: z.number().int().nonnegative().optional(),
+  base_model: z.string().min(1).max(255),
+  user_metadata: z.record(z.unknown()).nullable().optional(),
+  lora_config: z.object({ rank: z.number().int().nonnegative().optional(), seed: z.number().int().optional() }).passthrough().nullable().optional(),
+});
+export const modelIdSchema = z.object({ model_id: idString("model_id") });
+
+export const saveWeightsForSamplerSchema = z
+  .object({
+    model_id: idString("model_id"),
+    seq_id: seqId,
+    path: idString("path").nullable().optional(),
+    sampling_session_seq_id: z.number().int().nonnegative().nullable().optional(),
+    ttl_seconds: z.number().int().positive().nullable().optional(),
+  });
+export const saveWeightsSchema = z.object({
+  model_id: idString("model_id"),
+  seq_id: seqId,
+  path: idString("path"),
+  ttl_seconds: z.number().int().positive().nullable().optional(),
+  overwrite: z.boolean().default(false),
+});
+export const loadWeightsSchema = z.object({
+  model_id: idString("model_id"),
+  seq_id: seqId,
+  path: z.string().min(1).max(1000),
+  optimizer: z.boolean().default(true),
+});
+
+export const createSamplingSessionSchema = z
+  .object({
+    session_id: idString("session_id"),
+    sampling_session_seq_id: z.number().int().nonnegative().optional(),
+    base_model: z.string().min(1).max(255).nullable().optional(),
+    model_path: z.string().min(1).max(1000).nullable().optional(),
+  })
+  .refine((b) => Boolean(b.base_model) !== Boolean(b.model_path), { message: "give exactly one of base_model and model_path" });
+
+export const samplingParamsSchema = z.object({
+  max_tokens: z.number().int().min(1, "max_tokens must be at least 1").max(100_000).nullable().optional(),
+  seed: z.number().int().nullable().optional(),
+  stop: z.union([z.string(), z.array(z.string()), z.array(z.number().int())]).nullable().optional(),
+  temperature: z.number().min(0).max(100).default(1),
+  top_k: z.number().int().default(-1),
+  top_p: z.number().gt(0).max(1).default(1),
+});
+
+export const asampleSchema = z.object({
+  prompt: modelInputSchema,
+  num_samples: z.number().int().min(1).max(MAX_NUM_SAMPLES, `num_samples must be at most ${MAX_NUM_SAMPLES}`).default(1),
+  sampling_params: samplingParamsSchema.default({}),
+  sampling_session_id: z.string().min(1).max(300).nullable().optional(),
+  seq_id: z.number().int().nonnegative().nullable().optional(),
+  base_model: z.string().min(1).max(255).nullable().optional(),
+  model_path: z.string().min(1).max(1000).nullable().optional(),
+  prompt_logprobs: z.boolean().nullable().optional(),
+  topk_prompt_logprobs: z.number().int().min(0).max(0, "topk_prompt_logprobs is not supported").default(0),
+});
+
+export const retrieveFutureSchema = z.object({ request_id: z.string().min(1).max(300), allow_metadata_only: z.boolean().default(false) });
+
+/** Flatten a ModelInput into token ids (only encoded_text chunks are supported). */
+export function modelInputTokens(input: ModelInput, where: string): number[] {
+  const out: number[] = [];
+  for (const chunk of input.chunks) {
+    if (!("tokens" in chunk)) throw new UserError(`${where}: chunk type '${(chunk as { type: string }).type}' is not supported by this node (text only)`);
+    out.push(...(chunk.tokens as number[]));
+  }
+  return out;
+}
+
+/** An error caused by the request (HTTP 4xx / failed future with category "user"). */
+export class UserError extends Error {
+  constructor(
+    message: string,
+    readonly status = 400,
+    readonly code = "invalid_request",
+  ) {
+    super(message);
+  }
+}
+
+export function formatZodError(err: z.ZodError): string {
+  return err.issues.map((i) => `${i.path.length ? i.path.join(".") : "body"}: ${i.message}`).join("; ");
+}
+
+export function parseBody<T extends z.ZodTypeAny>(schema: T, body: unknown): z.infer<T> {
+  const r = schema.safeParse(body);
+  if (!r.success) throw new UserError(formatZodError(r.error), 400, "validation_error");
+  return r.data;
+}

@@ -1,0 +1,337 @@
+/**
+ * HTTP front of the embedded node (one node:http server):
+ *  - /api/v1/*              the Tinker-compatible JSON subset (tinker-protocol.md §6), futures polled
+ *                           through retrieve_future;
+ *  - /v1/models, /v1/chat/completions   OpenAI-compatible chat over the same weights, with logprobs.
+ *
+ * Errors: Tinker routes answer `{detail, code}` with a 4xx/5xx status; failed futures answer 200
+ * `{error, category}` (the hosted shape). OpenAI routes answer `{error:{message,type,param,code}}`.
+ * Optional API key (NODE_API_KEY): X-API-Key or Authorization: Bearer; /api/v1/healthz stays open.
+ */
+import http from "node:http";
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { z } from "zod";
+import type { ChatMessage } from "../engine/io";
+import { decode as decodeChat, renderPrompt, stopTokens as chatStopTokens } from "./chat-format";
+import { ensureBackend } from "./model";
+import {
+  UserError,
+  asampleSchema,
+  createModelSchema,
+  createSamplingSessionSchema,
+  createSessionSchema,
+  forwardBackwardSchema,
+  forwardSchema,
+  heartbeatSchema,
+  loadWeightsSchema,
+  modelIdSchema,
+  optimStepSchema,
+  parseBody,
+  retrieveFutureSchema,
+  saveWeightsForSamplerSchema,
+  saveWeightsSchema,
+  MAX_DATUMS_PER_REQUEST,
+  MAX_NUM_SAMPLES,
+} from "./protocol";
+import { NodeService, type NodeServiceOptions } from "./service";
+import { tokenBytes, tokenString } from "./tokenizer";
+
+export interface NodeServerOptions extends NodeServiceOptions {
+  apiKey?: string;
+  /** Largest accepted request body in bytes. */
+  maxBodyBytes?: number;
+}
+
+export const NODE_VERSION = "0.1.0";
+
+type Json = Record<string, unknown> | unknown[];
+interface Reply {
+  status: number;
+  body: Json;
+}
+
+const ok = (body: Json): Reply => ({ status: 200, body });
+
+async function readBody(req: http.IncomingMessage, limit: number): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new UserError(`request body exceeds ${limit} bytes`, 413, "too_large");
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new UserError(`malformed JSON body: ${(e as Error).message}`, 400, "malformed_json");
+  }
+}
+
+function keyMatches(given: string | undefined, expected: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+// ------------------------------------------------------------------ OpenAI-compatible schema
+
+const contentSchema = z.union([
+  z.string(),
+  z.array(z.object({ type: z.string(), text: z.string().optional() }).passthrough()),
+  z.null(),
+]);
+const chatMessageSchema = z
+  .object({
+    role: z.enum(["system", "developer", "user", "assistant", "tool"]),
+    content: contentSchema.optional(),
+    name: z.string().max(200).optional(),
+    tool_calls: z
+      .array(z.object({ id: z.string(), type: z.literal("function"), function: z.object({ name: z.string(), arguments: z.string() }) }))
+      .optional(),
+    tool_call_id: z.string().optional(),
+  })
+  .passthrough();
+const chatCompletionSchema = z
+  .object({
+    model: z.string().min(1, "model is required"),
+    messages: z.array(chatMessageSchema).min(1, "messages must not be empty"),
+    temperature: z.number().min(0).max(2).nullable().optional(),
+    top_p: z.number().gt(0).max(1).nullable().optional(),
+    max_tokens: z.number().int().min(1).nullable().optional(),
+    max_completion_tokens: z.number().int().min(1).nullable().optional(),
+    n: z.number().int().min(1).max(MAX_NUM_SAMPLES).nullable().optional(),
+    stop: z.union([z.string(), z.array(z.string()).max(4)]).nullable().optional(),
+    seed: z.number().int().nullable().optional(),
+    logprobs: z.boolean().nullable().optional(),
+    top_logprobs: z.number().int().min(0).max(0, "top_logprobs is not supported by this node (use logprobs: true)").nullable().optional(),
+    stream: z.boolean().nullable().optional(),
+  })
+  .passthrough();
+
+function textOf(content: z.infer<typeof contentSchema> | undefined): string {
+  if (content === null || content === undefined) return "";
+  if (typeof content === "string") return content;
+  return content.map((p) => p.text ?? "").join("");
+}
+
+/** Converts OpenAI messages (developer → system, content parts → text) to engine ChatMessages. */
+export function toChatMessages(messages: z.infer<typeof chatMessageSchema>[]): ChatMessage[] {
+  return messages.map((m) => ({
+    role: m.role === "developer" ? "system" : m.role,
+    content: textOf(m.content),
+    ...(m.name ? { name: m.name } : {}),
+    ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}),
+  }));
+}
+
+// ------------------------------------------------------------------ server
+
+export interface RunningNode {
+  url: string;
+  server: http.Server;
+  service: NodeService;
+  close(): Promise<void>;
+}
+
+export async function createNodeServer(opts: NodeServerOptions): Promise<{ server: http.Server; service: NodeService }> {
+  await ensureBackend();
+  const service = new NodeService(opts);
+  await service.init();
+  const maxBody = opts.maxBodyBytes ?? 64 * 1024 * 1024;
+
+  async function tinkerRoute(method: string, route: string, req: http.IncomingMessage): Promise<Reply> {
+    const body = method === "POST" ? await readBody(req, maxBody) : {};
+    if (body === null || typeof body !== "object" || Array.isArray(body)) throw new UserError("request body must be a JSON object");
+    const key = `${method} ${route}`;
+    switch (key) {
+      case "GET healthz":
+        return ok({ status: "ok" });
+      case "POST client/config":
+        return ok({
+          pjwt_auth_enabled: false,
+          credential_default_source: "api_key",
+          proto_compress_fwdbwd: false,
+          fwdbwd_max_chunk_len: MAX_DATUMS_PER_REQUEST,
+          parallel_fwdbwd_chunks: false,
+          sample_max_concurrent_requests: 512,
+        });
+      case "POST client/dynamic_config":
+        return ok({ refresh_interval_sec: 300 });
+      case "GET get_server_capabilities":
+        return ok({ ...service.capabilities(), node: { kind: "embedded", version: NODE_VERSION, extensions: ["dual_clip_threshold", "kl_coef", "entropy_coef", "weights"] } });
+      case "POST create_session": {
+        const b = parseBody(createSessionSchema, body);
+        return ok({ type: "create_session", ...service.createSession(b.tags) });
+      }
+      case "POST session_heartbeat": {
+        service.heartbeat(parseBody(heartbeatSchema, body).session_id);
+        return ok({ type: "session_heartbeat" });
+      }
+      case "POST create_model":
+        return ok(service.createModel(parseBody(createModelSchema, body)));
+      case "POST get_info":
+        return ok(service.getInfo(parseBody(modelIdSchema, body).model_id));
+      case "POST unload_model":
+        return ok(service.unloadModel(parseBody(modelIdSchema, body).model_id));
+      case "POST forward_backward": {
+        const b = parseBody(forwardBackwardSchema, body);
+        return ok(service.forwardBackward(b.model_id, b.seq_id, b.forward_backward_input, false));
+      }
+      case "POST forward": {
+        const b = parseBody(forwardSchema, body);
+        return ok(service.forwardBackward(b.model_id, b.seq_id, b.forward_input, true));
+      }
+      case "POST optim_step": {
+        const b = parseBody(optimStepSchema, body);
+        return ok(service.optimStep(b.model_id, b.seq_id, b.adam_params));
+      }
+      case "POST save_weights_for_sampler":
+        return ok(service.saveWeightsForSampler(parseBody(saveWeightsForSamplerSchema, body)));
+      case "POST save_weights":
+        return ok(service.saveWeights(parseBody(saveWeightsSchema, body)));
+      case "POST load_weights":
+        return ok(service.loadWeights(parseBody(loadWeightsSchema, body)));
+      case "POST create_sampling_session": {
+        const b = parseBody(createSamplingSessionSchema, body);
+        return ok({ type: "create_sampling_session", ...(await service.createSamplingSession(b.session_id, b.base_model, b.model_path)) });
+      }
+      case "POST asample":
+        return ok(await service.asample(parseBody(asampleSchema, body)));
+      case "POST retrieve_future": {
+        const b = parseBody(retrieveFutureSchema, body);
+        const f = await service.retrieveFuture(b.request_id);
+        if (!f) return ok({ type: "try_again", request_id: b.request_id, queue_state: "active" });
+        if (f.state === "failed") return ok({ error: f.error ?? "unknown error", category: f.category ?? "unknown" });
+        return ok(f.result as Json);
+      }
+      case "POST telemetry":
+        return ok({ status: "accepted" });
+      case "GET node_stats":
+        return ok({ ...service.stats, uptime_s: (Date.now() - service.stats.startedAt) / 1000, base: service.describeBase() });
+    }
+    if (method === "GET" && route.startsWith("samplers/")) return ok(service.getSampler(decodeURIComponent(route.slice("samplers/".length))));
+    throw new UserError(`no route ${method} /api/v1/${route}`, 404, "not_found");
+  }
+
+  async function openaiRoute(method: string, route: string, req: http.IncomingMessage): Promise<Reply> {
+    if (method === "GET" && route === "models") {
+      const created = Math.floor(service.stats.startedAt / 1000);
+      return ok({ object: "list", data: service.listSamplerNames().map((id) => ({ id, object: "model", created, owned_by: "embedded-node" })) });
+    }
+    if (method !== "POST" || route !== "chat/completions") throw new UserError(`no route ${method} /v1/${route}`, 404, "not_found");
+    const b = parseBody(chatCompletionSchema, await readBody(req, maxBody));
+    if (b.stream) throw new UserError("stream: true is not supported by this node", 400, "unsupported");
+    const sampler = await service.resolveSampler({ name: b.model });
+    const prompt = renderPrompt(toChatMessages(b.messages));
+    const maxTokens = b.max_completion_tokens ?? b.max_tokens ?? 256;
+    const stopStrings = b.stop === null || b.stop === undefined ? [] : typeof b.stop === "string" ? [b.stop] : b.stop;
+    const seqs = await service.sample(sampler, {
+      prompt,
+      numSamples: b.n ?? 1,
+      maxTokens,
+      temperature: b.temperature ?? 1,
+      topP: b.top_p ?? 1,
+      topK: -1,
+      stop: [...chatStopTokens, ...stopStrings],
+      seed: b.seed,
+    });
+    const choices = seqs.map((q, index) => {
+      // Drop the end-of-message token; apply stop strings to the text (OpenAI excludes the stop string).
+      let tokens = q.stopReason === "stop" && chatStopTokens.includes(q.tokens[q.tokens.length - 1]) ? q.tokens.slice(0, -1) : q.tokens;
+      let text = decodeChat(tokens);
+      let finish: "stop" | "length" = q.stopReason;
+      for (const s of stopStrings) {
+        const at = text.indexOf(s);
+        if (s && at >= 0) {
+          text = text.slice(0, at);
+          finish = "stop";
+          // keep the tokens that make up the returned text
+          let bytes = Buffer.byteLength(text, "utf8");
+          const kept: number[] = [];
+          for (const t of tokens) {
+            if (bytes <= 0) break;
+            kept.push(t);
+            bytes -= tokenBytes(t).length;
+          }
+          tokens = kept;
+        }
+      }
+      const logprobs = b.logprobs
+        ? { content: tokens.map((t, i) => ({ token: tokenString(t), logprob: q.logprobs[i], bytes: tokenBytes(t), top_logprobs: [] })) }
+        : null;
+      return { index, message: { role: "assistant", content: text }, finish_reason: finish, logprobs };
+    });
+    const completionTokens = seqs.reduce((n, q) => n + q.tokens.length, 0);
+    return ok({
+      id: `chatcmpl-${randomBytes(8).toString("hex")}`,
+      object: "chat.completion",
+      created: Math.floor(Date.now() / 1000),
+      model: b.model,
+      choices,
+      usage: { prompt_tokens: prompt.length, completion_tokens: completionTokens, total_tokens: prompt.length + completionTokens },
+    });
+  }
+
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://node");
+    const method = req.method ?? "GET";
+    const isOpenAI = url.pathname.startsWith("/v1/");
+    const send = (status: number, body: unknown) => {
+      if (res.headersSent) return;
+      const text = JSON.stringify(body);
+      res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+      res.end(text);
+    };
+    const fail = (e: unknown) => {
+      const user = e instanceof UserError;
+      const status = user ? e.status : 500;
+      const message = user ? e.message : "internal error";
+      const code = user ? e.code : "internal_error";
+      if (!user) console.error("[node] unhandled error:", e);
+      if (isOpenAI) send(status, { error: { message, type: status >= 500 ? "server_error" : "invalid_request_error", param: null, code } });
+      else send(status, { detail: message, code });
+    };
+    (async () => {
+      const open = url.pathname === "/api/v1/healthz";
+      if (opts.apiKey && !open) {
+        const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "")?.[1];
+        const given = (req.headers["x-api-key"] as string | undefined) ?? bearer;
+        if (!keyMatches(given, opts.apiKey)) throw new UserError("missing or invalid API key", 401, "unauthorized");
+      }
+      let reply: Reply;
+      if (url.pathname.startsWith("/api/v1/")) reply = await tinkerRoute(method, url.pathname.slice("/api/v1/".length), req);
+      else if (isOpenAI) reply = await openaiRoute(method, url.pathname.slice("/v1/".length), req);
+      else if (url.pathname === "/" && method === "GET") reply = ok({ name: "envace-embedded-node", version: NODE_VERSION, tinker: "/api/v1", openai: "/v1" });
+      else throw new UserError(`no route ${method} ${url.pathname}`, 404, "not_found");
+      send(reply.status, reply.body);
+    })().catch(fail);
+  });
+  server.keepAliveTimeout = 65_000;
+  server.on("close", () => service.close());
+  return { server, service };
+}
+
+/** Starts the node on host:port (port 0 = ephemeral) and resolves with its URL. */
+export async function startNode(opts: NodeServerOptions & { port: number; host: string }): Promise<RunningNode> {
+  const { server, service } = await createNodeServer(opts);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port, opts.host, () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  const url = `http://${opts.host.includes(":") ? `[${opts.host}]` : opts.host}:${addr.port}`;
+  return {
+    url,
+    server,
+    service,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,458 @@
+/**
+ * Training for the tiny GPT: Tinker-style losses with gradient accumulation across
+ * forward_backward calls, and AdamW in optim_step.
+ *
+ * Loss semantics follow hosted Tinker (tinker-protocol.md §3): every loss is a SUM over tokens;
+ * normalisation (token-mean etc.) is the client's job, done by scaling advantages / weights.
+ * Positions line up with the model input: input position i predicts target_tokens[i].
+ *
+ *   cross_entropy        Σ −w·logp
+ *   importance_sampling  Σ −ratio·A                       ratio = exp(logp − sampling_logprobs)
+ *   ppo                  Σ max(−ratio·A, −clip(ratio, lo, hi)·A)
+ *                        with dual clip (node extension, `dual_clip_threshold` c): for A<0, min(that, −c·A)
+ *
+ * Node extensions (loss_fn_config keys, ignored by hosted Tinker): `kl_coef` adds
+ * Σ w·k3(ref, logp) with k3 = exp(ref−logp) − (ref−logp) − 1 clamped to [−10, 10] against the frozen
+ * base weights, and `entropy_coef` subtracts Σ w·H. The weight w of these regularisers is the
+ * `weights` input (default 1 on every position), so a client that pre-scales advantages by 1/N for a
+ * token mean sends weights = mask/N too. The PG term itself ignores `weights`, as on hosted Tinker.
+ */
+import * as tf from "@tensorflow/tfjs";
+import {
+  type GPTConfig,
+  type ParamMap,
+  cloneParams,
+  disposeParams,
+  paramShapes,
+  targetLogprobs,
+  tensorsFromValues,
+  valuesFromTensors,
+} from "./model";
+
+export type LossFnName = "cross_entropy" | "importance_sampling" | "ppo";
+export const LOSS_FNS: LossFnName[] = ["cross_entropy", "importance_sampling", "ppo"];
+
+export interface TrainDatum {
+  /** Model input tokens (length N). */
+  tokens: number[];
+  /** Targets: target_tokens[i] is predicted from tokens[0..i]. Length N. */
+  targets: number[];
+  weights?: number[];
+  /** Sampling logprobs of the targets (RL losses). */
+  logprobs?: number[];
+  advantages?: number[];
+}
+
+export interface LossConfig {
+  clipLowThreshold: number;
+  clipHighThreshold: number;
+  dualClipThreshold: number | null;
+  klCoef: number;
+  entropyCoef: number;
+}
+
+export const DEFAULT_LOSS_CONFIG: LossConfig = { clipLowThreshold: 0.8, clipHighThreshold: 1.2, dualClipThreshold: null, klCoef: 0, entropyCoef: 0 };
+
+export interface DatumOutput {
+  logprobs: number[];
+  elementwise_loss: number[];
+}
+
+export interface ForwardBackwardResult {
+  outputs: DatumOutput[];
+  metrics: Record<string, number>;
+}
+
+export interface AdamParams {
+  learningRate: number;
+  beta1: number;
+  beta2: number;
+  eps: number;
+  weightDecay: number;
+  /** 0 disables clipping. */
+  gradClipNorm: number;
+}
+
+/** Raised for bad inputs (a user error: HTTP 400 / future category "user"). */
+export class TrainingInputError extends Error {}
+
+export interface OptimizerState {
+  step: number;
+  m: Map<string, Float32Array>;
+  v: Map<string, Float32Array>;
+}
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Padded tensors for one micro-batch. */
+export interface Batch {
+  B: number;
+  T: number;
+  lengths: number[];
+  tokens: tf.Tensor2D;
+  targets: tf.Tensor2D;
+  valid: tf.Tensor2D;
+  weights: tf.Tensor2D;
+  active: tf.Tensor2D;
+  sampling: tf.Tensor2D;
+  advantages: tf.Tensor2D;
+}
+
+export function makeBatch(datums: TrainDatum[], lossFn: LossFnName): Batch {
+  const B = datums.length;
+  const T = Math.max(...datums.map((d) => d.tokens.length));
+  const tok = new Int32Array(B * T);
+  const tgt = new Int32Array(B * T);
+  const valid = new Float32Array(B * T);
+  const w = new Float32Array(B * T);
+  const act = new Float32Array(B * T);
+  const s = new Float32Array(B * T);
+  const a = new Float32Array(B * T);
+  datums.forEach((d, b) => {
+    for (let i = 0; i < d.tokens.length; i++) {
+      const o = b * T + i;
+      tok[o] = d.tokens[i];
+      tgt[o] = d.targets[i];
+      valid[o] = 1;
+      w[o] = d.weights ? d.weights[i] : 1;
+      s[o] = d.logprobs ? d.logprobs[i] : 0;
+      a[o] = d.advantages ? d.advantages[i] : 0;
+      act[o] = d.weights ? (d.weights[i] !== 0 ? 1 : 0) : lossFn === "cross_entropy" ? 1 : a[o] !== 0 ? 1 : 0;
+    }
+  });
+  return {
+    B,
+    T,
+    lengths: datums.map((d) => d.tokens.length),
+    tokens: tf.tensor2d(tok, [B, T], "int32"),
+    targets: tf.tensor2d(tgt, [B, T], "int32"),
+    valid: tf.tensor2d(valid, [B, T]),
+    weights: tf.tensor2d(w, [B, T]),
+    active: tf.tensor2d(act, [B, T]),
+    sampling: tf.tensor2d(s, [B, T]),
+    advantages: tf.tensor2d(a, [B, T]),
+  };
+}
+
+export function disposeBatch(b: Batch): void {
+  for (const t of [b.tokens, b.targets, b.valid, b.weights, b.active, b.sampling, b.advantages]) t.dispose();
+}
+
+/**
+ * Per-token loss [B,T] (zero on padding) and metric sums. Pure function of the parameters, so it
+ * can be differentiated and checked by finite differences.
+ */
+export function tokenLosses(
+  params: ParamMap,
+  reference: ParamMap | null,
+  cfg: GPTConfig,
+  batch: Batch,
+  lossFn: LossFnName,
+  lc: LossConfig,
+): { perToken: tf.Tensor2D; logprobs: tf.Tensor2D; metrics: Record<string, tf.Scalar> } {
+  const needEntropy = lc.entropyCoef !== 0;
+  const { logprobs, entropy } = targetLogprobs(params, cfg, batch.tokens, batch.targets, true);
+  const metrics: Record<string, tf.Scalar> = {};
+  const activeSum = (x: tf.Tensor) => tf.sum(tf.mul(x, batch.active)) as tf.Scalar;
+  let perToken: tf.Tensor;
+  if (lossFn === "cross_entropy") {
+    perToken = tf.neg(tf.mul(batch.weights, logprobs));
+  } else {
+    const ratio = tf.exp(tf.sub(logprobs, batch.sampling));
+    const A = batch.advantages;
+    if (lossFn === "importance_sampling") {
+      perToken = tf.neg(tf.mul(ratio, A));
+    } else {
+      const unclipped = tf.neg(tf.mul(ratio, A));
+      const clippedRatio = tf.clipByValue(ratio, lc.clipLowThreshold, lc.clipHighThreshold);
+      perToken = tf.maximum(unclipped, tf.neg(tf.mul(clippedRatio, A)));
+      metrics["clipped:sum"] = activeSum(tf.cast(tf.greater(perToken, unclipped), "float32"));
+      if (lc.dualClipThreshold !== null) {
+        const dual = tf.minimum(perToken, tf.mul(A, -lc.dualClipThreshold));
+        perToken = tf.where(tf.less(A, 0), dual, perToken);
+      }
+    }
+    metrics["ratio:sum"] = activeSum(ratio);
+  }
+  if (lc.klCoef !== 0) {
+    if (!reference) throw new TrainingInputError("kl_coef needs a reference model, and this model has none");
+    // The reference weights are not differentiated arguments, so no gradient flows into them.
+    const ref = targetLogprobs(reference, cfg, batch.tokens, batch.targets).logprobs;
+    const diff = tf.sub(ref, logprobs);
+    const k3 = tf.clipByValue(tf.sub(tf.sub(tf.exp(diff), diff), 1), -10, 10);
+    perToken = tf.add(perToken, tf.mul(tf.mul(k3, batch.weights), lc.klCoef));
+    metrics["kl:sum"] = activeSum(k3);
+  }
+  if (needEntropy) perToken = tf.sub(perToken, tf.mul(tf.mul(entropy!, batch.weights), lc.entropyCoef));
+  metrics["entropy:sum"] = activeSum(entropy!);
+  metrics["tokens:sum"] = tf.sum(batch.active) as tf.Scalar;
+  return { perToken: tf.mul(perToken, batch.valid) as tf.Tensor2D, logprobs: tf.mul(logprobs, batch.valid) as tf.Tensor2D, metrics };
+}
+
+/** Split datums into consecutive micro-batches of at most `tokenBudget` padded tokens. */
+function microBatches(datums: TrainDatum[], tokenBudget: number): TrainDatum[][] {
+  const out: TrainDatum[][] = [];
+  let cur: TrainDatum[] = [];
+  let maxLen = 0;
+  for (const d of datums) {
+    const nextMax = Math.max(maxLen, d.tokens.length);
+    if (cur.length && nextMax * (cur.length + 1) > tokenBudget) {
+      out.push(cur);
+      cur = [];
+      maxLen = 0;
+    }
+    cur.push(d);
+    maxLen = Math.max(maxLen, d.tokens.length);
+  }
+  if (cur.length) out.push(cur);
+  return out;
+}
+
+/** Training state of one model: weights, accumulated gradients, AdamW moments. */
+export class Trainer {
+  readonly cfg: GPTConfig;
+  params: ParamMap;
+  private readonly reference: ParamMap | null;
+  private grads: ParamMap | null = null;
+  private adamStep = 0;
+  private m: ParamMap | null = null;
+  private v: ParamMap | null = null;
+  tokenBudget = 4096;
+
+  constructor(cfg: GPTConfig, values: Map<string, Float32Array>, reference: ParamMap | null) {
+    this.cfg = cfg;
+    this.params = tensorsFromValues(cfg, values);
+    this.reference = reference;
+  }
+
+  get optimizerSteps(): number {
+    return this.adamStep;
+  }
+
+  private validate(d: TrainDatum, i: number, lossFn: LossFnName): void {
+    const n = d.tokens.length;
+    const V = this.cfg.vocabSize;
+    if (n === 0) throw new TrainingInputError(`datum ${i}: model_input is empty`);
+    if (n > this.cfg.contextLength) throw new TrainingInputError(`datum ${i}: ${n} tokens exceed the context length ${this.cfg.contextLength}`);
+    const check = (name: string, arr: number[] | undefined, required: boolean) => {
+      if (!arr) {
+        if (required) throw new TrainingInputError(`datum ${i}: loss_fn_inputs.${name} is required for ${lossFn}`);
+        return;
+      }
+      if (arr.length !== n) throw new TrainingInputError(`datum ${i}: loss_fn_inputs.${name} has ${arr.length} values, model_input has ${n} tokens`);
+      if (arr.some((x) => !Number.isFinite(x))) throw new TrainingInputError(`datum ${i}: loss_fn_inputs.${name} contains a non-finite value`);
+    };
+    for (const [name, toks] of [["model_input", d.tokens], ["target_tokens", d.targets]] as const) {
+      const bad = toks.find((t) => !Number.isInteger(t) || t < 0 || t >= V);
+      if (bad !== undefined) throw new TrainingInputError(`datum ${i}: ${name} token ${bad} is outside the vocabulary 0..${V - 1}`);
+    }
+    check("target_tokens", d.targets, true);
+    check("weights", d.weights, false);
+    check("logprobs", d.logprobs, lossFn !== "cross_entropy");
+    check("advantages", d.advantages, lossFn !== "cross_entropy");
+  }
+
+  /**
+   * Computes the loss (and, unless forwardOnly, accumulates its gradient). A non-finite loss
+   * refuses the whole call: nothing is accumulated and a TrainingInputError is thrown.
+   */
+  async forwardBackward(datums: TrainDatum[], lossFn: LossFnName, lc: LossConfig, forwardOnly = false): Promise<ForwardBackwardResult> {
+    datums.forEach((d, i) => this.validate(d, i, lossFn));
+    const outputs: DatumOutput[] = [];
+    const metricSums: Record<string, number> = {};
+    const names = Object.keys(this.params);
+    let callGrads: tf.Tensor[] | null = null;
+    try {
+      for (const mb of microBatches(datums, this.tokenBudget)) {
+        const batch = makeBatch(mb, lossFn);
+        try {
+          let perTokenVals: Float32Array;
+          let logprobVals: Float32Array;
+          const metricVals: Record<string, number> = {};
+          let lossValue: number;
+          if (forwardOnly) {
+            const r = tf.tidy(() => {
+              const out = tokenLosses(this.params, this.reference, this.cfg, batch, lossFn, lc);
+              return {
+                per: out.perToken.dataSync() as Float32Array,
+                lp: out.logprobs.dataSync() as Float32Array,
+                metrics: Object.fromEntries(Object.entries(out.metrics).map(([k, t]) => [k, t.dataSync()[0]])),
+              };
+            });
+            perTokenVals = r.per;
+            logprobVals = r.lp;
+            Object.assign(metricVals, r.metrics);
+            lossValue = perTokenVals.reduce((a, b) => a + b, 0);
+            if (!Number.isFinite(lossValue)) throw new TrainingInputError(`loss is not finite (${lossValue}); no gradient was computed`);
+          } else {
+            const grads = tf.tidy(() => {
+              let per: tf.Tensor2D | null = null;
+              let lp: tf.Tensor2D | null = null;
+              let mets: Record<string, tf.Scalar> = {};
+              const f = (...ps: tf.Tensor[]) => {
+                const pm: ParamMap = {};
+                names.forEach((n, i) => (pm[n] = ps[i]));
+                const out = tokenLosses(pm, this.reference, this.cfg, batch, lossFn, lc);
+                // valueAndGrads disposes intermediates; keep the outputs we read below.
+                per = tf.keep(out.perToken);
+                lp = tf.keep(out.logprobs);
+                mets = Object.fromEntries(Object.entries(out.metrics).map(([k, t]) => [k, tf.keep(t)]));
+                return tf.sum(out.perToken) as tf.Scalar;
+              };
+              const { value, grads } = tf.valueAndGrads(f)(names.map((n) => this.params[n]));
+              perTokenVals = per!.dataSync() as Float32Array;
+              logprobVals = lp!.dataSync() as Float32Array;
+              for (const [k, t] of Object.entries(mets)) metricVals[k] = t.dataSync()[0];
+              lossValue = value.dataSync()[0];
+              for (const t of [per!, lp!, ...Object.values(mets)] as tf.Tensor[]) t.dispose();
+              return grads.map((g) => tf.keep(g));
+            });
+            if (!Number.isFinite(lossValue!)) {
+              grads.forEach((g) => g.dispose());
+              throw new TrainingInputError(`loss is not finite (${lossValue!}); the step was refused and no gradient was accumulated`);
+            }
+            if (callGrads === null) callGrads = grads;
+            else {
+              const prev: tf.Tensor[] = callGrads;
+              callGrads = prev.map((g, i) => tf.tidy(() => tf.add(g, grads[i])));
+              prev.forEach((g) => g.dispose());
+              grads.forEach((g) => g.dispose());
+            }
+          }
+          mb.forEach((d, b) => {
+            const n = d.tokens.length;
+            outputs.push({
+              logprobs: Array.from(logprobVals!.subarray(b * batch.T, b * batch.T + n)),
+              elementwise_loss: Array.from(perTokenVals!.subarray(b * batch.T, b * batch.T + n)),
+            });
+          });
+          metricSums["loss:sum"] = (metricSums["loss:sum"] ?? 0) + lossValue!;
+          for (const [k, v] of Object.entries(metricVals)) metricSums[k] = (metricSums[k] ?? 0) + v;
+        } finally {
+          disposeBatch(batch);
+        }
+        await yieldToEventLoop();
+      }
+      if (callGrads) {
+        const cg: tf.Tensor[] = callGrads;
+        if (this.grads === null) {
+          this.grads = {};
+          names.forEach((n, i) => (this.grads![n] = cg[i]));
+        } else {
+          const acc: ParamMap = this.grads;
+          names.forEach((n, i) => {
+            const sum = tf.tidy(() => tf.add(acc[n], cg[i]));
+            acc[n].dispose();
+            cg[i].dispose();
+            acc[n] = sum;
+          });
+        }
+        callGrads = null;
+      }
+    } finally {
+      if (callGrads) (callGrads as tf.Tensor[]).forEach((g) => g.dispose());
+    }
+    return { outputs, metrics: metricSums };
+  }
+
+  /** Global L2 norm of the accumulated gradient (0 when none). */
+  gradNorm(): number {
+    if (!this.grads) return 0;
+    const g = this.grads;
+    return tf.tidy(() => Math.sqrt(tf.addN(Object.values(g).map((t) => tf.sum(tf.square(t)))).dataSync()[0]));
+  }
+
+  /** AdamW (decoupled weight decay on matrices only; LN gains and biases are not decayed). */
+  optimStep(hp: AdamParams): Record<string, number> {
+    if (!this.grads) return { grad_norm: 0, learning_rate: hp.learningRate, step: this.adamStep, skipped: 1 };
+    const norm = this.gradNorm();
+    if (!Number.isFinite(norm)) {
+      this.zeroGrad();
+      throw new TrainingInputError(`gradient norm is not finite (${norm}); the step was refused and the weights are unchanged`);
+    }
+    const scale = hp.gradClipNorm > 0 && norm > hp.gradClipNorm ? hp.gradClipNorm / (norm + 1e-6) : 1;
+    if (!this.m || !this.v) {
+      this.m = {};
+      this.v = {};
+      for (const [n, p] of Object.entries(this.params)) (this.m[n] = tf.zerosLike(p), this.v[n] = tf.zerosLike(p));
+    }
+    this.adamStep += 1;
+    const t = this.adamStep;
+    const bc1 = 1 - Math.pow(hp.beta1, t);
+    const bc2 = 1 - Math.pow(hp.beta2, t);
+    const g = this.grads;
+    const m = this.m;
+    const v = this.v;
+    for (const n of Object.keys(this.params)) {
+      const [p2, m2, v2] = tf.tidy(() => {
+        const grad = tf.mul(g[n], scale);
+        const mNew = tf.add(tf.mul(m[n], hp.beta1), tf.mul(grad, 1 - hp.beta1));
+        const vNew = tf.add(tf.mul(v[n], hp.beta2), tf.mul(tf.square(grad), 1 - hp.beta2));
+        let p = this.params[n];
+        if (hp.weightDecay > 0 && p.rank === 2) p = tf.mul(p, 1 - hp.learningRate * hp.weightDecay);
+        const update = tf.div(tf.div(mNew, bc1), tf.add(tf.sqrt(tf.div(vNew, bc2)), hp.eps));
+        return [tf.sub(p, tf.mul(update, hp.learningRate)), mNew, vNew];
+      });
+      this.params[n].dispose();
+      m[n].dispose();
+      v[n].dispose();
+      this.params[n] = p2;
+      m[n] = m2;
+      v[n] = v2;
+    }
+    this.zeroGrad();
+    return { grad_norm: norm, grad_scale: scale, learning_rate: hp.learningRate, step: t };
+  }
+
+  /** Accumulated gradient values (null when none), for tests and diagnostics. */
+  gradValues(): Map<string, Float32Array> | null {
+    return this.grads ? valuesFromTensors(this.cfg, this.grads) : null;
+  }
+
+  zeroGrad(): void {
+    if (this.grads) disposeParams(this.grads);
+    this.grads = null;
+  }
+
+  /** An immutable copy of the current weights (for a sampler). */
+  snapshot(): ParamMap {
+    return cloneParams(this.params);
+  }
+
+  weightValues(): Map<string, Float32Array> {
+    return valuesFromTensors(this.cfg, this.params);
+  }
+
+  optimizerState(): OptimizerState | null {
+    if (!this.m || !this.v) return null;
+    return { step: this.adamStep, m: valuesFromTensors(this.cfg, this.m), v: valuesFromTensors(this.cfg, this.v) };
+  }
+
+  /** Replace weights (and optionally the optimizer state); clears accumulated gradients. */
+  load(values: Map<string, Float32Array>, optimizer: OptimizerState | null | undefined): void {
+    const next = tensorsFromValues(this.cfg, values);
+    disposeParams(this.params);
+    this.params = next;
+    this.zeroGrad();
+    if (optimizer !== undefined) {
+      if (this.m) disposeParams(this.m);
+      if (this.v) disposeParams(this.v);
+      this.m = optimizer ? tensorsFromValues(this.cfg, optimizer.m) : null;
+      this.v = optimizer ? tensorsFromValues(this.cfg, optimizer.v) : null;
+      this.adamStep = optimizer ? optimizer.step : 0;
+    }
+  }
+
+  dispose(): void {
+    disposeParams(this.params);
+    this.zeroGrad();
+    if (this.m) disposeParams(this.m);
+    if (this.v) disposeParams(this.v);
+    this.m = this.v = null;
+  }
+}
+
+/** Number of parameters by name, for diagnostics. */
+export function paramNames(cfg: GPTConfig): string[] {
+  return paramShapes(cfg).map(([n]) => n);
+}
