@@ -1,0 +1,117 @@
+"use client";
+import Link from "next/link";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useCallback, useState } from "react";
+import { useTRPC } from "../../_lib/trpc";
+import { useChangeEvents } from "../../_lib/live";
+import { formatDuration, formatNumber, formatTime } from "../../_lib/format";
+import { ProgressBar, StatusBadge } from "../../_components/status";
+import { useMe } from "../../_components/require-user";
+import { RunLogs } from "./run-logs";
+
+export function RunView({ id }: { id: string }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const me = useMe();
+  const run = useQuery(trpc.runs.get.queryOptions({ id }));
+  const [actionError, setActionError] = useState<string | null>(null);
+  const cancel = useMutation(trpc.runs.cancel.mutationOptions());
+  const resume = useMutation(trpc.runs.resume.mutationOptions());
+
+  useChangeEvents(
+    useCallback(
+      (e: { t: string; id: string }) => {
+        if (e.t === "run" && e.id === id) qc.invalidateQueries({ queryKey: trpc.runs.get.queryKey({ id }) });
+      },
+      [id, qc, trpc],
+    ),
+  );
+
+  if (run.error) return <p role="alert" className="error">{run.error.message}</p>;
+  if (!run.data) return <p className="muted">Loading…</p>;
+  const r = run.data;
+  const canChange = me && me.role !== "viewer";
+  const latest = r.latestMetrics as Record<string, number>;
+
+  async function act(kind: "cancel" | "resume") {
+    setActionError(null);
+    try {
+      await (kind === "cancel" ? cancel : resume).mutateAsync({ id });
+      await qc.invalidateQueries({ queryKey: trpc.runs.get.queryKey({ id }) });
+    } catch (err) {
+      setActionError((err as Error).message);
+    }
+  }
+
+  return (
+    <div>
+      <div className="page-head">
+        <h1>{r.name}</h1>
+        <StatusBadge status={r.status} />
+        <div className="spacer" />
+        {canChange && (r.status === "queued" || r.status === "running") && (
+          <button onClick={() => act("cancel")} disabled={cancel.isPending || r.cancelRequested}>
+            {r.cancelRequested ? "Cancelling…" : "Cancel run"}
+          </button>
+        )}
+        {canChange && (r.status === "failed" || r.status === "cancelled") && (
+          <button onClick={() => act("resume")} disabled={resume.isPending}>
+            Resume run
+          </button>
+        )}
+        {canChange && (
+          <Link className="button" href={`/runs/new?from=${r.id}`}>
+            Clone and edit
+          </Link>
+        )}
+      </div>
+      {actionError && <p role="alert" className="error">{actionError}</p>}
+      <div className="cards">
+        <div className="card stat">
+          <div className="muted">Progress</div>
+          <ProgressBar step={r.progressStep} total={r.totalSteps} />
+          <div className="small">
+            step {r.progressStep} of {r.totalSteps} · ETA <span data-testid="run-eta">{r.status === "running" ? formatDuration(r.etaSeconds) : "—"}</span>
+          </div>
+        </div>
+        <div className="card stat">
+          <div className="muted">Kind / paradigm</div>
+          <div>
+            {r.kind} · {r.paradigm} · node <strong>{r.policyNode}</strong>
+          </div>
+          <div className="small">attempt {r.attempts} · started {formatTime(r.startedAt)} · finished {formatTime(r.finishedAt)}</div>
+        </div>
+        <div className="card stat">
+          <div className="muted">Latest metrics</div>
+          {Object.keys(latest).length === 0 ? (
+            <div className="muted">none yet</div>
+          ) : (
+            <dl className="kv">
+              {Object.entries(latest)
+                .slice(0, 8)
+                .map(([k, v]) => (
+                  <div key={k}>
+                    <dt>{k}</dt>
+                    <dd>{formatNumber(v)}</dd>
+                  </div>
+                ))}
+            </dl>
+          )}
+        </div>
+      </div>
+      {r.error && (
+        <div className="card error-card" role="alert">
+          <strong>Error:</strong> {r.error}
+        </div>
+      )}
+      <section>
+        <h2>Logs</h2>
+        <RunLogs runId={r.id} />
+      </section>
+      <section>
+        <h2>Config</h2>
+        <pre className="code" data-testid="run-config">{JSON.stringify(r.config, null, 2)}</pre>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,164 @@
+"use client";
+import Link from "next/link";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
+import { useCallback, useRef } from "react";
+import { useTRPC } from "../_lib/trpc";
+import { useChangeEvents } from "../_lib/live";
+import { formatDuration, formatNumber, formatTime } from "../_lib/format";
+import { ProgressBar, StatusBadge } from "../_components/status";
+import { useMe } from "../_components/require-user";
+
+const statuses = ["queued", "running", "succeeded", "failed", "cancelled"] as const;
+type Status = (typeof statuses)[number];
+
+/** Key metrics shown in the table (denormalised on the run, never joined from metric points). */
+const keyMetrics = [
+  { key: "reward/mean", label: "Reward" },
+  { key: "fidelity/mean", label: "Fidelity" },
+];
+
+export function RunsTable() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const router = useRouter();
+  const pathname = usePathname();
+  const params = useSearchParams();
+  const me = useMe();
+  const search = params.get("q") ?? "";
+  const status = params.getAll("status").filter((s): s is Status => (statuses as readonly string[]).includes(s));
+  const kind = (params.get("kind") as "train" | "eval" | null) ?? undefined;
+  const tag = params.get("tag") ?? undefined;
+
+  const input = { limit: 50, search: search || undefined, status: status.length ? status : undefined, kind, tag };
+  const runs = useInfiniteQuery(
+    trpc.runs.list.infiniteQueryOptions(input, { getNextPageParam: (last) => last.nextCursor ?? undefined }),
+  );
+
+  // Live: a change signal for any run refreshes the loaded pages (coalesced to one refetch per 300 ms).
+  const pending = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const onChange = useCallback(
+    (e: { t: string }) => {
+      if (e.t !== "run" || pending.current) return;
+      pending.current = setTimeout(() => {
+        pending.current = null;
+        qc.invalidateQueries({ queryKey: trpc.runs.list.infiniteQueryKey() });
+      }, 300);
+    },
+    [qc, trpc],
+  );
+  useChangeEvents(onChange);
+
+  function setParam(name: string, values: string[]) {
+    const next = new URLSearchParams(params.toString());
+    next.delete(name);
+    values.filter(Boolean).forEach((v) => next.append(name, v));
+    router.replace(`${pathname}?${next.toString()}`);
+  }
+
+  const items = runs.data?.pages.flatMap((p) => p.items) ?? [];
+  return (
+    <div>
+      <div className="page-head">
+        <h1>Runs</h1>
+        {me && me.role !== "viewer" && (
+          <Link className="button primary" href="/runs/new">
+            New run
+          </Link>
+        )}
+      </div>
+      <div className="filters">
+        <label>
+          Search
+          <input defaultValue={search} placeholder="run name" onChange={(e) => setParam("q", [e.target.value])} aria-label="Search runs" />
+        </label>
+        <label>
+          Status
+          <select value={status[0] ?? ""} onChange={(e) => setParam("status", [e.target.value])} aria-label="Filter by status">
+            <option value="">any</option>
+            {statuses.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Kind
+          <select value={kind ?? ""} onChange={(e) => setParam("kind", [e.target.value])} aria-label="Filter by kind">
+            <option value="">any</option>
+            <option value="train">train</option>
+            <option value="eval">eval</option>
+          </select>
+        </label>
+        <label>
+          Tag
+          <input defaultValue={tag ?? ""} onChange={(e) => setParam("tag", [e.target.value])} aria-label="Filter by tag" />
+        </label>
+      </div>
+      <table className="table" data-testid="runs-table">
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Status</th>
+            <th>Progress</th>
+            <th>ETA</th>
+            {keyMetrics.map((m) => (
+              <th key={m.key}>{m.label} (latest / best)</th>
+            ))}
+            <th>Paradigm</th>
+            <th>Node</th>
+            <th>Tags</th>
+            <th>Created</th>
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((r) => {
+            const latest = r.latestMetrics as Record<string, number>;
+            const best = r.bestMetrics as Record<string, number>;
+            return (
+              <tr key={r.id} data-run-id={r.id}>
+                <td>
+                  <Link href={`/runs/${r.id}`}>{r.name}</Link>
+                  <div className="muted small">{r.kind}</div>
+                </td>
+                <td>
+                  <StatusBadge status={r.status} />
+                </td>
+                <td>
+                  <ProgressBar step={r.progressStep} total={r.totalSteps} />
+                </td>
+                <td>{r.status === "running" ? formatDuration(r.etaSeconds) : "—"}</td>
+                {keyMetrics.map((m) => (
+                  <td key={m.key}>
+                    {formatNumber(latest[m.key])} / {formatNumber(best[m.key])}
+                  </td>
+                ))}
+                <td>{r.paradigm}</td>
+                <td>{r.policyNode}</td>
+                <td>
+                  {r.tags.map((t) => (
+                    <button key={t} className="tag" onClick={() => setParam("tag", [t])}>
+                      {t}
+                    </button>
+                  ))}
+                </td>
+                <td className="small">{formatTime(r.createdAt)}</td>
+              </tr>
+            );
+          })}
+          {items.length === 0 && !runs.isLoading && (
+            <tr>
+              <td colSpan={10} className="muted">
+                No runs match. {me && me.role !== "viewer" ? <Link href="/runs/new">Launch one.</Link> : null}
+              </td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+      {runs.hasNextPage && (
+        <button onClick={() => runs.fetchNextPage()} disabled={runs.isFetchingNextPage}>
+          Load more
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,114 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "../_lib/trpc";
+import { formatTime } from "../_lib/format";
+import { RequireUser, useMe } from "../_components/require-user";
+
+function Tokens() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const tokens = useQuery(trpc.tokens.list.queryOptions());
+  const create = useMutation(trpc.tokens.create.mutationOptions());
+  const revoke = useMutation(trpc.tokens.revoke.mutationOptions());
+  const [name, setName] = useState("");
+  const [fresh, setFresh] = useState<string | null>(null);
+  const refresh = () => qc.invalidateQueries({ queryKey: trpc.tokens.list.queryKey() });
+  return (
+    <section className="card">
+      <h2>API tokens</h2>
+      <p className="muted">Send as <code>Authorization: Bearer &lt;token&gt;</code>. A token acts as you and is shown once.</p>
+      <form
+        className="row"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const t = await create.mutateAsync({ name });
+          setFresh(t.token);
+          setName("");
+          refresh();
+        }}
+      >
+        <label>
+          Token name <input value={name} onChange={(e) => setName(e.target.value)} required />
+        </label>
+        <button type="submit" className="primary">Create token</button>
+      </form>
+      {fresh && (
+        <p className="notice" role="status">
+          Copy it now, it will not be shown again: <code data-testid="new-token">{fresh}</code>
+        </p>
+      )}
+      <table className="table">
+        <thead>
+          <tr><th>Name</th><th>Prefix</th><th>Created</th><th>Last used</th><th>Status</th><th /></tr>
+        </thead>
+        <tbody>
+          {tokens.data?.map((t) => (
+            <tr key={t.id}>
+              <td>{t.name}</td>
+              <td><code>{t.prefix}…</code></td>
+              <td>{formatTime(t.createdAt)}</td>
+              <td>{formatTime(t.lastUsedAt)}</td>
+              <td>{t.revokedAt ? "revoked" : "active"}</td>
+              <td>{!t.revokedAt && <button onClick={async () => { await revoke.mutateAsync({ id: t.id }); refresh(); }}>Revoke</button>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+function Users() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const users = useQuery(trpc.users.list.queryOptions());
+  const setRole = useMutation(trpc.users.setRole.mutationOptions());
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <section className="card">
+      <h2>Members</h2>
+      {error && <p role="alert" className="error">{error}</p>}
+      <table className="table">
+        <thead><tr><th>Name</th><th>Email</th><th>Role</th><th>Joined</th></tr></thead>
+        <tbody>
+          {users.data?.map((u) => (
+            <tr key={u.id}>
+              <td>{u.name}</td>
+              <td>{u.email}</td>
+              <td>
+                <select
+                  aria-label={`Role of ${u.email}`}
+                  value={u.role}
+                  onChange={async (e) => {
+                    setError(null);
+                    try {
+                      await setRole.mutateAsync({ userId: u.id, role: e.target.value as "admin" | "member" | "viewer" });
+                    } catch (err) {
+                      setError((err as Error).message);
+                    }
+                    qc.invalidateQueries({ queryKey: trpc.users.list.queryKey() });
+                  }}
+                >
+                  <option>admin</option><option>member</option><option>viewer</option>
+                </select>
+              </td>
+              <td>{formatTime(u.createdAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+export default function SettingsPage() {
+  const me = useMe();
+  return (
+    <RequireUser>
+      <h1>Settings</h1>
+      <Tokens />
+      {me?.role === "admin" && <Users />}
+    </RequireUser>
+  );
+}

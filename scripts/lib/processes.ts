@@ -1,0 +1,55 @@
+import { spawn, type ChildProcess } from "node:child_process";
+
+export interface Managed {
+  name: string;
+  child: ChildProcess;
+}
+
+/** Spawn a child whose output is prefixed with its name. */
+export function startProcess(name: string, cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Managed {
+  const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  const prefix = (chunk: Buffer) =>
+    chunk
+      .toString()
+      .split("\n")
+      .filter((l) => l.length)
+      .map((l) => `[${name}] ${l}`)
+      .join("\n") + "\n";
+  child.stdout!.on("data", (c: Buffer) => process.stdout.write(prefix(c)));
+  child.stderr!.on("data", (c: Buffer) => process.stderr.write(prefix(c)));
+  return { name, child };
+}
+
+export async function waitForHttp(url: string, timeoutMs: number, isAlive: () => boolean = () => true): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError = "";
+  while (Date.now() < deadline) {
+    if (!isAlive()) throw new Error(`process serving ${url} exited`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      if (res.status < 500) return;
+      lastError = `HTTP ${res.status}`;
+    } catch (err) {
+      lastError = (err as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`timed out waiting for ${url} (${lastError})`);
+}
+
+export function stopAll(procs: Managed[], signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+  return Promise.all(
+    procs.map(
+      (p) =>
+        new Promise<void>((resolve) => {
+          if (p.child.exitCode !== null || p.child.signalCode) return resolve();
+          const timer = setTimeout(() => p.child.kill("SIGKILL"), 8000);
+          p.child.once("exit", () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          p.child.kill(signal);
+        }),
+    ),
+  ).then(() => {});
+}

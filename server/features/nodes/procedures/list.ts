@@ -1,0 +1,4 @@
+import { authedProcedure } from "../../../trpc/init";
+import { listNodes } from "../service";
+
+export const list = authedProcedure.query(() => listNodes());

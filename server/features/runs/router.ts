@@ -1,0 +1,9 @@
+import { router } from "../../trpc/init";
+import { cancel } from "./procedures/cancel";
+import { create } from "./procedures/create";
+import { get } from "./procedures/get";
+import { list } from "./procedures/list";
+import { logs } from "./procedures/logs";
+import { resume } from "./procedures/resume";
+
+export const runsRouter = router({ create, list, get, cancel, resume, logs });

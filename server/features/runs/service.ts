@@ -1,0 +1,172 @@
+/** Run lifecycle on the web side: create (validated, queued in one transaction), list, read, cancel, resume. */
+import type { Prisma } from "@prisma/client";
+import { parseRunConfig } from "../../../contracts/run-config";
+import { terminalStatuses, type RunStatus } from "../../../contracts/jobs";
+import { prisma } from "../../db";
+import { DomainError, notFound } from "../../lib/errors";
+import { sendRunJob } from "../../lib/queue";
+
+/** Columns for run lists: no config body, no logs. */
+export const runListSelect = {
+  id: true,
+  name: true,
+  kind: true,
+  status: true,
+  paradigm: true,
+  policyNode: true,
+  tags: true,
+  progressStep: true,
+  totalSteps: true,
+  etaSeconds: true,
+  latestMetrics: true,
+  bestMetrics: true,
+  error: true,
+  cancelRequested: true,
+  createdAt: true,
+  startedAt: true,
+  finishedAt: true,
+  createdBy: { select: { name: true, email: true } },
+} satisfies Prisma.RunSelect;
+
+export const runDetailSelect = {
+  ...runListSelect,
+  config: true,
+  configVersion: true,
+  attempts: true,
+  heartbeatAt: true,
+  parentRunId: true,
+  updatedAt: true,
+} satisfies Prisma.RunSelect;
+
+export interface CreateRunInput {
+  name: string;
+  tags: string[];
+  config?: unknown;
+  parentRunId?: string;
+}
+
+export async function createRun(userId: string, input: CreateRunInput) {
+  const parsed = parseRunConfig(input.config);
+  if (!parsed.ok) {
+    const first = parsed.errors[0]!;
+    throw new DomainError(
+      "BAD_REQUEST",
+      `invalid run config: ${first.path || "(root)"}: ${first.message}`,
+      parsed.errors.map((e) => ({ path: e.path ? `config.${e.path}` : "config", message: e.message })),
+    );
+  }
+  const config = parsed.config;
+  const totalSteps = config.kind === "train" ? config.schedule.steps : 1;
+  return prisma.$transaction(async (tx) => {
+    const run = await tx.run.create({
+      data: {
+        name: input.name,
+        kind: config.kind,
+        status: "queued",
+        config: config as unknown as Prisma.InputJsonValue,
+        configVersion: config.schemaVersion,
+        paradigm: config.rollout.paradigm,
+        policyNode: config.policy.node,
+        tags: input.tags,
+        totalSteps,
+        parentRunId: input.parentRunId,
+        createdById: userId,
+      },
+      select: runDetailSelect,
+    });
+    await tx.runLog.create({ data: { runId: run.id, level: "info", message: `run queued (${config.kind}, ${totalSteps} steps)` } });
+    await sendRunJob(tx, { runId: run.id, reason: "created" });
+    return run;
+  });
+}
+
+export interface ListRunsInput {
+  limit: number;
+  cursor?: string | null;
+  search?: string;
+  status?: RunStatus[];
+  kind?: "train" | "eval";
+  tag?: string;
+}
+
+/** Keyset pagination on (createdAt desc, id desc): page cost does not grow with the table. */
+export async function listRuns(input: ListRunsInput) {
+  const where: Prisma.RunWhereInput = {};
+  if (input.search) where.name = { contains: input.search, mode: "insensitive" };
+  if (input.status?.length) where.status = { in: input.status };
+  if (input.kind) where.kind = input.kind;
+  if (input.tag) where.tags = { has: input.tag };
+  if (input.cursor) {
+    const anchor = await prisma.run.findUnique({ where: { id: input.cursor }, select: { createdAt: true, id: true } });
+    if (anchor) {
+      where.OR = [
+        { createdAt: { lt: anchor.createdAt } },
+        { createdAt: anchor.createdAt, id: { lt: anchor.id } },
+      ];
+    }
+  }
+  const rows = await prisma.run.findMany({
+    where,
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: input.limit + 1,
+    select: runListSelect,
+  });
+  const hasMore = rows.length > input.limit;
+  const items = hasMore ? rows.slice(0, input.limit) : rows;
+  return { items, nextCursor: hasMore ? items[items.length - 1]!.id : null };
+}
+
+export async function getRun(id: string) {
+  const run = await prisma.run.findUnique({ where: { id }, select: runDetailSelect });
+  if (!run) throw notFound("run", id);
+  return run;
+}
+
+export async function cancelRun(id: string, byEmail: string) {
+  return prisma.$transaction(async (tx) => {
+    // Row lock so a worker finishing the run at the same moment cannot interleave with us.
+    const rows = await tx.$queryRaw<{ status: string }[]>`select status from "run" where id = ${id} for update`;
+    if (rows.length === 0) throw notFound("run", id);
+    const status = rows[0]!.status as RunStatus;
+    if (terminalStatuses.includes(status)) {
+      throw new DomainError("CONFLICT", `run ${id} already finished (${status}); nothing to cancel`);
+    }
+    if (status === "queued") {
+      await tx.run.update({ where: { id }, data: { status: "cancelled", cancelRequested: true, finishedAt: new Date(), etaSeconds: null } });
+      await tx.runLog.create({ data: { runId: id, level: "warn", message: `cancelled before start by ${byEmail}` } });
+    } else {
+      await tx.run.update({ where: { id }, data: { cancelRequested: true } });
+      await tx.runLog.create({ data: { runId: id, level: "warn", message: `cancel requested by ${byEmail}` } });
+    }
+    return tx.run.findUniqueOrThrow({ where: { id }, select: runDetailSelect });
+  });
+}
+
+/** Re-queue a failed or cancelled run; the worker continues from the last committed step and checkpoint. */
+export async function resumeRun(id: string, byEmail: string) {
+  return prisma.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ status: string }[]>`select status from "run" where id = ${id} for update`;
+    if (rows.length === 0) throw notFound("run", id);
+    const status = rows[0]!.status as RunStatus;
+    if (status !== "failed" && status !== "cancelled") {
+      throw new DomainError("CONFLICT", `run ${id} is ${status}; only failed or cancelled runs can be resumed`);
+    }
+    await tx.run.update({
+      where: { id },
+      data: { status: "queued", cancelRequested: false, error: null, finishedAt: null, workerId: null },
+    });
+    await tx.runLog.create({ data: { runId: id, level: "info", message: `resume requested by ${byEmail}` } });
+    await sendRunJob(tx, { runId: id, reason: "resumed" });
+    return tx.run.findUniqueOrThrow({ where: { id }, select: runDetailSelect });
+  });
+}
+
+export async function listLogs(runId: string, afterId: bigint | null, limit: number) {
+  const logs = await prisma.runLog.findMany({
+    where: { runId, ...(afterId != null ? { id: { gt: afterId } } : {}) },
+    orderBy: { id: "asc" },
+    take: limit,
+    select: { id: true, ts: true, level: true, message: true },
+  });
+  return logs;
+}

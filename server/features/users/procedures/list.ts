@@ -1,0 +1,4 @@
+import { adminProcedure } from "../../../trpc/init";
+import { listUsers } from "../service";
+
+export const list = adminProcedure.query(() => listUsers());

@@ -1,0 +1,39 @@
+import { getAuth, type UserRole } from "../auth";
+import { prisma } from "../db";
+import { sha256 } from "../lib/secrets";
+
+export interface SessionUser {
+  id: string;
+  email: string;
+  name: string;
+  role: UserRole;
+  /** How the caller authenticated. */
+  via: "session" | "token";
+}
+
+/** Resolve the caller from a personal API token (Bearer envace_…) or a better-auth session cookie. */
+export async function resolveUser(headers: Headers): Promise<SessionUser | null> {
+  const authz = headers.get("authorization");
+  if (authz?.startsWith("Bearer ")) {
+    const token = authz.slice(7).trim();
+    const row = await prisma.apiToken.findUnique({
+      where: { tokenHash: sha256(token) },
+      select: { id: true, revokedAt: true, user: { select: { id: true, email: true, name: true, role: true } } },
+    });
+    if (!row || row.revokedAt) return null;
+    // Best effort; a failed timestamp update must not fail the request.
+    prisma.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => {});
+    return { ...row.user, role: row.user.role as UserRole, via: "token" };
+  }
+  const session = await getAuth().api.getSession({ headers });
+  if (!session) return null;
+  const u = session.user as { id: string; email: string; name: string; role?: string };
+  return { id: u.id, email: u.email, name: u.name, role: (u.role ?? "member") as UserRole, via: "session" };
+}
+
+export async function createContext(opts: { headers: Headers }) {
+  const user = await resolveUser(opts.headers);
+  return { user, headers: opts.headers };
+}
+
+export type Context = Awaited<ReturnType<typeof createContext>>;

@@ -1,0 +1,158 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import http from "node:http";
+import { inject } from "vitest";
+import { callerFor, eventually, prisma, resetDatabase, signUp, type TestUser } from "../../test/helpers";
+import { RunWorker } from "./worker";
+import { nodeCheckExecutor } from "./executors/node-check";
+import type { Executor } from "./context";
+
+const databaseUrl = inject("databaseUrl");
+
+describe("run worker against real Postgres and pg-boss", () => {
+  let member: TestUser;
+  const workers: RunWorker[] = [];
+  const executions = new Map<string, string[]>();
+
+  /** Records which worker executed which run, then reports two steps of progress. */
+  const countingExecutor: Executor = async (ctx) => {
+    executions.set(ctx.runId, [...(executions.get(ctx.runId) ?? []), ctx.workerId]);
+    for (let step = 1; step <= 2; step++) {
+      await new Promise((r) => setTimeout(r, 150));
+      await ctx.progress(step, 2);
+    }
+  };
+
+  async function startWorker(executor: Executor, id: string) {
+    const w = new RunWorker({
+      prisma,
+      databaseUrl,
+      selectExecutor: () => executor,
+      concurrency: 2,
+      heartbeatMs: 200,
+      sweepMs: 500,
+      pollingIntervalSeconds: 0.5,
+      workerId: id,
+      logger: () => {},
+    });
+    await w.start();
+    workers.push(w);
+    return w;
+  }
+
+  beforeAll(async () => {
+    await resetDatabase();
+    member = await signUp("member");
+  });
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((w) => w.stop()));
+  });
+  afterAll(async () => {
+    const { getBoss } = await import("../../server/lib/queue");
+    await (await getBoss()).stop({ graceful: false, wait: false }).catch(() => {});
+  });
+
+  it("runs each job exactly once across concurrent workers and reports progress", async () => {
+    await startWorker(countingExecutor, "w-a");
+    await startWorker(countingExecutor, "w-b");
+    const caller = await callerFor(member.headers);
+    const runs = await Promise.all(Array.from({ length: 6 }, (_, i) => caller.runs.create({ name: `c-${i}`, config: {} })));
+    for (const run of runs) {
+      const done = await eventually(async () => {
+        const r = await caller.runs.get({ id: run.id });
+        return r.status === "succeeded" ? r : null;
+      }, 30_000, `run ${run.id} to succeed`);
+      expect(done.progressStep).toBe(2);
+      expect(done.totalSteps).toBe(2);
+      expect(done.attempts).toBe(1);
+      expect(executions.get(run.id)).toHaveLength(1);
+    }
+    const usedWorkers = new Set(runs.map((r) => executions.get(r.id)![0]));
+    expect(usedWorkers.size).toBeGreaterThanOrEqual(1);
+  });
+
+  it("honours cancel within a few seconds", async () => {
+    const waitForCancel: Executor = async (ctx) => {
+      await ctx.progress(1, 100);
+      await new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve(), { once: true }));
+    };
+    await startWorker(waitForCancel, "w-cancel");
+    const caller = await callerFor(member.headers);
+    const run = await caller.runs.create({ name: "long", config: {} });
+    await eventually(async () => (await caller.runs.get({ id: run.id })).status === "running", 15_000, "running");
+    const requestedAt = Date.now();
+    await caller.runs.cancel({ id: run.id });
+    await eventually(async () => (await caller.runs.get({ id: run.id })).status === "cancelled", 5_000, "cancelled");
+    expect(Date.now() - requestedAt).toBeLessThan(5_000);
+    const logs = (await caller.runs.logs({ runId: run.id })).map((l) => l.message);
+    expect(logs).toEqual(expect.arrayContaining([expect.stringMatching(/cancel requested/), "run cancelled"]));
+  });
+
+  it("recovers a run whose worker died mid-job, on another worker", async () => {
+    let firstAttemptStarted = false;
+    const hang: Executor = async (ctx) => {
+      firstAttemptStarted = true;
+      await new Promise((r) => ctx.signal.addEventListener("abort", r, { once: true }));
+      throw new Error("worker stopping");
+    };
+    const dying = await startWorker(hang, "w-dying");
+    const caller = await callerFor(member.headers);
+    const run = await caller.runs.create({ name: "orphan", config: {} });
+    await eventually(async () => firstAttemptStarted, 15_000, "first attempt");
+    // Simulate a crash: the worker stops without finishing the run; its heartbeat stops too.
+    await dying.stop();
+    workers.splice(workers.indexOf(dying), 1);
+    expect((await caller.runs.get({ id: run.id })).status).toBe("running");
+
+    await startWorker(countingExecutor, "w-rescuer");
+    const done = await eventually(async () => {
+      const r = await caller.runs.get({ id: run.id });
+      return r.status === "succeeded" ? r : null;
+    }, 30_000, "recovered run to succeed");
+    expect(done.attempts).toBe(2);
+    expect(executions.get(run.id)).toEqual(["w-rescuer"]);
+    const logs = (await caller.runs.logs({ runId: run.id })).map((l) => l.message);
+    expect(logs.some((m) => /worker lost/.test(m))).toBe(true);
+  });
+
+  it("fails a run whose policy node does not answer, naming the node", async () => {
+    await startWorker(nodeCheckExecutor, "w-nodes");
+    const caller = await callerFor(member.headers);
+    const run = await caller.runs.create({ name: "no-node", config: { policy: { node: "ghost", model: "m" } } });
+    const done = await eventually(async () => {
+      const r = await caller.runs.get({ id: run.id });
+      return r.status === "failed" ? r : null;
+    }, 20_000, "failed");
+    expect(done.error).toMatch(/node "ghost" \(policy\) is not registered/);
+  });
+
+  it("records a healthy node check against a node speaking both protocols", async () => {
+    // A minimal protocol responder (the real embedded node has its own tests); the subject here is the run path.
+    const server = http.createServer((req, res) => {
+      res.setHeader("content-type", "application/json");
+      if (req.url === "/v1/models") return res.end(JSON.stringify({ object: "list", data: [{ id: "tiny-gpt" }] }));
+      if (req.url === "/api/v1/healthz") return res.end(JSON.stringify({ status: "ok" }));
+      if (req.url === "/api/v1/get_server_capabilities") return res.end(JSON.stringify({ supported_models: [{ model_name: "tiny-gpt" }] }));
+      res.statusCode = 404;
+      res.end("{}");
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const caller = await callerFor(member.headers);
+      await caller.nodes.add({ name: "local", kind: "embedded", baseUrl: `http://127.0.0.1:${port}` });
+      await startWorker(nodeCheckExecutor, "w-nodes-ok");
+      const run = await caller.runs.create({ name: "check", config: { policy: { node: "local", model: "tiny-gpt" } } });
+      const done = await eventually(async () => {
+        const r = await caller.runs.get({ id: run.id });
+        return r.status === "succeeded" || r.status === "failed" ? r : null;
+      }, 20_000, "finished");
+      expect(done.error).toBeNull();
+      expect(done.status).toBe("succeeded");
+      const node = await prisma.node.findUniqueOrThrow({ where: { name: "local" } });
+      expect(node.health).toBe("healthy");
+      expect(node.models).toEqual(["tiny-gpt"]);
+    } finally {
+      server.close();
+    }
+  });
+});
