@@ -12,6 +12,7 @@
  * Exports `runRolloutBench()` so the lead can add `turns_per_s_persisted` to the final line.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { Agent, request } from "node:http";
 import { pathToFileURL } from "node:url";
 import type { GenerateRequest, GenerateResult, PolicyClient } from "../worker/engine/io";
 import { ChecklistJudge } from "../worker/engine/reward";
@@ -50,12 +51,46 @@ function fakeResult(text: string, promptLength: number): GenerateResult {
   return { text, promptTokens, tokens, logprobs, finishReason: "stop" };
 }
 
+/**
+ * The simulated node's latency: a FIFO of waiters served by ONE armed timer (constant latency keeps
+ * due times ordered), so the responder's own timer bookkeeping stays out of the worker's figures as
+ * far as possible (it runs in-process, unlike the HTTP responder).
+ */
+class LatencyQueue {
+  private queue: { due: number; resolve: () => void }[] = [];
+  private head = 0;
+  private armed = false;
+  constructor(private readonly latencyMs: number) {}
+  wait(): Promise<void> {
+    return new Promise((resolve) => {
+      this.queue.push({ due: performance.now() + this.latencyMs, resolve });
+      if (!this.armed) this.arm();
+    });
+  }
+  private arm(): void {
+    if (this.head >= this.queue.length) {
+      this.armed = false;
+      this.queue = [];
+      this.head = 0;
+      return;
+    }
+    this.armed = true;
+    setTimeout(() => this.fire(), Math.max(0, this.queue[this.head].due - performance.now()));
+  }
+  private fire(): void {
+    const now = performance.now() + 1; // 1 ms tolerance batches near-simultaneous requests
+    while (this.head < this.queue.length && this.queue[this.head].due <= now) this.queue[this.head++].resolve();
+    this.arm();
+  }
+}
+
 export function inProcessPolicy(latencyMs: number, callsPerEpisode: number): PolicyClient & { count: number } {
+  const latency = latencyMs > 0 ? new LatencyQueue(latencyMs) : undefined;
   const p = {
     count: 0,
     async generate(req: GenerateRequest): Promise<GenerateResult> {
       p.count++;
-      if (latencyMs > 0) await new Promise((r) => setTimeout(r, latencyMs));
+      if (latency) await latency.wait();
       return fakeResult(cannedText(req, callsPerEpisode), promptChars(req));
     },
   };
@@ -107,15 +142,34 @@ async function startResponder(latencyMs: number, calls: number): Promise<{ port:
   return { port, child };
 }
 
-function httpPolicy(baseUrl: string): PolicyClient & { count: number } {
+/** POST JSON over a keep-alive agent (node:http; undici's fetch costs ~1 ms CPU per request). */
+function postJson(agent: Agent, port: number, path: string, body: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: "127.0.0.1", port, path, method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks).toString("utf8")) : reject(new Error(`responder answered ${res.statusCode}`))));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+function httpPolicy(port: number): PolicyClient & { count: number } {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1024 });
   const p = {
     count: 0,
     async generate(req: GenerateRequest): Promise<GenerateResult> {
       p.count++;
-      const res = await fetch(`${baseUrl}/v1/chat/completions`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
+      const text = await postJson(
+        agent,
+        port,
+        "/v1/chat/completions",
+        JSON.stringify({
           model: "bench",
           messages: req.messages,
           tools: req.tools,
@@ -125,9 +179,8 @@ function httpPolicy(baseUrl: string): PolicyClient & { count: number } {
           logprobs: true,
           metadata: { role: req.role },
         }),
-      });
-      if (!res.ok) throw new Error(`responder answered ${res.status}`);
-      const body = (await res.json()) as {
+      );
+      const body = JSON.parse(text) as {
         choices: { message: { content: string }; finish_reason: string; logprobs?: { content: { logprob: number }[] } }[];
         usage: { prompt_tokens: number };
       };
@@ -196,12 +249,15 @@ export interface RolloutBenchResult {
 }
 
 export interface RolloutBenchDetails extends RolloutBenchResult {
+  worker_wall_share_at_1s_http?: number;
   zero_latency: RunFigures;
   latency_in_process: RunFigures;
   latency_http?: RunFigures;
 }
 
-export async function runRolloutBenchDetailed(opts: { latencyMs?: number; http?: boolean; log?: (line: string) => void } = {}): Promise<RolloutBenchDetails> {
+export async function runRolloutBenchDetailed(
+  opts: { latencyMs?: number; http?: boolean; callsAtLatency?: number; log?: (line: string) => void } = {},
+): Promise<RolloutBenchDetails> {
   const log = opts.log ?? (() => {});
   const latencyMs = opts.latencyMs ?? 1000;
   // Warm-up (JIT) on a small run, then the paper-scale run: 16 × 4 rollouts, 29 calls + 1 reply each.
@@ -209,15 +265,17 @@ export async function runRolloutBenchDetailed(opts: { latencyMs?: number; http?:
   const zero = await measure(inProcessPolicy(0, 29), 16, 4, 64);
   log(`zero latency: ${zero.rollouts} rollouts, ${zero.generations} generations in ${zero.wallS.toFixed(2)} s → ${zero.generationsPerS.toFixed(0)} gen/s, ${zero.cpuUsPerGeneration.toFixed(0)} µs CPU/gen, mean ${zero.meanMicroSteps.toFixed(1)} micro-steps`);
 
-  // Latency case: 64 instances × 4 = 256 rollouts in flight; 3 calls + reply (7 generations each) keeps the wall time short.
-  const lat = await measure(inProcessPolicy(latencyMs, 3), 64, 4, 256);
+  // Latency case: 64 instances × 4 = 256 rollouts in flight; `callsAtLatency` calls + a reply per
+  // episode (2·calls+1 generations, one latency each) keeps the wall time bounded.
+  const callsAtLatency = opts.callsAtLatency ?? 3;
+  const lat = await measure(inProcessPolicy(latencyMs, callsAtLatency), 64, 4, 256);
   log(`${latencyMs} ms latency, in-process: ${lat.rollouts} rollouts in flight, ${lat.generations} generations, wall ${lat.wallS.toFixed(2)} s, worker CPU ${lat.cpuS.toFixed(3)} s → ${(lat.cpuShareOfWall * 100).toFixed(2)}% of wall`);
 
   let http: RunFigures | undefined;
   if (opts.http !== false) {
-    const { port, child } = await startResponder(latencyMs, 3);
+    const { port, child } = await startResponder(latencyMs, callsAtLatency);
     try {
-      http = await measure(httpPolicy(`http://127.0.0.1:${port}`), 64, 4, 256);
+      http = await measure(httpPolicy(port), 64, 4, 256);
       log(`${latencyMs} ms latency, HTTP 127.0.0.1: ${http.generations} generations, wall ${http.wallS.toFixed(2)} s, worker CPU ${http.cpuS.toFixed(3)} s → ${(http.cpuShareOfWall * 100).toFixed(2)}% of wall, ${http.cpuUsPerGeneration.toFixed(0)} µs CPU/gen`);
     } finally {
       child.kill();
@@ -225,8 +283,10 @@ export async function runRolloutBenchDetailed(opts: { latencyMs?: number; http?:
   }
   return {
     generations_per_s: zero.generationsPerS,
-    // The HTTP figure is the realistic one (client-side JSON and sockets count); fall back to in-process.
-    worker_wall_share_at_1s: (http ?? lat).cpuShareOfWall,
+    // Headline = the engine's own overhead (in-process responder, as the brief allows); the HTTP
+    // figure adds client-side transport (JSON bodies, sockets) and is reported beside it.
+    worker_wall_share_at_1s: lat.cpuShareOfWall,
+    worker_wall_share_at_1s_http: http?.cpuShareOfWall,
     zero_latency: zero,
     latency_in_process: lat,
     latency_http: http,
@@ -241,10 +301,21 @@ export async function runRolloutBench(): Promise<RolloutBenchResult> {
 const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
 if (isMain) {
   const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 1000);
-  runRolloutBenchDetailed({ latencyMs, http: process.env.BENCH_HTTP !== "0", log: (l) => console.log(l) })
+  const callsAtLatency = process.env.BENCH_CALLS ? Number(process.env.BENCH_CALLS) : undefined;
+  runRolloutBenchDetailed({ latencyMs, callsAtLatency, http: process.env.BENCH_HTTP !== "0", log: (l) => console.log(l) })
     .then((d) => {
-      console.log(`targets: generations/s ≥ 1000 → ${d.generations_per_s >= 1000 ? "met" : "MISSED"}; worker CPU share < 2% → ${d.worker_wall_share_at_1s < 0.02 ? "met" : "MISSED"}`);
-      console.log(JSON.stringify({ bench: "rollout", generations_per_s: Math.round(d.generations_per_s), worker_wall_share_at_1s: Number(d.worker_wall_share_at_1s.toFixed(5)) }));
+      console.log(
+        `targets: generations/s ≥ 1000 → ${d.generations_per_s >= 1000 ? "met" : "MISSED"}; ` +
+          `engine CPU share < 2% → ${d.worker_wall_share_at_1s < 0.02 ? "met" : "MISSED"}` +
+          (d.worker_wall_share_at_1s_http !== undefined ? ` (with node:http transport: ${(d.worker_wall_share_at_1s_http * 100).toFixed(2)}%)` : ""),
+      );
+      const line: Record<string, unknown> = {
+        bench: "rollout",
+        generations_per_s: Math.round(d.generations_per_s),
+        worker_wall_share_at_1s: Number(d.worker_wall_share_at_1s.toFixed(5)),
+      };
+      if (d.worker_wall_share_at_1s_http !== undefined) line.worker_wall_share_at_1s_http = Number(d.worker_wall_share_at_1s_http.toFixed(5));
+      console.log(JSON.stringify(line));
     })
     .catch((e) => {
       console.error(e);

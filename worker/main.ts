@@ -1,6 +1,6 @@
 /** Worker process entry point: `npm run worker` (DATABASE_URL must point at a migrated database). */
 import { createPrisma } from "../server/db";
-import { nodeCheckExecutor } from "./runner/executors/node-check";
+import { evalExecutor, trainExecutor } from "./runner/executors/train";
 import { RunWorker } from "./runner/worker";
 
 const databaseUrl = process.env.DATABASE_URL;
@@ -25,7 +25,7 @@ const worker = new RunWorker({
   prisma,
   databaseUrl,
   concurrency: Number(process.env.WORKER_CONCURRENCY ?? 2),
-  selectExecutor: () => nodeCheckExecutor,
+  selectExecutor: (config) => (config.kind === "train" ? trainExecutor : evalExecutor),
 });
 await worker.start();
 

@@ -32,7 +32,11 @@ export function RunsTable() {
 
   const input = { limit: 50, search: search || undefined, status: status.length ? status : undefined, kind, tag };
   const runs = useInfiniteQuery(
-    trpc.runs.list.infiniteQueryOptions(input, { getNextPageParam: (last) => last.nextCursor ?? undefined }),
+    trpc.runs.list.infiniteQueryOptions(input, {
+      getNextPageParam: (last) => last.nextCursor ?? undefined,
+      // Changes made while this table was not mounted produced no signal here: refetch on every visit.
+      staleTime: 0,
+    }),
   );
 
   // Live: a change signal for any run refreshes the loaded pages (coalesced to one refetch per 300 ms).

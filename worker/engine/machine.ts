@@ -57,6 +57,8 @@ export interface RolloutOptions {
   rehearsePromptStyle?: RehearsePromptStyle;
   rehearsePromptOptions?: Partial<RehearsePromptOptions>;
   compactRehearsePromptOptions?: Partial<CompactRehearsePromptOptions>;
+  /** In `environment`, also ask the rehearse role for each call (not shown to the policy) and record fidelity. */
+  fidelityProbe?: boolean;
   /** Token estimate for text appended since the last measured act prompt (default ⌈chars/4⌉). */
   countTokens?: (text: string) => number;
 }
@@ -134,7 +136,7 @@ export interface RolloutState {
 export type RolloutNeed =
   | { kind: "act"; messages: ChatMessage[]; tools: ToolSchema[] }
   | { kind: "rehearse"; call: PendingCall; messages: ChatMessage[]; shadow: boolean }
-  | { kind: "tool"; source: "environment" | "simulator"; call: PendingCall; shadowOnly?: false }
+  | { kind: "tool"; source: "environment" | "simulator"; call: PendingCall; probe?: ChatMessage[] }
   | { kind: "judge"; userTurnIndex: number }
   | { kind: "done" };
 
@@ -143,7 +145,7 @@ export type RolloutEvent =
   | { kind: "act_failed"; error: string }
   | { kind: "rehearse"; output: GenerateResult; real?: string }
   | { kind: "rehearse_failed"; error: string; real?: string }
-  | { kind: "tool"; content: string; failed?: boolean }
+  | { kind: "tool"; content: string; failed?: boolean; /** Fidelity probe: the rehearse role's raw output. */ probe?: GenerateResult }
   | { kind: "judged"; stop: boolean; reason?: string };
 
 const defaultCountTokens = (text: string) => Math.ceil(text.length / 4);
@@ -199,12 +201,12 @@ export function nextNeed(state: RolloutState): RolloutNeed {
         shadow: state.options.shadowExecution && state.hasEnvironment,
       };
     }
-    case "processing_tools":
-      return {
-        kind: "tool",
-        source: state.options.paradigm === "simulator" ? "simulator" : "environment",
-        call: state.pendingCalls[state.cursor],
-      };
+    case "processing_tools": {
+      const call = state.pendingCalls[state.cursor];
+      const source = state.options.paradigm === "simulator" ? "simulator" : "environment";
+      const probe = source === "environment" && state.options.fidelityProbe ? rehearsePromptFor(state, call) : undefined;
+      return probe ? { kind: "tool", source, call, probe } : { kind: "tool", source, call };
+    }
     case "interacting":
       return { kind: "judge", userTurnIndex: state.userTurnIndex };
     default:
@@ -322,7 +324,7 @@ export function applyEvent(state: RolloutState, event: RolloutEvent): RolloutSta
       if (event.kind === "rehearse" || event.kind === "rehearse_failed") return onRehearse(state, event);
       return state;
     case "processing_tools":
-      if (event.kind === "tool") return onTool(state, event.content, event.failed === true);
+      if (event.kind === "tool") return onTool(state, event.content, event.failed === true, event.probe);
       return state;
     case "interacting":
       if (event.kind === "judged") return onJudged(state, event.stop, event.reason);
@@ -423,9 +425,11 @@ function onRehearse(
   return flushToolResponses(next);
 }
 
-function onTool(state: RolloutState, content: string, failed: boolean): RolloutState {
+function onTool(state: RolloutState, content: string, failed: boolean, probe?: GenerateResult): RolloutState {
   const call = state.pendingCalls[state.cursor];
   const role: TurnRole = state.options.paradigm === "simulator" ? "simulator" : "environment";
+  // A fidelity probe's rehearsal is recorded beside the real response (it never enters the conversation).
+  const probed = probe ? parseRehearseOutput(probe.text).content : undefined;
   const records = record(state, {
     role,
     microStep: state.microSteps,
@@ -433,7 +437,8 @@ function onTool(state: RolloutState, content: string, failed: boolean): RolloutS
     call,
     ...noTokens,
     real: role === "environment" ? content : undefined,
-    rehearsed: role === "simulator" ? content : undefined,
+    rehearsed: role === "simulator" ? content : probed,
+    fidelity: probed !== undefined && role === "environment" ? compareResponses(probed, content) : undefined,
     valid: !failed,
     error: failed ? { code: "SIMULATOR_FAILED" } : undefined,
   });

@@ -263,6 +263,27 @@ export async function replaySnapshot(instance: TaskInstance, messages: ChatMessa
   return env.snapshot();
 }
 
+/** One replay of the calls in `messages`, with a snapshot taken at each of the (ascending) `endIndices`. */
+export async function replaySnapshotsAt(instance: TaskInstance, messages: ChatMessage[], endIndices: number[]): Promise<unknown[]> {
+  if (!instance.environment) return endIndices.map(() => undefined);
+  const env: ToolEnvironment = instance.environment.create();
+  const out: unknown[] = [];
+  let i = 0;
+  for (const end of endIndices) {
+    for (; i < end && i < messages.length; i++) {
+      for (const c of messages[i].tool_calls ?? []) {
+        try {
+          await env.execute(c.function.name, c.function.arguments);
+        } catch {
+          // A throwing environment leaves the state as it is.
+        }
+      }
+    }
+    out.push(env.snapshot());
+  }
+  return out;
+}
+
 export function evaluateProgrammatic(check: ProgrammaticCheck, step: ChatMessage, snapshot: () => Promise<unknown>): Promise<boolean> | boolean {
   switch (check.type) {
     case "tool_called":
@@ -355,14 +376,11 @@ export async function judgeTurn(ctx: TurnContext, judge: ChecklistJudge): Promis
   // Serialising the conversation is only needed for LLM-judged items; built lazily.
   let previousText: string | undefined;
   const previous = () => (previousText ??= serializeForJudge(ctx.messages.slice(0, ctx.turnStartIndex)));
-  const snapshots = new Map<number, Promise<unknown>>();
+  // World snapshots after each step, computed in ONE replay of the episode's calls when first needed.
+  let allSnapshots: Promise<unknown[]> | undefined;
   const snapshotFor = (s: Step) => () => {
-    let p = snapshots.get(s.index);
-    if (!p) {
-      p = replaySnapshot(ctx.instance, ctx.messages.slice(0, s.endIndex));
-      snapshots.set(s.index, p);
-    }
-    return p;
+    allSnapshots ??= replaySnapshotsAt(ctx.instance, ctx.messages, steps.map((x) => x.endIndex));
+    return allSnapshots.then((list) => list[s.index]);
   };
 
   // Synchronous verdicts are stored directly; only judge calls and state replays are awaited.

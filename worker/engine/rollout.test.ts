@@ -200,3 +200,15 @@ describe("rollout driver on the shop domain", () => {
     for (const r of results) expect(r.normalizedReward).toBeCloseTo(1, 9);
   });
 });
+
+describe("fidelity probe", () => {
+  it("in the environment paradigm asks the rehearse role beside each real call without conditioning on it", async () => {
+    const policy = createShopOraclePolicy();
+    const r = await runOneRollout(job(task("buy")), { policy }, config({ paradigm: "environment", shadowExecution: false, fidelityProbe: true }), programmaticJudge);
+    const env = r.state.records.filter((x) => x.role === "environment");
+    expect(env).toHaveLength(2);
+    for (const x of env) expect(x.fidelity).toMatchObject({ exact: true });
+    expect(policy.calls).toBe(5);
+    expect(r.normalizedReward).toBeCloseTo(1, 9);
+  });
+});

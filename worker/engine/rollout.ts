@@ -153,8 +153,11 @@ export async function runOneRollout(
       }
     } else if (need.kind === "tool") {
       if (need.source === "environment") {
+        const probe = need.probe
+          ? clients.policy.generate({ role: "rehearse", messages: need.probe, sampling: config.sampling.rehearse }).catch(() => undefined)
+          : undefined;
         const content = env ? await executeSafely(env, need.call) : JSON.stringify(toolError("NO_ENVIRONMENT", "this task has no executable environment"));
-        state = applyEvent(state, { kind: "tool", content });
+        state = applyEvent(state, { kind: "tool", content, probe: await probe });
       } else {
         const r = await simulateExternally(clients.simulator, state, need.call, config);
         state = applyEvent(state, { kind: "tool", content: r.content, failed: r.failed });

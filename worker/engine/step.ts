@@ -108,6 +108,7 @@ export function rolloutOptionsFrom(config: RunConfig, countTokens?: (t: string) 
     maxUserTurns: config.rollout.maxUserTurns,
     maxMicroSteps: config.rollout.maxMicroSteps,
     promptBudgetTokens: config.rollout.promptBudgetTokens,
+    fidelityProbe: config.kind === "eval" && config.fidelityProbe && config.rollout.paradigm === "environment",
     countTokens,
   };
 }

@@ -9,7 +9,7 @@
  *    has none), conditioned on the memory through the system message, is judged and reported.
  */
 import type { Paradigm } from "../../contracts/run-config";
-import type { ChatMessage, PolicyClient, SamplingOptions } from "./io";
+import type { PolicyClient, SamplingOptions } from "./io";
 import { stripThink } from "./parsers";
 import { serializeHistory } from "./prompts";
 import type { JudgeTurnHook, RolloutClients, RolloutDriverConfig, RolloutJob, RolloutResult } from "./rollout";
@@ -126,4 +126,3 @@ export async function runTestTimeRehearsal(
   return { committed, committedParadigm, record: { mode: options.mode, attempts, memory } };
 }
 
-export type { ChatMessage };

@@ -1,15 +1,11 @@
 /**
  * `npm run node:start` — the embedded node on HOST:PORT (default 127.0.0.1:8765).
  * Env: PORT, HOST, NODE_DATA_DIR (checkpoints, default .data/node), NODE_API_KEY (optional),
- * NODE_WEIGHTS_DIR (warm-start checkpoint, default worker/node/weights), NODE_TF_BACKEND (wasm).
+ * NODE_WEIGHTS_DIR (warm-start checkpoint, default worker/node/weights/tiny-gpt), NODE_TF_BACKEND (wasm).
  */
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { startNode } from "./server";
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-export const DEFAULT_WEIGHTS_DIR = path.join(here, "weights");
+import { DEFAULT_WEIGHTS_DIR, startNode } from "./server";
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8765),

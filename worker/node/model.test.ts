@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { promises as fs } from "node:fs";
 import { type GPTConfig, ensureBackend, initParamValues, sampleRows, tensorsFromValues, disposeParams, countParams, DEFAULT_CONFIG } from "./model";
+import * as tf from "@tensorflow/tfjs";
 import { DEFAULT_LOSS_CONFIG, Trainer, type TrainDatum } from "./train";
 import { loadCheckpoint, saveCheckpoint } from "./checkpoint";
 
@@ -148,5 +149,25 @@ describe("tiny GPT", () => {
     expect(Array.from(other.weightValues().get("h0.mlp.wfc")!)).toEqual(Array.from(trainer.weightValues().get("h0.mlp.wfc")!));
     trainer.dispose();
     other.dispose();
+  });
+
+  it("training and sampling do not leak tensors", async () => {
+    const trainer = new Trainer(TINY, initParamValues(TINY, 5), tensorsFromValues(TINY, initParamValues(TINY, 6)));
+    const datum: TrainDatum = { tokens: [1, 2, 3], targets: [2, 3, 4], logprobs: [-2, -2, -2], advantages: [1, -1, 1] };
+    const lc = { ...DEFAULT_LOSS_CONFIG, dualClipThreshold: 3, klCoef: 0.1, entropyCoef: 0.01 };
+    const round = async () => {
+      await trainer.forwardBackward([datum, datum], "ppo", lc);
+      await trainer.forwardBackward([datum], "importance_sampling", lc, true);
+      trainer.optimStep({ learningRate: 1e-3, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.1, gradClipNorm: 1 });
+      const snap = trainer.snapshot();
+      await sampleRows(snap, TINY, [{ prompt: [1, 2], options: { maxTokens: 5, temperature: 1, topP: 0.9, topK: 0, stopTokens: [3], seed: 1 } }, { prompt: [4], options: { maxTokens: 3, temperature: 1, topP: 1, topK: 0, stopTokens: [], seed: 2 } }]);
+      disposeParams(snap);
+    };
+    await round(); // creates optimizer moments and cached masks
+    const before = tf.memory().numTensors;
+    await round();
+    await round();
+    expect(tf.memory().numTensors).toBe(before);
+    trainer.dispose();
   });
 });

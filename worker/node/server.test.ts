@@ -157,6 +157,9 @@ describe("embedded node over HTTP", () => {
     const badLoss = await raw("/api/v1/forward_backward", { model_id: modelId, seq_id: 3, forward_backward_input: { loss_fn: "dro", data: [datum([1, 2])] } });
     expect(badLoss.status).toBe(400);
     expect(badLoss.json.detail).toMatch(/loss_fn must be one of/);
+    const oversized = await raw("/api/v1/forward", { model_id: modelId, forward_input: { loss_fn: "cross_entropy", data: new Array(1025).fill(datum([1, 2])) } });
+    expect(oversized.status).toBe(400);
+    expect(oversized.json.detail).toMatch(/at most 1024 datums/);
     const unknownFuture = await raw("/api/v1/retrieve_future", { request_id: "req_nope" });
     expect(unknownFuture.status).toBe(404);
 

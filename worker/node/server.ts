@@ -11,6 +11,8 @@
 import http from "node:http";
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import type { ChatMessage } from "../engine/io";
 import { decode as decodeChat, renderPrompt, stopTokens as chatStopTokens } from "./chat-format";
@@ -44,6 +46,9 @@ export interface NodeServerOptions extends NodeServiceOptions {
 }
 
 export const NODE_VERSION = "0.1.0";
+
+/** The committed warm-start checkpoint (written by pretrain.ts). Pass it as `warmStartDir`. */
+export const DEFAULT_WEIGHTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "weights", "tiny-gpt");
 
 type Json = Record<string, unknown> | unknown[];
 interface Reply {

@@ -217,7 +217,8 @@ export class Trainer {
   private adamStep = 0;
   private m: ParamMap | null = null;
   private v: ParamMap | null = null;
-  tokenBudget = 4096;
+  /** Padded tokens per micro-batch: bounds how long one chunk of work blocks the event loop. */
+  tokenBudget = 2048;
 
   constructor(cfg: GPTConfig, values: Map<string, Float32Array>, reference: ParamMap | null) {
     this.cfg = cfg;

@@ -95,3 +95,12 @@ describe("generateTrainingTranscripts", () => {
     expect(JSON.parse(parseRehearseOutput(checkoutRehearse.completion).content)).toMatchObject({ order: "O1" });
   });
 });
+
+describe("builtin domain registry", async () => {
+  const { builtinDomain } = await import("../index");
+  it("resolves builtin:shop and rejects unknown names", () => {
+    const d = builtinDomain("builtin:shop");
+    expect(d.sample(1, 3, "test").every((t) => d.byId(t.id)?.id === t.id)).toBe(true);
+    expect(() => builtinDomain("builtin:nope")).toThrow(/unknown built-in domain "nope"/);
+  });
+});

@@ -19,6 +19,7 @@ type Node =
   | { kind: "num"; value: PyValue }
   | { kind: "tuple" }
   | { kind: "unary"; op: "+" | "-"; operand: Node }
+  | { kind: "call"; callee: Node; args: Node[] }
   | { kind: "binary"; op: "+" | "-" | "*" | "/" | "//" | "**"; left: Node; right: Node };
 
 type PyValue = bigint | number | "tuple";
@@ -30,7 +31,11 @@ function syntaxError(message: string, line = 1): never {
   throw new PyError(`${message} (<string>, line ${line})`);
 }
 
-function tokenize(src: string): Token[] {
+/**
+ * CPython tokenises lazily: a tokenizer error (unmatched ')', a bad literal) surfaces only when the
+ * parser reaches it. So tokenising stops at the first such error and the parser raises it at that point.
+ */
+function tokenize(src: string): { tokens: Token[]; tokenError?: string } {
   const tokens: Token[] = [];
   let depth = 0;
   let i = 0;
@@ -45,7 +50,7 @@ function tokenize(src: string): Token[] {
       const [text, intPart, frac] = m;
       if (frac === undefined) {
         if (intPart.length > 1 && intPart[0] === "0" && /[1-9]/.test(intPart)) {
-          syntaxError("leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers");
+          return { tokens, tokenError: "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers" };
         }
         tokens.push({ kind: "int", value: BigInt(intPart) });
       } else {
@@ -54,7 +59,7 @@ function tokenize(src: string): Token[] {
       i += text.length;
       continue;
     }
-    if (c === ".") syntaxError("invalid syntax");
+    if (c === ".") return { tokens, tokenError: "invalid syntax" };
     if (c === "*" || c === "/") {
       const op = src[i + 1] === c ? ((c + c) as "**" | "//") : c;
       tokens.push({ kind: "op", value: op });
@@ -63,26 +68,37 @@ function tokenize(src: string): Token[] {
     }
     if (c === "(") depth++;
     if (c === ")") {
-      if (depth === 0) syntaxError("unmatched ')'");
+      if (depth === 0) return { tokens, tokenError: "unmatched ')'" };
       depth--;
     }
     tokens.push({ kind: "op", value: c as "+" | "-" | "(" | ")" });
     i++;
   }
-  if (depth > 0) syntaxError("'(' was never closed");
-  return tokens;
+  return { tokens };
 }
 
-function parse(tokens: Token[]): Node {
-  let pos = 0;
+class ParseFail {
+  constructor(readonly pos: number, readonly depth: number) {}
+}
+
+/** A recursive-descent parser over tokens[start…]; `maxPeek` records the furthest token looked at. */
+function makeParser(tokens: Token[], start: number, startDepth: number) {
+  const state = { pos: start, depth: startDepth, maxPeek: start };
+  const peek = () => {
+    state.maxPeek = Math.max(state.maxPeek, state.pos);
+    return tokens[state.pos];
+  };
   const peekOp = (...ops: string[]) => {
-    const t = tokens[pos];
+    const t = peek();
     return t && t.kind === "op" && ops.includes(t.value) ? t.value : undefined;
+  };
+  const fail = (): never => {
+    throw new ParseFail(state.pos, state.depth);
   };
   const expr = (): Node => {
     let left = term();
     for (let op; (op = peekOp("+", "-")); ) {
-      pos++;
+      state.pos++;
       left = { kind: "binary", op: op as "+" | "-", left, right: term() };
     }
     return left;
@@ -90,7 +106,7 @@ function parse(tokens: Token[]): Node {
   const term = (): Node => {
     let left = factor();
     for (let op; (op = peekOp("*", "/", "//")); ) {
-      pos++;
+      state.pos++;
       left = { kind: "binary", op: op as "*" | "/" | "//", left, right: factor() };
     }
     return left;
@@ -98,7 +114,7 @@ function parse(tokens: Token[]): Node {
   const factor = (): Node => {
     const op = peekOp("+", "-");
     if (op) {
-      pos++;
+      state.pos++;
       return { kind: "unary", op: op as "+" | "-", operand: factor() };
     }
     return power();
@@ -106,33 +122,92 @@ function parse(tokens: Token[]): Node {
   const power = (): Node => {
     const base = primary();
     if (peekOp("**")) {
-      pos++;
+      state.pos++;
       return { kind: "binary", op: "**", left: base, right: factor() };
     }
     return base;
   };
   const primary = (): Node => {
-    const t = tokens[pos];
-    if (!t) return syntaxError("invalid syntax");
+    let node = atom();
+    // `2 (3)` is a call in Python (it fails at run time: "'int' object is not callable").
+    while (peekOp("(")) {
+      state.pos++;
+      state.depth++;
+      const args = peekOp(")") ? [] : [expr()];
+      closeParen();
+      node = { kind: "call", callee: node, args };
+    }
+    return node;
+  };
+  const atom = (): Node => {
+    const t = peek();
+    if (!t) return fail();
     if (t.kind === "int" || t.kind === "float") {
-      pos++;
+      state.pos++;
       return { kind: "num", value: t.value };
     }
     if (t.value === "(") {
-      pos++;
+      state.pos++;
+      state.depth++;
       if (peekOp(")")) {
-        pos++;
+        closeParen();
         return { kind: "tuple" };
       }
       const inner = expr();
-      if (!peekOp(")")) syntaxError("invalid syntax");
-      pos++;
+      closeParen();
       return inner;
     }
-    return syntaxError("invalid syntax");
+    return fail();
   };
-  const tree = expr();
-  if (pos !== tokens.length) syntaxError("invalid syntax");
+  const closeParen = () => {
+    if (!peekOp(")")) fail();
+    state.pos++;
+    state.depth--;
+  };
+  const whole = (): Node => {
+    const tree = expr();
+    if (peek() !== undefined) fail();
+    return tree;
+  };
+  return { state, expr, whole };
+}
+
+/**
+ * Parse with CPython's error reporting: reaching the end of input inside brackets is "'(' was never
+ * closed"; two expressions side by side inside brackets get the comma hint (whose second expression may
+ * itself run into the end of input); and a tokenizer error anywhere after the failure point wins over the
+ * parser's message.
+ */
+function parse({ tokens, tokenError }: { tokens: Token[]; tokenError?: string }): Node {
+  let tree: Node;
+  try {
+    tree = makeParser(tokens, 0, 0).whole();
+  } catch (err) {
+    if (!(err instanceof ParseFail)) throw err;
+    const atEnd = (i: number) => i >= tokens.length;
+    if (atEnd(err.pos)) {
+      if (tokenError) syntaxError(tokenError);
+      if (err.depth > 0) syntaxError("'(' was never closed");
+      syntaxError("invalid syntax");
+    }
+    let message = "invalid syntax";
+    if (tokens[err.pos].kind !== "op") {
+      // CPython's invalid_expression rule parses the second expression; if that reads to the end of
+      // input inside brackets, the tokenizer's "never closed" error surfaces first.
+      const second = makeParser(tokens, err.pos, err.depth);
+      try {
+        second.expr();
+      } catch (inner) {
+        if (!(inner instanceof ParseFail)) throw inner;
+      }
+      second.state.maxPeek = Math.max(second.state.maxPeek, second.state.pos);
+      if (atEnd(second.state.maxPeek) && (tokenError || second.state.depth > 0)) syntaxError(tokenError ?? "'(' was never closed");
+      if (err.depth > 0) message = "invalid syntax. Perhaps you forgot a comma?";
+    }
+    return syntaxError(tokenError ?? message);
+  }
+  // The input ended early because the tokenizer failed there: the parser reaches that error last.
+  if (tokenError) syntaxError(tokenError);
   return tree;
 }
 
@@ -153,7 +228,7 @@ function checkIntSize(v: bigint): bigint {
 const bitLength = (v: bigint) => (v === 0n ? 0 : v.toString(2).length);
 
 /** Python int / int: the correctly rounded quotient, even for integers beyond 2^53. */
-function intTrueDivide(a: bigint, b: bigint): number {
+function intTrueDivide(a: bigint, b: bigint, raiseOnOverflow = true): number {
   const negative = a < 0n !== b < 0n;
   const x = a < 0n ? -a : a;
   const y = b < 0n ? -b : b;
@@ -173,14 +248,55 @@ function intTrueDivide(a: bigint, b: bigint): number {
       q *= 2 ** -step;
       s -= step;
     }
-    if (!Number.isFinite(q)) throw new PyError("integer division result too large for a float");
+    if (!Number.isFinite(q) && raiseOnOverflow) throw new PyError("integer division result too large for a float");
   }
   return negative ? -q : q;
 }
 
-function floorDivFloat(a: number, b: number): number {
-  if (b === 0) throw new PyError("float floor division by zero");
-  return Math.floor(a / b);
+/** |x| = mantissa × 2^exponent exactly, for a finite non-zero double. */
+function decompose(x: number): { mantissa: bigint; exponent: number } {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, Math.abs(x));
+  const bits = view.getBigUint64(0);
+  const biased = Number(bits >> 52n);
+  const fraction = bits & ((1n << 52n) - 1n);
+  return biased === 0 ? { mantissa: fraction, exponent: -1074 } : { mantissa: fraction | (1n << 52n), exponent: biased - 1075 };
+}
+
+/**
+ * x ** y. V8's Math.pow is not correctly rounded (7 ** -2 gives 0.020408163265306124, C's pow gives
+ * 0.02040816326530612), so integral exponents of moderate size are computed exactly and rounded once.
+ */
+function floatPow(x: number, y: number): number {
+  if (!Number.isInteger(y) || x === 0 || !Number.isFinite(x) || Math.abs(y) > 4096) return x ** y;
+  const { mantissa, exponent } = decompose(x);
+  const k = Math.abs(y);
+  if (mantissa.toString(2).length * k > 40_000) return x ** y;
+  const power = mantissa ** BigInt(k);
+  const shift = exponent * k; // |x|^k = power × 2^shift
+  let magnitude: number;
+  if (y >= 0) magnitude = shift >= 0 ? Number(power << BigInt(shift)) : intTrueDivide(power, 1n << BigInt(-shift), false);
+  else magnitude = shift <= 0 ? intTrueDivide(1n << BigInt(-shift), power, false) : intTrueDivide(1n, power << BigInt(shift), false);
+  return x < 0 && k % 2 === 1 ? -magnitude : magnitude;
+}
+
+/** CPython's float floor division (float_floor_div): fmod-based, so 7 // (1/49) is 343.0 as in Python. */
+function floorDivFloat(vx: number, wx: number): number {
+  if (wx === 0) throw new PyError("float floor division by zero");
+  let mod = vx % wx;
+  let div = (vx - mod) / wx;
+  if (mod) {
+    if (wx < 0 !== mod < 0) {
+      mod += wx;
+      div -= 1.0;
+    }
+  }
+  if (div) {
+    let floordiv = Math.floor(div);
+    if (div - floordiv > 0.5) floordiv += 1.0;
+    return floordiv;
+  }
+  return Math.sign(vx / wx) < 0 || Object.is(vx / wx, -0) ? -0 : 0;
 }
 
 function evaluate(node: Node): PyValue {
@@ -189,6 +305,11 @@ function evaluate(node: Node): PyValue {
       return node.value;
     case "tuple":
       return "tuple";
+    case "call": {
+      const callee = evaluate(node.callee);
+      node.args.forEach(evaluate);
+      throw new PyError(`'${typeName(callee)}' object is not callable`);
+    }
     case "unary": {
       const v = evaluate(node.operand);
       if (v === "tuple") throw new PyError(`bad operand type for unary ${node.op}: 'tuple'`);
@@ -216,7 +337,7 @@ function evaluate(node: Node): PyValue {
           case "**":
             if (b < 0n) {
               if (a === 0n) throw new PyError("0.0 cannot be raised to a negative power");
-              return toFloat(a) ** toFloat(b);
+              return floatPow(toFloat(a), toFloat(b));
             }
             if (a === 0n || a === 1n || a === -1n) return a ** (b > 2n ? (b % 2n === 0n ? 2n : 1n) : b);
             if (b * BigInt((a < 0n ? -a : a).toString(2).length) > BigInt(MAX_INT_BITS)) {
@@ -241,7 +362,7 @@ function evaluate(node: Node): PyValue {
             // Python returns a complex number here, which float() then rejects.
             throw new PyError("float() argument must be a string or a real number, not 'complex'");
           }
-          const r = x ** y;
+          const r = floatPow(x, y);
           if (!Number.isFinite(r) && Number.isFinite(x) && Number.isFinite(y)) {
             throw new PyError("(34, 'Numerical result out of range')");
           }

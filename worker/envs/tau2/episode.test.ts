@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { GenerateRequest, GenerateResult, PolicyClient } from "../../engine/io";
-import { loadTau2RetailSource, tau2RetailInstance } from "./adapter";
-import { parseHermesToolCalls, policyClientAgent, runTau2Episode, type AgentTurn, type Tau2AgentFn } from "./episode";
+import { replaySnapshot } from "../../engine/reward";
+import { loadTau2RetailSource, tau2RetailInstance, tau2TaskInstance } from "./adapter";
+import { parseAgentText, policyClientAgent, runTau2Episode, type AgentTurn, type Tau2AgentFn } from "./episode";
 import { GREETING, renderScenario } from "./prompts";
 import { actionChecks, communicateChecks, passHatK } from "./scoring";
 import { ScriptedUser } from "./scripted-user";
@@ -70,6 +71,8 @@ describe("runTau2Episode", () => {
     const t = task("57");
     expect((await runTau2Episode({ ...base, task: t, agent: talk, userSim: new ScriptedUser(["hi", "Thanks ###TRANSFER###"]) })).termination.reason).toBe("transfer");
     expect((await runTau2Episode({ ...base, task: t, agent: talk, userSim: new ScriptedUser(["hi", "   "]) })).termination.reason).toBe("user_stalled");
+    expect((await runTau2Episode({ ...base, task: t, agent: talk, userSim: new ScriptedUser(["hi", "again", "again", "again"]) })).termination.reason).toBe("user_stalled");
+    expect((await runTau2Episode({ ...base, task: t, agent: talk, userSim: new ScriptedUser(["x".repeat(9000)]) })).termination.reason).toBe("user_garbage");
     const failing = { complete: async () => { throw new Error("HTTP 503"); } };
     expect((await runTau2Episode({ ...base, task: t, agent: talk, userSim: failing })).termination).toEqual({ reason: "user_error", detail: "HTTP 503" });
     const blank = await runTau2Episode({ ...base, task: t, agent: async () => ({ text: " ", toolCalls: [] }), userSim: new ScriptedUser(["hi"]) });
@@ -102,18 +105,18 @@ describe("runTau2Episode", () => {
       },
     });
     expect(seen).toEqual([0, 1, 2, 3, 4]); // each probe saw only the earlier calls' results
-    expect(traj.toolCalls[0].rehearsal).toEqual({ predicted: "yusuf_rossi_9620", agreement: { exact: true, keyAgreement: 1, errorFlag: true } });
+    expect(traj.toolCalls[0].rehearsal).toEqual({ predicted: "yusuf_rossi_9620", agreement: { exact: true, keyAgreement: 1, errorAgreement: true, score: 1 } });
     const order = traj.toolCalls[1].rehearsal!;
     expect(order.agreement!.exact).toBe(false);
     expect(order.agreement!.keyAgreement).toBeGreaterThan(0);
     expect(order.agreement!.keyAgreement).toBeLessThan(0.2);
     expect(traj.toolCalls[2].rehearsal).toEqual({ predicted: null, probeError: "probe offline" });
-    expect(traj.fidelity).toMatchObject({ probed: 5, probeFailures: 3, exactRate: 0.5, errorFlagRate: 1 });
+    expect(traj.fidelity).toMatchObject({ probed: 5, probeFailures: 3, comparisons: 2, exactRate: 0.5, errorAgreementRate: 1 });
     expect(traj.reward.reward).toBe(1);
   });
 
   it("drives a PolicyClient through Hermes-style tool calls", async () => {
-    const replies = ['<tool_call>\n{"name": "find_user_id_by_email", "arguments": {"email": "yusuf.rossi7301@example.com"}}\n</tool_call>', "Your user id is yusuf_rossi_9620."];
+    const replies = ['Let me look.\n<tool_call>\n{"name": "find_user_id_by_email", "arguments": {"email": "yusuf.rossi7301@example.com"}}\n</tool_call>', "Your user id is yusuf_rossi_9620."];
     const requests: GenerateRequest[] = [];
     const policy: PolicyClient = {
       async generate(req): Promise<GenerateResult> {
@@ -127,7 +130,11 @@ describe("runTau2Episode", () => {
     expect(requests[0].messages[0].content.startsWith("<instructions>\n")).toBe(true);
     expect(requests[0].messages[0].content.endsWith(`<policy>\n${policyText}\n</policy>`)).toBe(true);
     expect(requests[1].messages.at(-1)).toMatchObject({ role: "tool", content: "yusuf_rossi_9620" });
-    expect(parseHermesToolCalls("hello <tool_call>{bad json}</tool_call>").toolCalls[0].name).toBe("invalid_tool_call");
+    expect(traj.messages[2]).toMatchObject({ role: "assistant", content: "Let me look." });
+    const bad = parseAgentText("hello\n<tool_call>\n{bad json}\n</tool_call>");
+    expect(bad.invalid?.code).toBeTruthy();
+    const invalid = await runTau2Episode({ ...base, task: task("57"), agent: async () => bad, userSim: new ScriptedUser(["hi"]) });
+    expect(invalid.termination.reason).toBe("agent_invalid");
   });
 });
 
@@ -172,5 +179,29 @@ describe("engine adapter", () => {
     const turn = await inst.userTurn(user, [{ role: "user", content: "hello" }, { role: "assistant", content: "", tool_calls: [] }, { role: "assistant", content: "How can I help?" }]);
     expect(turn.stop).toBe("###STOP###");
     expect(user.requests[0].slice(1)).toEqual([{ role: "user", content: GREETING }, { role: "assistant", content: "hello" }, { role: "user", content: "How can I help?" }]);
+  });
+});
+
+describe("engine TaskInstance form", () => {
+  it("replays the episode's calls in the real environment and checks the gold end state", async () => {
+    const source = { db, tasks, policy: policyText, userGuidelines };
+    const t = task("0");
+    const inst = tau2TaskInstance(source, t, "I want to exchange two items.");
+    expect(inst.messages.map((m) => m.role)).toEqual(["system", "user"]);
+    const [dbItem] = inst.checklists[0][0];
+    expect(dbItem.check).toEqual({ type: "state_equals", path: ["db_hash"], value: "a109be174767fde0ebb50fe3be37cdb2f1ce017fefd7bd29ea3e4d38bd3ac25a" });
+    const env = inst.environment!.create();
+    const transcript = t.evaluation_criteria!.actions!.flatMap((a, i) => {
+      const argumentsJson = JSON.stringify(a.arguments);
+      return [
+        { role: "assistant" as const, content: "", tool_calls: [{ id: `c${i}`, type: "function" as const, function: { name: a.name, arguments: argumentsJson } }] },
+        { role: "tool" as const, content: String(env.execute(a.name, argumentsJson)) },
+      ];
+    });
+    expect(await replaySnapshot(inst, transcript)).toEqual({ db_hash: "a109be174767fde0ebb50fe3be37cdb2f1ce017fefd7bd29ea3e4d38bd3ac25a" });
+    expect(await replaySnapshot(inst, transcript.slice(0, 2))).not.toEqual({ db_hash: "a109be174767fde0ebb50fe3be37cdb2f1ce017fefd7bd29ea3e4d38bd3ac25a" });
+    expect(env.execute("get_order_details", "{not json")).toBe("Error: the arguments of get_order_details are not valid JSON");
+    const withInfo = tau2TaskInstance(source, task("16"), "hi");
+    expect(withInfo.checklists[0][0].map((i) => [i.id, i.weight])).toEqual([["db", 0.5], ["communicate_0", 0.5]]);
   });
 });

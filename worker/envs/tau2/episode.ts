@@ -3,11 +3,14 @@
  * user simulator (any ChatClient) and, optionally, the rehearsal-fidelity probe, which asks the policy
  * to predict each tool response BEFORE the real call runs.
  */
+import { compareResponses, isErrorValue, summarizeFidelity as summarizeEngineFidelity, type Fidelity, type FidelitySummary as EngineFidelitySummary } from "../../engine/fidelity";
 import type { ChatClient, ChatMessage, GenerateRequest, PolicyClient, SamplingOptions, ToolSchema } from "../../engine/io";
+import { parseActOutput, parseRehearseOutput, safeParseJson, stripThink } from "../../engine/parsers";
+import { buildRehearsePrompt, renderToolCalls } from "../../engine/prompts";
 import { RetailEnv } from "./env";
 import type { RetailDb } from "./model";
 import { agentSystemPrompt, findStopToken, GREETING, retailToolSchemas, userSystemPrompt, type StopToken } from "./prompts";
-import { deepEqual, scoreTau2Episode, type RewardBreakdown } from "./scoring";
+import { scoreTau2Episode, type RewardBreakdown } from "./scoring";
 import type { Tau2Task } from "./tasks";
 
 export interface AgentToolCall {
@@ -20,6 +23,10 @@ export interface AgentToolCall {
 export interface AgentTurn {
   text: string;
   toolCalls: AgentToolCall[];
+  /** The model's full raw output, when there is one (kept for the rehearse prompt). */
+  raw?: string;
+  /** The output could not be parsed (an engine act error code): the episode ends as `agent_invalid`. */
+  invalid?: { code: string; detail?: string };
 }
 
 /** The acting policy: given its LLM context and the tools, produce one message. */
@@ -33,7 +40,8 @@ export type TerminationReason =
   | "transfer" // ###TRANSFER###
   | "out_of_scope" // ###OUT-OF-SCOPE###
   | "max_steps"
-  | "user_stalled" // the simulator returned blank text
+  | "user_stalled" // the simulator returned blank text or repeated itself three times in a row
+  | "user_garbage" // the simulator returned an implausibly long message
   | "user_error" // the simulator call failed
   | "agent_invalid" // blank text and no tool call (the original aborts)
   | "agent_error"; // the agent function failed
@@ -45,14 +53,11 @@ export type Tau2Message =
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-export interface FidelityAgreement {
-  /** Parsed JSON equal (raw text equal when either side is not JSON). */
-  exact: boolean;
-  /** Jaccard overlap of the flattened key paths of the two JSON values (1 when both are non-JSON and equal). */
-  keyAgreement: number;
-  /** Both or neither look like a tool error. */
-  errorFlag: boolean;
-}
+/**
+ * Rehearsed-vs-real agreement: the engine's measure (exact JSON match, leaf key/value agreement,
+ * score), with `errorAgreement` judged by tau2's own error flag (`Error: …` texts are not JSON).
+ */
+export type FidelityAgreement = Fidelity;
 
 export interface ToolCallRecord {
   step: number;
@@ -61,7 +66,7 @@ export interface ToolCallRecord {
   arguments: unknown;
   response: string;
   error: boolean;
-  rehearsal?: { predicted: string | null; probeError?: string; agreement?: FidelityAgreement };
+  rehearsal?: { predicted: string | null; probeError?: string; agreement?: Fidelity };
 }
 
 export interface Tau2Trajectory {
@@ -76,26 +81,17 @@ export interface Tau2Trajectory {
   fidelity?: FidelitySummary;
 }
 
-export interface FidelitySummary {
+export interface FidelitySummary extends EngineFidelitySummary {
   probed: number;
   probeFailures: number;
-  exactRate: number;
-  meanKeyAgreement: number;
-  errorFlagRate: number;
 }
 
 export function summarizeFidelity(calls: ToolCallRecord[]): FidelitySummary | undefined {
   const probed = calls.filter((c) => c.rehearsal);
   if (probed.length === 0) return undefined;
-  const scored = probed.map((c) => c.rehearsal!.agreement).filter((a): a is FidelityAgreement => a !== undefined);
-  const mean = (f: (a: FidelityAgreement) => number) => (scored.length === 0 ? 0 : scored.reduce((s, a) => s + f(a), 0) / scored.length);
-  return {
-    probed: probed.length,
-    probeFailures: probed.length - scored.length,
-    exactRate: mean((a) => (a.exact ? 1 : 0)),
-    meanKeyAgreement: mean((a) => a.keyAgreement),
-    errorFlagRate: mean((a) => (a.errorFlag ? 1 : 0)),
-  };
+  const scored = probed.map((c) => c.rehearsal!.agreement).filter((a): a is Fidelity => a !== undefined);
+  const base = summarizeEngineFidelity(scored) ?? { comparisons: 0, exactRate: 0, meanKeyAgreement: 0, errorAgreementRate: 0, meanScore: 0 };
+  return { ...base, probed: probed.length, probeFailures: probed.length - scored.length };
 }
 
 export interface RunTau2EpisodeOptions {
@@ -109,44 +105,22 @@ export interface RunTau2EpisodeOptions {
   /** spec default for the CLI is 200 */
   maxSteps?: number;
   userTemperature?: number;
+  /** A user message longer than this ends the episode as `user_garbage` (default 8000 characters). */
+  maxUserChars?: number;
   fidelityProbe?: RehearseFn;
   signal?: AbortSignal;
 }
 
-const looksLikeError = (text: string) => /^\s*error\b/i.test(text);
-
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return { ok: false };
-  }
-}
-
-function keyPaths(value: unknown, prefix = "", out = new Set<string>()): Set<string> {
-  if (value && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) {
-      const p = prefix ? `${prefix}.${Array.isArray(value) ? "[]" : k}` : Array.isArray(value) ? "[]" : k;
-      out.add(p);
-      keyPaths(v, p, out);
-    }
-  }
-  return out;
+/** A predicted response "is an error" when it reads like a tau2 error text or an engine error object. */
+function predictsError(predicted: string): boolean {
+  if (/^\s*error\b/i.test(predicted)) return true;
+  const parsed = safeParseJson(predicted);
+  return parsed.ok && isErrorValue(parsed.value);
 }
 
 /** How well a rehearsed tool response agrees with the real one. */
-export function fidelityAgreement(predicted: string, real: string, realError: boolean): FidelityAgreement {
-  const p = parseJson(predicted.trim());
-  const r = parseJson(real);
-  const exact = p.ok && r.ok ? deepEqual(p.value, r.value) : predicted.trim() === real.trim();
-  let keyAgreement: number;
-  if (p.ok && r.ok) {
-    const a = keyPaths(p.value);
-    const b = keyPaths(r.value);
-    const union = new Set([...a, ...b]);
-    keyAgreement = union.size === 0 ? (exact ? 1 : 0) : [...a].filter((k) => b.has(k)).length / union.size;
-  } else keyAgreement = exact ? 1 : 0;
-  return { exact, keyAgreement, errorFlag: looksLikeError(predicted) === realError };
+export function fidelityAgreement(predicted: string, real: string, realError: boolean): Fidelity {
+  return { ...compareResponses(predicted.trim(), real), errorAgreement: predictsError(predicted) === realError };
 }
 
 function toolCallMessage(turn: AgentTurn): ChatMessage {
@@ -207,6 +181,15 @@ export async function runTau2Episode(opts: RunTau2EpisodeOptions): Promise<Tau2T
         termination = { reason: "user_stalled", detail: "the user simulator returned an empty message" };
         break;
       }
+      if (text.length > (opts.maxUserChars ?? 8000)) {
+        termination = { reason: "user_garbage", detail: `the user simulator returned ${text.length} characters` };
+        break;
+      }
+      const earlierUser = messages.filter((m) => m.role === "user").slice(-2);
+      if (earlierUser.length === 2 && earlierUser.every((m) => m.content.trim() === text.trim()) && !findStopToken(text)) {
+        termination = { reason: "user_stalled", detail: "the user simulator repeated the same message three times" };
+        break;
+      }
       push({ role: "user", content: text });
       userContext.push({ role: "assistant", content: text });
       agentContext.push({ role: "user", content: text });
@@ -219,6 +202,10 @@ export async function runTau2Episode(opts: RunTau2EpisodeOptions): Promise<Tau2T
         turn = await agent({ messages: [...agentContext], tools });
       } catch (err) {
         termination = { reason: "agent_error", detail: (err as Error).message };
+        break;
+      }
+      if (turn.invalid) {
+        termination = { reason: "agent_invalid", detail: `${turn.invalid.code}${turn.invalid.detail ? ": " + turn.invalid.detail : ""}` };
         break;
       }
       if (turn.text.trim() === "" && turn.toolCalls.length === 0) {
@@ -272,32 +259,23 @@ export async function runTau2Episode(opts: RunTau2EpisodeOptions): Promise<Tau2T
 
 // ---- agent and probe adapters over the engine's clients ----
 
-/**
- * Read tool calls from model text in the Hermes/Qwen format: `<tool_call>{"name": …, "arguments": {…}}</tool_call>`
- * blocks; the text before the first block is the message. A block that is not valid JSON becomes a call to
- * the unknown tool `invalid_tool_call` so the agent sees an error instead of the episode aborting.
- */
-export function parseHermesToolCalls(text: string, idPrefix = "call"): AgentTurn {
-  const blocks = [...text.matchAll(/<tool_call>\s*([\s\S]*?)\s*<\/tool_call>/g)];
-  if (blocks.length === 0) return { text: text.trim(), toolCalls: [] };
-  const toolCalls = blocks.map((m, i): AgentToolCall => {
-    const id = `${idPrefix}_${i}`;
-    try {
-      const parsed = JSON.parse(m[1]) as { name?: unknown; arguments?: unknown };
-      const args = typeof parsed.arguments === "string" ? JSON.parse(parsed.arguments) : parsed.arguments ?? {};
-      return { id, name: typeof parsed.name === "string" ? parsed.name : "invalid_tool_call", arguments: args };
-    } catch {
-      return { id, name: "invalid_tool_call", arguments: {} };
-    }
-  });
-  return { text: text.slice(0, blocks[0].index).trim(), toolCalls };
+/** Read the act role's text with the engine's parser (newline-delimited `<tool_call>` blocks). */
+export function parseAgentText(text: string, idPrefix = "call"): AgentTurn {
+  const parsed = parseActOutput(text);
+  if (parsed.kind === "reply") return { text: parsed.text, toolCalls: [], raw: text };
+  if (parsed.kind === "error") return { text: "", toolCalls: [], raw: text, invalid: { code: parsed.code, detail: parsed.payload.detail } };
+  return {
+    text: parsed.content,
+    toolCalls: parsed.calls.map((c, i) => ({ id: `${idPrefix}_${i}`, name: c.name, arguments: c.arguments })),
+    raw: text,
+  };
 }
 
 /** An agent that samples the act role of a PolicyClient and parses its text with `parse`. */
 export function policyClientAgent(
   policy: PolicyClient,
   sampling: SamplingOptions,
-  parse: (text: string, idPrefix: string) => AgentTurn = parseHermesToolCalls,
+  parse: (text: string, idPrefix: string) => AgentTurn = parseAgentText,
 ): Tau2AgentFn {
   let turns = 0;
   return async ({ messages, tools }) => {
@@ -309,24 +287,25 @@ export function policyClientAgent(
 
 /**
  * An agent over a plain ChatClient: the tool schemas go into the system message (the client has no
- * tools parameter) and tool calls are read back with `parse`.
+ * tools parameter), earlier calls and results are written as `<tool_call>` / `<tool_response>` text,
+ * and the reply is read with `parse`.
  */
 export function chatClientAgent(
   client: ChatClient,
   opts: { temperature?: number; maxTokens?: number } = {},
-  parse: (text: string, idPrefix: string) => AgentTurn = parseHermesToolCalls,
+  parse: (text: string, idPrefix: string) => AgentTurn = parseAgentText,
 ): Tau2AgentFn {
   let turns = 0;
   return async ({ messages, tools }) => {
     const toolText =
-      "\n\n# Tools\nYou may call these functions. To call one, write\n<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call>\n" +
+      "\n\n# Tools\nTo call a function, write a newline, <tool_call>, a newline, {\"name\": <function-name>, \"arguments\": <args-json-object>}, a newline and </tool_call>.\n" +
       `<tools>\n${tools.map((t) => JSON.stringify(t)).join("\n")}\n</tools>`;
     const [system, ...rest] = messages;
     const flattened = rest.map((m): ChatMessage =>
       m.role === "tool"
         ? { role: "user", content: `<tool_response>\n${m.content}\n</tool_response>` }
-        : m.tool_calls
-          ? { role: "assistant", content: [m.content, ...m.tool_calls.map((c) => `<tool_call>\n{"name": ${JSON.stringify(c.function.name)}, "arguments": ${c.function.arguments}}\n</tool_call>`)].filter(Boolean).join("\n") }
+        : m.tool_calls?.length
+          ? { role: "assistant", content: `${m.content}${renderToolCalls(m.tool_calls)}` }
           : m,
     );
     const { text } = await client.complete({ messages: [{ role: "system", content: system.content + toolText }, ...flattened], temperature: opts.temperature, maxTokens: opts.maxTokens });
@@ -334,13 +313,27 @@ export function chatClientAgent(
   };
 }
 
-/** A fidelity probe that asks the policy's rehearse role to write the response of `call`. */
+/**
+ * A fidelity probe that asks the policy's rehearse role, with the engine's rehearse prompt, to write the
+ * response of `call` before it runs. A plain-text prediction (tau2 returns ids and `Error: …` as text)
+ * is taken from inside <execution_result> when it is not a JSON object.
+ */
 export function policyClientRehearsal(policy: PolicyClient, sampling: SamplingOptions): RehearseFn {
   return async ({ messages, tools, call }) => {
-    const instruction =
-      `You are the environment behind these tools. Write exactly the text the tool ${JSON.stringify(call.name)} returns for ` +
-      `the arguments ${JSON.stringify(call.arguments)}, given everything above. Output only the tool response.`;
-    const result = await policy.generate({ role: "rehearse", messages: [...messages, { role: "user", content: instruction }], tools, sampling });
-    return result.text.trim();
+    const lastAssistant = messages.map((m) => m.role).lastIndexOf("assistant");
+    const caller = messages[lastAssistant];
+    const prompt = buildRehearsePrompt({
+      call: { name: call.name, argumentsJson: JSON.stringify(call.arguments ?? {}) },
+      tools,
+      history: messages.slice(0, lastAssistant),
+      rawCallerMessage: caller ? `${caller.content}${caller.tool_calls ? renderToolCalls(caller.tool_calls) : ""}` : "",
+    });
+    const result = await policy.generate({ role: "rehearse", messages: prompt, sampling });
+    const parsed = parseRehearseOutput(result.text);
+    if (parsed.ok) return parsed.content;
+    const inner = /<execution_result>\s*([\s\S]*?)\s*<\/execution_result>/.exec(stripThink(result.text));
+    if (!inner) return parsed.content;
+    const literal = safeParseJson(inner[1]);
+    return literal.ok && typeof literal.value === "string" ? literal.value : inner[1];
   };
 }

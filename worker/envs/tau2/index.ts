@@ -9,7 +9,7 @@ export {
   runTau2Episode,
   fidelityAgreement,
   summarizeFidelity,
-  parseHermesToolCalls,
+  parseAgentText,
   policyClientAgent,
   chatClientAgent,
   policyClientRehearsal,
@@ -18,5 +18,5 @@ export {
   type Tau2Trajectory,
   type TerminationReason,
 } from "./episode";
-export { tau2RetailInstance, tau2RetailInstances, loadTau2RetailSource, type Tau2EngineInstance } from "./adapter";
+export { tau2RetailInstance, tau2RetailInstances, tau2TaskInstance, retailToolEnvironment, loadTau2RetailSource, type Tau2EngineInstance } from "./adapter";
 export { ScriptedUser } from "./scripted-user";

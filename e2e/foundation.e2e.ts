@@ -1,0 +1,58 @@
+import { expect, test, type Page } from "@playwright/test";
+
+const admin = { email: "admin@example.test", password: "correct-horse-battery" };
+
+async function signIn(page: Page) {
+  await page.goto("/sign-in");
+  await page.getByLabel("Email").fill(admin.email);
+  await page.getByLabel("Password").fill(admin.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("heading", { name: "Runs" })).toBeVisible();
+}
+
+test.describe.serial("foundation flows", () => {
+  test("the first account becomes admin; sign out and back in", async ({ page }) => {
+    await page.goto("/runs");
+    await expect(page).toHaveURL(/\/sign-in/);
+    await page.getByRole("link", { name: "Create one" }).click();
+    await page.getByLabel("Name").fill("Ada Admin");
+    await page.getByLabel("Email").fill(admin.email);
+    await page.getByLabel("Password").fill(admin.password);
+    await page.getByRole("button", { name: "Create account" }).click();
+    await expect(page.getByRole("heading", { name: "Runs" })).toBeVisible();
+    await expect(page.getByTestId("current-user")).toHaveText(admin.email);
+    await expect(page.locator(".nav .badge")).toHaveText("admin");
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect(page).toHaveURL(/\/sign-in/);
+    await page.getByLabel("Email").fill(admin.email);
+    await page.getByLabel("Password").fill("wrong-password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page.getByRole("alert")).toBeVisible();
+    await signIn(page);
+  });
+
+  test("the new-run form shows errors on the offending field, then launches; status updates live", async ({ page }) => {
+    await signIn(page);
+    await page.getByRole("link", { name: "New run" }).click();
+    await expect(page.getByTestId("run-summary")).toContainText("rollouts per step");
+    const field = page.locator('[data-field="data.instancesPerStep"]');
+    await field.locator("input").fill("0");
+    await page.getByRole("button", { name: "Launch run" }).click();
+    await expect(field.getByRole("alert")).toContainText(/greater than or equal to 1/);
+    await expect(page).toHaveURL(/\/runs\/new/);
+
+    await field.locator("input").fill("2");
+    await page.getByLabel("Run name").fill("e2e live run");
+    await page.getByRole("button", { name: "Launch run" }).click();
+    await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+    await expect(page.getByRole("heading", { name: "e2e live run" })).toBeVisible();
+    // No reload from here on: the status must change through the live change signal.
+    await expect(page.getByTestId("run-status")).not.toHaveText("queued", { timeout: 60_000 });
+    await expect(page.getByTestId("run-logs")).toContainText("started on worker");
+
+    await page.getByRole("link", { name: "Runs" }).click();
+    const row = page.locator("tr", { hasText: "e2e live run" });
+    await expect(row).toBeVisible();
+  });
+});

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "step" ADD COLUMN     "statePath" TEXT;
+

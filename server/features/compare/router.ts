@@ -1,0 +1,4 @@
+import { router } from "../../trpc/init";
+import { runs } from "./procedures/runs";
+
+export const compareRouter = router({ runs });

@@ -1,0 +1,7 @@
+import { z } from "zod";
+import { authedProcedure } from "../../../trpc/init";
+import { runNodeHealth } from "../service";
+
+export const runNodesInput = z.object({ runId: z.string().uuid("run id must be a UUID") });
+
+export const nodes = authedProcedure.input(runNodesInput).query(({ input }) => runNodeHealth(input.runId));

@@ -1,0 +1,16 @@
+import { z } from "zod";
+import { authedProcedure } from "../../../trpc/init";
+import { metricSeries } from "../service";
+
+export const metricSeriesInput = z.object({
+  runId: z.string().uuid("run id must be a UUID"),
+  keys: z.array(z.string().min(1).max(200)).min(1, "ask for at least one metric key").max(40, "at most 40 metric keys per request"),
+  maxPoints: z.number().int().min(2).max(5000).default(400),
+  axis: z.enum(["step", "time"]).default("step"),
+  stepRange: z
+    .object({ from: z.number().int(), to: z.number().int() })
+    .refine((r) => r.from <= r.to, { message: "stepRange.from must not exceed stepRange.to" })
+    .nullish(),
+});
+
+export const series = authedProcedure.input(metricSeriesInput).query(({ input }) => metricSeries(input));

@@ -1,0 +1,141 @@
+/**
+ * Run metrics for charts: the keys a run has, and series downsampled IN SQL so a chart never pulls
+ * raw points. Reads walk the metric_point primary key (runId, key, step).
+ */
+import { Prisma } from "@prisma/client";
+import { prisma } from "../../db";
+import { notFound } from "../../lib/errors";
+import { nodeSelect } from "../nodes/service";
+
+/** Distinct metric keys of a run, by a loose index scan: one index probe per key, not a pass over every point. */
+export async function listMetricKeys(runId: string): Promise<string[]> {
+  const rows = await prisma.$queryRaw<{ key: string }[]>`
+    with recursive k as (
+      (select key from metric_point where "runId" = ${runId} order by key limit 1)
+      union all
+      select (select m.key from metric_point m where m."runId" = ${runId} and m.key > k.key order by m.key limit 1)
+      from k where k.key is not null
+    )
+    select key from k where key is not null`;
+  return rows.map((r) => r.key);
+}
+
+export interface SeriesInput {
+  runId: string;
+  keys: string[];
+  maxPoints: number;
+  axis: "step" | "time";
+  stepRange?: { from: number; to: number } | null;
+}
+
+/** One plotted point: a bucket of consecutive steps (a single step when the series is small). */
+export interface SeriesPoint {
+  /** Step at the bucket's centre (the step itself for an undivided series). */
+  step: number;
+  /** x on the chosen axis: the step, or seconds since the run's first metric point. */
+  x: number;
+  mean: number;
+  min: number;
+  max: number;
+  /** Points in the bucket. */
+  n: number;
+}
+
+export interface Series {
+  key: string;
+  points: SeriesPoint[];
+  /** Raw points behind the series (in the step range). */
+  total: number;
+  /** Steps per bucket; 1 means not downsampled. */
+  bucketSize: number;
+}
+
+/**
+ * Downsample every requested key to at most `maxPoints` buckets of equal step width, with min/max/mean
+ * per bucket (min/max keep spikes visible that a plain average would hide).
+ */
+export async function metricSeries(input: SeriesInput): Promise<{ series: Series[]; originTs: number | null }> {
+  const keys = [...new Set(input.keys)];
+  if (keys.length === 0) return { series: [], originTs: null };
+  const from = input.stepRange?.from ?? -2147483648;
+  const to = input.stepRange?.to ?? 2147483647;
+  const rows = await prisma.$queryRaw<
+    { key: string; step: number; mean: number; min: number; max: number; n: number; ts: Date; width: number; total: number }[]
+  >`
+    with bounds as (
+      select key, min(step) as lo, count(*)::int as total,
+             greatest(1, ceil((max(step) - min(step) + 1)::float8 / ${input.maxPoints}::int))::int as width
+      from metric_point
+      where "runId" = ${input.runId} and key in (${Prisma.join(keys)}) and step between ${from}::int and ${to}::int
+      group by key
+    )
+    select p.key,
+           round(avg(p.step))::int as step,
+           avg(p.value)::float8 as mean, min(p.value)::float8 as min, max(p.value)::float8 as max,
+           count(*)::int as n, max(p.ts) as ts, b.width, b.total
+    from metric_point p
+    join bounds b on b.key = p.key
+    where p."runId" = ${input.runId} and p.key in (${Prisma.join(keys)}) and p.step between ${from}::int and ${to}::int
+    group by p.key, b.width, b.total, (p.step - b.lo) / b.width
+    order by p.key, step`;
+  // Time axis origin: the run's first point overall, so zooming does not shift the axis.
+  let originTs: number | null = null;
+  if (input.axis === "time") {
+    const first = await prisma.$queryRaw<{ ts: Date | null }[]>`
+      select min(ts) as ts from metric_point where "runId" = ${input.runId} and key in (${Prisma.join(keys)})`;
+    originTs = first[0]?.ts ? first[0].ts.getTime() : null;
+  }
+  const byKey = new Map<string, Series>();
+  for (const key of keys) byKey.set(key, { key, points: [], total: 0, bucketSize: 1 });
+  for (const r of rows) {
+    const s = byKey.get(r.key)!;
+    s.total = r.total;
+    s.bucketSize = r.width;
+    s.points.push({
+      step: r.step,
+      x: input.axis === "time" && originTs != null ? (r.ts.getTime() - originTs) / 1000 : r.step,
+      mean: r.mean,
+      min: r.min,
+      max: r.max,
+      n: r.n,
+    });
+  }
+  return { series: keys.map((k) => byKey.get(k)!), originTs };
+}
+
+/** Checkpoints saved by a run, newest first. */
+export async function listCheckpoints(runId: string) {
+  return prisma.checkpoint.findMany({
+    where: { runId },
+    orderBy: { step: "desc" },
+    take: 500,
+    select: { id: true, step: true, nodeName: true, statePath: true, samplerPath: true, createdAt: true },
+  });
+}
+
+/** Every `{ node, model }` pair in a run config, with where it sits (policy, rollout.simulator, reward.judge, …). */
+export function nodeRefsOf(config: unknown, path: string[] = []): { role: string; node: string; model: string | null }[] {
+  if (!config || typeof config !== "object" || Array.isArray(config)) return [];
+  const obj = config as Record<string, unknown>;
+  const out: { role: string; node: string; model: string | null }[] = [];
+  if (typeof obj.node === "string" && path.length > 0) {
+    out.push({ role: path.join("."), node: obj.node, model: typeof obj.model === "string" ? obj.model : null });
+  }
+  for (const [k, v] of Object.entries(obj)) if (v && typeof v === "object") out.push(...nodeRefsOf(v, [...path, k]));
+  return out;
+}
+
+/** Health of the nodes a run uses (policy first), from the node table; unknown names are reported as missing. */
+export async function runNodeHealth(id: string) {
+  const run = await prisma.run.findUnique({ where: { id }, select: { policyNode: true, config: true } });
+  if (!run) throw notFound("run", id);
+  const refs = nodeRefsOf(run.config);
+  if (!refs.some((r) => r.node === run.policyNode)) refs.unshift({ role: "policy", node: run.policyNode, model: null });
+  const names = [...new Set(refs.map((r) => r.node))];
+  const nodes = await prisma.node.findMany({ where: { name: { in: names } }, select: nodeSelect });
+  return names.map((name) => ({
+    name,
+    roles: refs.filter((r) => r.node === name).map((r) => (r.model ? `${r.role} (${r.model})` : r.role)),
+    node: nodes.find((n) => n.name === name) ?? null,
+  }));
+}

@@ -1,0 +1,119 @@
+/**
+ * The report document: what a report shows, whether computed live or frozen as a snapshot, and what
+ * every export is made from. Pure (no database), so the browser and the tests use the same code.
+ */
+
+export interface OutcomeCount {
+  runId: string;
+  instanceId: string;
+  dataSource: string;
+  /** Trajectories of the instance in the run's evaluated set (its k). */
+  n: number;
+  successes: number;
+}
+
+export interface ReportRun {
+  id: string;
+  name: string;
+  kind: string;
+  paradigm: string;
+  status: string;
+  /** Which trajectories the table is computed from: the latest eval step, else the last train step. */
+  evaluated: { phase: "eval" | "train"; step: number } | null;
+}
+
+export interface ResultCell {
+  /** Mean over instances of the success rate across its k trajectories, in percent. */
+  avgAtK: number;
+  /** Percent of instances with at least one success among its k trajectories. */
+  passAtK: number;
+  instances: number;
+  /** Largest number of trajectories per instance (the k). */
+  k: number;
+}
+
+export interface ResultRow {
+  runId: string;
+  runName: string;
+  cells: Record<string, ResultCell | null>;
+  /** Plain mean of the run's benchmark columns (the paper's "Overall"). */
+  overall: { avgAtK: number; passAtK: number } | null;
+}
+
+export interface ResultTable {
+  /** Benchmark / domain columns (trajectory summary.dataSource), sorted. */
+  benchmarks: string[];
+  /** k when every cell shares it, else null (headers then read "Avg@k"). */
+  k: number | null;
+  rows: ResultRow[];
+}
+
+export interface ReportChart {
+  key: string;
+  series: { runId: string; runName: string; points: { step: number; value: number }[] }[];
+}
+
+export interface ReportDocument {
+  title: string;
+  notes: string;
+  /** When the results were computed (ISO 8601). */
+  generatedAt: string;
+  /** Set when the report is a frozen snapshot (ISO 8601). */
+  frozenAt: string | null;
+  runs: ReportRun[];
+  table: ResultTable;
+  charts: ReportChart[];
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/** The paper-layout result table: rows = runs, columns = benchmarks with Avg@k and pass@k, plus Overall. */
+export function buildResultTable(runs: { id: string; name: string }[], outcomes: OutcomeCount[]): ResultTable {
+  const benchmarks = [...new Set(outcomes.map((o) => o.dataSource))].sort();
+  const ks = new Set<number>();
+  const rows = runs.map((run): ResultRow => {
+    const cells: Record<string, ResultCell | null> = {};
+    for (const bench of benchmarks) {
+      const mine = outcomes.filter((o) => o.runId === run.id && o.dataSource === bench && o.n > 0);
+      if (mine.length === 0) {
+        cells[bench] = null;
+        continue;
+      }
+      const k = Math.max(...mine.map((o) => o.n));
+      ks.add(k);
+      cells[bench] = {
+        avgAtK: round2((100 * mine.reduce((s, o) => s + o.successes / o.n, 0)) / mine.length),
+        passAtK: round2((100 * mine.filter((o) => o.successes > 0).length) / mine.length),
+        instances: mine.length,
+        k,
+      };
+    }
+    const present = Object.values(cells).filter((c): c is ResultCell => c != null);
+    const overall = present.length
+      ? {
+          avgAtK: round2(present.reduce((s, c) => s + c.avgAtK, 0) / present.length),
+          passAtK: round2(present.reduce((s, c) => s + c.passAtK, 0) / present.length),
+        }
+      : null;
+    return { runId: run.id, runName: run.name, cells, overall };
+  });
+  return { benchmarks, k: ks.size === 1 ? [...ks][0]! : null, rows };
+}
+
+/** "Avg@4" / "pass@4", or "Avg@k" when runs differ in k. */
+export function metricLabels(table: ResultTable): { avg: string; pass: string } {
+  const k = table.k == null ? "k" : String(table.k);
+  return { avg: `Avg@${k}`, pass: `pass@${k}` };
+}
+
+/** What a share link may show: the same document without internal ids. */
+export function scrubForShare(doc: ReportDocument): ReportDocument {
+  const alias = new Map(doc.runs.map((r, i) => [r.id, `run-${i + 1}`]));
+  const a = (id: string) => alias.get(id) ?? "run";
+  return {
+    ...doc,
+    runs: doc.runs.map((r) => ({ ...r, id: a(r.id) })),
+    table: { ...doc.table, rows: doc.table.rows.map((row) => ({ ...row, runId: a(row.runId) })) },
+    charts: doc.charts.map((c) => ({ ...c, series: c.series.map((s) => ({ ...s, runId: a(s.runId) })) })),
+  };
+}

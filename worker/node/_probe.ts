@@ -1,0 +1,10 @@
+import { generateTrainingTranscripts } from "../domains/shop/transcripts";
+import { renderPrompt, decode, stopTokens } from "./chat-format";
+import { loadCheckpoint } from "./checkpoint";
+import { ensureBackend, sampleRows, tensorsFromValues } from "./model";
+await ensureBackend();
+const ck = await loadCheckpoint(process.argv[2] ?? "worker/node/weights/tiny-gpt");
+const params = tensorsFromValues(ck.config, ck.weights);
+const rows = generateTrainingTranscripts(77, 12);
+const out = await sampleRows(params, ck.config, rows.map((r) => ({ prompt: renderPrompt(r.messages), options: { maxTokens: 200, temperature: 0, topP: 1, topK: 0, stopTokens, seed: 1 } })));
+rows.forEach((r, i) => { console.log(`--- ${r.role} GOLD: ${JSON.stringify(r.completion)}\n    GOT:  ${JSON.stringify(decode(out[i].tokens))}`); });
