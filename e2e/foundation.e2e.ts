@@ -32,7 +32,7 @@ test.describe.serial("foundation flows", () => {
     await signIn(page);
   });
 
-  test("the new-run form shows errors on the offending field, then launches; status updates live", async ({ page }) => {
+  test("the new-run form shows errors on the offending field, launches a quickstart run that progresses live, and cancels it", async ({ page }) => {
     await signIn(page);
     await page.getByRole("link", { name: "New run" }).click();
     await expect(page.getByTestId("run-summary")).toContainText("rollouts per step");
@@ -47,12 +47,20 @@ test.describe.serial("foundation flows", () => {
     await page.getByRole("button", { name: "Launch run" }).click();
     await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
     await expect(page.getByRole("heading", { name: "e2e live run" })).toBeVisible();
-    // No reload from here on: the status must change through the live change signal.
-    await expect(page.getByTestId("run-status")).not.toHaveText("queued", { timeout: 60_000 });
+    // No reload from here on: status, progress and logs must change through the live change signal.
+    await expect(page.getByTestId("run-status")).toHaveText("running", { timeout: 60_000 });
     await expect(page.getByTestId("run-logs")).toContainText("started on worker");
+    await expect(page.getByRole("progressbar")).toHaveAttribute("aria-valuenow", /^[1-9]\d*$/, { timeout: 120_000 });
+    await expect(page.getByTestId("run-logs")).toContainText(/step 1\/30: reward/);
+    await expect(page.getByTestId("run-eta")).toHaveText(/\d+(s|m)/);
+
+    await page.getByRole("button", { name: "Cancel run" }).click();
+    await expect(page.getByTestId("run-status")).toHaveText("cancelled", { timeout: 30_000 });
+    await expect(page.getByRole("button", { name: "Resume run" })).toBeVisible();
 
     await page.getByRole("link", { name: "Runs" }).click();
     const row = page.locator("tr", { hasText: "e2e live run" });
     await expect(row).toBeVisible();
+    await expect(row.getByTestId("run-status")).toHaveText("cancelled");
   });
 });

@@ -24,7 +24,7 @@ export interface Child {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export function spawnTsx(script: string, env: NodeJS.ProcessEnv): Child {
+export function spawnTsx(script: string, env: Record<string, string | undefined>): Child {
   let out = "";
   const child = spawn(path.join(repoRoot, "node_modules/.bin/tsx"), [script], {
     cwd: repoRoot,

@@ -146,6 +146,9 @@ const scenarios: Scenario[] = [
 
 interface Template {
   user: string;
+  rehearseBroken: string;
+  rehearsedBroken: string;
+  fidelityBroken: unknown;
   act: string;
   actReply: string;
   actBroken: string;
@@ -166,8 +169,19 @@ function templates(): Template[] {
     const real = JSON.stringify(s.real);
     const fidelity = compareResponses(rehearsed, real);
     const call = { id: callId, name: s.tool, arguments: argsJson };
+    // What a rehearse parse error puts in the conversation (parsers.ts parseRehearseOutput, no tag found).
+    const rehearsedBroken = JSON.stringify({
+      error_tool_call: {
+        code: "NO_EXECUTION_RESULT_TAG_FOUND",
+        message: "The output has no '<execution_result>' tag",
+        details: { expected_format: "\\n<execution_result>\\n<non-empty JSON object or array>\\n</execution_result>", raw_preview: `The ${s.tool} call returns ${rehearsed.slice(0, 60)}` },
+      },
+    });
     return {
       user: s.user,
+      rehearseBroken: `<think>Answer as the environment.</think>The ${s.tool} call returns ${rehearsed.slice(0, 60)}`,
+      rehearsedBroken,
+      fidelityBroken: compareResponses(rehearsedBroken, real),
       act: `<think>${s.think}</think>${s.preface}\n<tool_call>\n${JSON.stringify({ name: s.tool, arguments: s.args })}\n</tool_call>`,
       actReply: `<think>I have what I need to answer.</think>${s.reply}`,
       actBroken: `<think>${s.think}</think>${s.preface}\n<tool_call>\n{"name": "${s.tool}", "arguments": {${argsJson.slice(1, 20)}\n</tool_call>`,
@@ -225,8 +239,10 @@ function turnsSql(where: string): string {
     from trajectory t where t."runId" = $1 and ${where}
   ), slots as (
     select traj.*, k, k % u as p,
-      (k = nt - 1 and reason like 'act_parse_error:%' and (k % u) % 2 = 1) as broken,
-      ((traj.h + k / 2) % (select count(*) from tpl))::int as ti
+      (reason like 'act_parse_error:%' and k = case when ((nt - 1) % u) % 2 = 1 then nt - 1 else nt - 2 end) as broken,
+      (reason like 'rehearse_parse_error:%' and k % u > 0 and (k % u) % 2 = 0
+        and k = case when ((nt - 1) % u) % 2 = 0 then nt - 1 else nt - 2 end) as broken_tool,
+      ((traj.h + (k - 1) / 2) % (select count(*) from tpl))::int as ti
     from traj cross join lateral generate_series(0, traj.nt - 1) as k
   )
   insert into turn (id, "trajectoryId", index, role, text, "toolCalls", "rehearsedResponse", "realResponse",
@@ -239,6 +255,7 @@ function turnsSql(where: string): string {
       when s.p % 2 = 1 and (s.p = s.u - 1 or s.k = s.nt - 1) then tpl.v->>'actReply'
       when s.p % 2 = 1 then tpl.v->>'act'
       when $4 = 'environment' then tpl.v->>'real'
+      when s.broken_tool then tpl.v->>'rehearseBroken'
       else tpl.v->>'rehearseText'
     end,
     case
@@ -247,10 +264,10 @@ function turnsSql(where: string): string {
       when s.p % 2 = 1 then tpl.v->'calls'
       else tpl.v->'call'
     end,
-    case when s.p > 0 and s.p % 2 = 0 then (case when $4 = 'environment' then tpl.v->>'real' else tpl.v->>'rehearsed' end) end,
+    case when s.p > 0 and s.p % 2 = 0 then (case when $4 = 'environment' then tpl.v->>'real' when s.broken_tool then tpl.v->>'rehearsedBroken' else tpl.v->>'rehearsed' end) end,
     case when s.p > 0 and s.p % 2 = 0 and ($3 or $4 = 'environment') then tpl.v->>'real' end,
-    case when s.p > 0 and s.p % 2 = 0 and $3 and $4 <> 'environment' then tpl.v->'fidelity' end,
-    case when s.broken then split_part(s.reason, ':', 2) end,
+    case when s.p > 0 and s.p % 2 = 0 and $3 and $4 <> 'environment' then (case when s.broken_tool then tpl.v->'fidelityBroken' else tpl.v->'fidelity' end) end,
+    case when s.broken or s.broken_tool then split_part(s.reason, ':', 2) end,
     case when s.p = 0 then 0 else 420 + s.k * 135 end,
     case when s.p = 0 then 0 when s.p % 2 = 1 then 48 + (s.h + s.k * 37) % 140 else 30 + (s.h + s.k * 53) % 90 end,
     case
@@ -271,7 +288,10 @@ function verdictsSql(where: string): string {
     from trajectory t where t."runId" = $1 and ${where}
   ), items as (
     select traj.*, b, j,
-      case when j = 0 then b * u + 1 else b * u + u - 1 end as ti
+      -- j = 0: the block's first act step; j = 1: its last act step (the reply when the block is complete).
+      b * u + case when j = 0 then 1
+        when (least(u, nt - b * u) - 1) % 2 = 1 then least(u, nt - b * u) - 1
+        else least(u, nt - b * u) - 2 end as ti
     from traj cross join lateral generate_series(0, (traj.nt - 1) / traj.u) as b cross join generate_series(0, 1) as j
   )
   insert into checklist_verdict (id, "trajectoryId", "userTurn", "turnIndex", "itemId", question, weight, passed, "callFailed", analysis)
@@ -282,13 +302,13 @@ function verdictsSql(where: string): string {
     (i.reward >= 0.999 or (i.h + i.j * 7 + i.b) % 10 < round(i.reward * 10)),
     false,
     jsonb_build_object(
-      'source', 'judge', 'checklist', 0, 'step', case when i.j = 0 then 0 else (i.u - 2) / 2 end, 'required', i.j = 1,
+      'source', 'judge', 'checklist', 0, 'step', (i.ti - i.b * i.u - 1) / 2, 'required', i.j = 1,
       'analysis', jsonb_build_object(
         'high_level_understanding_of_the_question', 'The item checks grounding of the agent''s actions in tool results.',
         'analysis_of_if_focus_on', 'Focus on step ' || i.ti || ' of user turn ' || i.b || '.',
         'analysis_of_pass_condition', 'Pass when the cited values match the tool response that entered the conversation.',
         'analysis_of_failure_examples', 'Quoting a price or status that no tool returned.'))
-  from items i where i.ti < i.nt`;
+  from items i where i.ti < i.nt and i.ti > i.b * i.u`;
 }
 
 /** Recompute the per-trajectory token sums and mean fidelity from the turns just written. */

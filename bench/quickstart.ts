@@ -1,0 +1,72 @@
+/**
+ * `npm run bench:quickstart`: the Quickstart preset (embedded node, built-in shop domain, world rehearsal
+ * with shadow execution) trained for a fixed number of steps through the real protocols, on this machine's
+ * CPUs. Prints reward and rehearsal fidelity over the first and last five steps and the per-role metrics,
+ * and ends with one line of JSON.
+ *
+ * Options (env): QS_STEPS (default 30), QS_SEED (0), QS_NODE_URL (use a running node instead of starting one).
+ */
+import { parseRunConfig, quickstartPreset } from "../contracts/run-config";
+import { TinkerPolicy } from "../worker/clients/tinker-policy";
+import { builtinDomain } from "../worker/domains";
+import { runTrainingStep, type StepResult } from "../worker/engine/step";
+import { keyMetricsOf } from "../worker/runner/persist";
+import { startEmbeddedNode } from "../test/processes";
+
+const steps = Number(process.env.QS_STEPS ?? 30);
+const seed = Number(process.env.QS_SEED ?? 0);
+const parsed = parseRunConfig({ ...quickstartPreset, schedule: { ...quickstartPreset.schedule, steps }, data: { ...quickstartPreset.data, seed } });
+if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+const config = parsed.config;
+
+const node = process.env.QS_NODE_URL ? null : await startEmbeddedNode();
+const baseUrl = process.env.QS_NODE_URL ?? node!.url;
+const policy = await TinkerPolicy.create({ baseUrl, model: config.policy.model });
+const domain = builtinDomain(config.data.dataset);
+const started = Date.now();
+const rows: { step: number; reward: number; fidelity: number; metrics: Record<string, number> }[] = [];
+
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
+const fmt = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? "   —  " : x.toFixed(3).padStart(6));
+
+try {
+  console.log(`quickstart: ${steps} steps × ${config.data.instancesPerStep} instances × ${config.data.rolloutsPerInstance} rollouts on ${baseUrl}`);
+  console.log(" step  reward  fidelity  act-adv+  reh-adv+  act-len  reh-len  valid   sec");
+  for (let step = 1; step <= steps; step++) {
+    const t0 = Date.now();
+    const result: StepResult = await runTrainingStep({
+      instances: domain.sample(seed * 1_000_003 + step, config.data.instancesPerStep, "train"),
+      config,
+      policy,
+      trainer: policy,
+      stepIndex: step,
+      runId: "bench-quickstart",
+    });
+    const key = keyMetricsOf(result);
+    const m = result.metrics;
+    rows.push({ step, reward: key["reward/mean"] ?? 0, fidelity: key["fidelity/mean"] ?? 0, metrics: m });
+    console.log(
+      `${String(step).padStart(5)} ${fmt(key["reward/mean"])}  ${fmt(key["fidelity/mean"])}    ${fmt(m["critic/act/advantages/max"])}    ${fmt(m["critic/rehearse/advantages/max"])}   ${fmt(m["response_length/act/mean"])}   ${fmt(m["response_length/rehearse/mean"])}  ${fmt(m["episode/valid_action_ratio"])} ${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}`,
+    );
+  }
+} finally {
+  policy.close();
+  await node?.kill("SIGKILL");
+}
+
+const first = rows.slice(0, 5);
+const last = rows.slice(-5);
+const summary = {
+  bench: "quickstart",
+  steps,
+  minutes: Number(((Date.now() - started) / 60_000).toFixed(2)),
+  reward_first5: Number(mean(first.map((r) => r.reward)).toFixed(4)),
+  reward_last5: Number(mean(last.map((r) => r.reward)).toFixed(4)),
+  fidelity_first5: Number(mean(first.map((r) => r.fidelity)).toFixed(4)),
+  fidelity_last5: Number(mean(last.map((r) => r.fidelity)).toFixed(4)),
+};
+const roleKeys = Object.keys(rows[rows.length - 1]?.metrics ?? {}).filter((k) => /^critic\/(act|rehearse)\/(score|advantages)\/mean$|^response_length\/(act|rehearse)\/mean$|^(act|rehearse)\/valid_action_ratio$/.test(k));
+console.log("\nper-role metrics, mean of first 5 → last 5 steps:");
+for (const k of roleKeys.sort()) console.log(`  ${k.padEnd(34)} ${fmt(mean(first.map((r) => r.metrics[k] ?? NaN)))} → ${fmt(mean(last.map((r) => r.metrics[k] ?? NaN)))}`);
+console.log(JSON.stringify(summary));
+process.exit(0);
