@@ -37,7 +37,7 @@ export interface PretrainOptions {
   config: GPTConfig;
 }
 
-export const DEFAULT_PRETRAIN: PretrainOptions = { seed: 0, rows: 3000, steps: 160, batch: 8, lr: 4e-3, evalRows: 48, maxMinutes: 12, config: DEFAULT_CONFIG };
+export const DEFAULT_PRETRAIN: PretrainOptions = { seed: 0, rows: 3000, steps: 240, batch: 4, lr: 6e-3, evalRows: 48, maxMinutes: 12, config: DEFAULT_CONFIG };
 
 export interface PretrainResult {
   steps: number;

@@ -218,7 +218,7 @@ export class Trainer {
   private m: ParamMap | null = null;
   private v: ParamMap | null = null;
   /** Padded tokens per micro-batch: bounds how long one chunk of work blocks the event loop. */
-  tokenBudget = 2048;
+  tokenBudget = 1024;
 
   constructor(cfg: GPTConfig, values: Map<string, Float32Array>, reference: ParamMap | null) {
     this.cfg = cfg;
