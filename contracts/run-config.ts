@@ -150,6 +150,13 @@ export const runConfigSchema = z
         message: "shadow execution only applies to the rehearse paradigm",
       });
     }
+    if (cfg.data.dataset === "tau2:retail" && !cfg.rollout.userSimulator) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ["rollout", "userSimulator"],
+        message: "tau2 retail tasks need a user-simulator node and model",
+      });
+    }
     if (cfg.optim.clipLow >= 1) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["optim", "clipLow"], message: "must be below 1" });
     }

@@ -9,6 +9,8 @@ export interface ChatMessage {
   role: "system" | "user" | "assistant" | "tool";
   content: string;
   name?: string;
+  /** Tool messages: the id of the call answered (OpenAI-compatible clients need it). */
+  tool_call_id?: string;
   tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[];
 }
 

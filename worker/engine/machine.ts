@@ -12,6 +12,7 @@
 import type { Paradigm } from "../../contracts/run-config";
 import type { ChatMessage, GenerateResult, ToolSchema } from "./io";
 import { actErrorMessage, assistantMessageFor, toolMessage } from "./messages";
+import { sanitizeText } from "./parsers";
 import { compareResponses, type Fidelity } from "./fidelity";
 import { type ActErrorCode, type ActErrorPayload, isToolErrorContent, parseActOutput, parseRehearseOutput, safeParseJson } from "./parsers";
 import {
@@ -23,7 +24,7 @@ import {
 } from "./prompts";
 import type { FewShotExample, RehearsePromptStyle, TaskInstance } from "./types";
 
-export type RolloutStatus = "pending" | "await_caller" | "await_simulator" | "processing_tools" | "interacting" | "terminated";
+export type RolloutStatus = "pending" | "await_caller" | "await_simulator" | "processing_tools" | "interacting" | "await_user" | "terminated";
 
 /** Termination reasons (§1.8), stored as plain strings on trajectories. */
 export const Termination = {
@@ -42,6 +43,12 @@ export const Termination = {
   lengthExceeded: "LENGTH_EXCEEDED",
   maxMicroSteps: "max_micro_steps",
   generationFailed: "generation_failed",
+  /** Live user (TaskInstance.liveUser): blank / repeated / timed-out reply, implausible reply, failed call. */
+  userStalled: "user_stalled",
+  userGarbage: "user_garbage",
+  userError: "user_error",
+  /** Live user: the agent's reply is blank (a prompt that fills the context gives an empty "length" generation). */
+  emptyAgentReply: "empty_agent_reply",
 } as const;
 
 export interface RolloutOptions {
@@ -61,6 +68,8 @@ export interface RolloutOptions {
   fidelityProbe?: boolean;
   /** Token estimate for text appended since the last measured act prompt (default ⌈chars/4⌉). */
   countTokens?: (text: string) => number;
+  /** Live user: a longer message ends the episode as `user_garbage` (default 8000 characters). */
+  maxUserChars?: number;
 }
 
 export interface PendingCall {
@@ -109,6 +118,8 @@ export interface RolloutState {
   fewShot: FewShotExample[];
   numChecklistTurns: number;
   hasEnvironment: boolean;
+  /** The instance has a live user: user messages come from `user` events, not from followUpUserMessages. */
+  liveUser: boolean;
   options: RolloutOptions;
   rehearsePromptStyle: RehearsePromptStyle;
   assistantTurns: number;
@@ -138,6 +149,7 @@ export type RolloutNeed =
   | { kind: "rehearse"; call: PendingCall; messages: ChatMessage[]; shadow: boolean }
   | { kind: "tool"; source: "environment" | "simulator"; call: PendingCall; probe?: ChatMessage[] }
   | { kind: "judge"; userTurnIndex: number }
+  | { kind: "user"; messages: ChatMessage[] }
   | { kind: "done" };
 
 export type RolloutEvent =
@@ -146,7 +158,10 @@ export type RolloutEvent =
   | { kind: "rehearse"; output: GenerateResult; real?: string }
   | { kind: "rehearse_failed"; error: string; real?: string }
   | { kind: "tool"; content: string; failed?: boolean; /** Fidelity probe: the rehearse role's raw output. */ probe?: GenerateResult }
-  | { kind: "judged"; stop: boolean; reason?: string };
+  | { kind: "judged"; stop: boolean; reason?: string }
+  /** Live user's message; `stop` = termination reason when the message ends the episode. */
+  | { kind: "user"; text: string; stop?: string }
+  | { kind: "user_failed"; reason: string; detail: string };
 
 const defaultCountTokens = (text: string) => Math.ceil(text.length / 4);
 
@@ -163,6 +178,7 @@ export function startRollout(instance: TaskInstance, options: RolloutOptions, ro
     fewShot: instance.fewShot ?? fewShotFromReference(instance.reference),
     numChecklistTurns: hasChecklist ? instance.checklists[0].length : 0,
     hasEnvironment: instance.environment !== undefined,
+    liveUser: instance.liveUser !== undefined,
     options,
     rehearsePromptStyle: options.rehearsePromptStyle ?? instance.rehearsePromptStyle ?? "full",
     assistantTurns: 0,
@@ -179,7 +195,10 @@ export function startRollout(instance: TaskInstance, options: RolloutOptions, ro
     lastToolFailed: false,
     records: [],
   };
-  if (!hasChecklist) return terminate(state, Termination.emptyChecklist);
+  // An instance scored at the end of the episode needs no checklist.
+  if (!hasChecklist && !instance.scoreEpisode) return terminate(state, Termination.emptyChecklist);
+  // A live user opens the conversation when the instance has no user message yet.
+  if (state.liveUser && firstUser < 0) return { ...state, status: "await_user" };
   return { ...state, status: "await_caller" };
 }
 
@@ -209,6 +228,8 @@ export function nextNeed(state: RolloutState): RolloutNeed {
     }
     case "interacting":
       return { kind: "judge", userTurnIndex: state.userTurnIndex };
+    case "await_user":
+      return { kind: "user", messages: state.messages };
     default:
       return { kind: "done" };
   }
@@ -329,6 +350,10 @@ export function applyEvent(state: RolloutState, event: RolloutEvent): RolloutSta
     case "interacting":
       if (event.kind === "judged") return onJudged(state, event.stop, event.reason);
       return state;
+    case "await_user":
+      if (event.kind === "user") return onUser(state, event.text, event.stop);
+      if (event.kind === "user_failed") return userFailed(state, event.reason, event.reason.toUpperCase(), event.detail, "");
+      return state;
     default:
       return state;
   }
@@ -362,7 +387,15 @@ function onAct(state: RolloutState, output: GenerateResult): RolloutState {
   const calls: PendingCall[] = (assistant.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, argumentsJson: c.function.arguments }));
   const records = record(state, { role: "act", microStep, ...gen, calls });
   const messages = [...state.messages, assistant];
-  if (calls.length === 0) return { ...base, messages, records, status: "interacting" };
+  if (calls.length === 0) {
+    // A blank reply would be shown to the live user as an empty message: end the episode instead.
+    if (state.liveUser && output.text.trim() === "") {
+      return terminate({ ...base, messages, records }, output.finishReason === "length" ? Termination.lengthExceeded : Termination.emptyAgentReply);
+    }
+    // A live user with no checklist items left for this turn: nothing to judge, the user answers next.
+    if (state.liveUser && state.userTurnIndex >= state.numChecklistTurns) return endTurn({ ...base, messages, records }, false);
+    return { ...base, messages, records, status: "interacting" };
+  }
   const withCalls: RolloutState = {
     ...base,
     messages,
@@ -452,9 +485,21 @@ function onTool(state: RolloutState, content: string, failed: boolean, probe?: G
 }
 
 function onJudged(state: RolloutState, stop: boolean, reason?: string): RolloutState {
+  // With a live user the conversation, not the checklist's length, decides when the episode ends.
+  if (state.liveUser && reason === Termination.checklistComplete) return endTurn(state, false);
+  return endTurn(state, stop, reason);
+}
+
+/** A finished user turn: stop, hit a cap, or move on to the next user message. */
+function endTurn(state: RolloutState, stop: boolean, reason?: string): RolloutState {
   const userTurns = state.userTurns + 1;
   const next: RolloutState = { ...state, userTurns };
   if (stop) return terminate(next, reason ?? Termination.judgeRequiredFailed);
+  if (state.liveUser) {
+    if (state.assistantTurns >= state.options.maxAssistantTurns) return terminate(next, Termination.maxAssistantTurns);
+    if (userTurns >= state.options.maxUserTurns) return terminate(next, Termination.maxUserTurns);
+    return { ...next, status: "await_user" };
+  }
   if (state.userTurnIndex + 1 >= state.numChecklistTurns) return terminate(next, Termination.checklistComplete);
   if (state.assistantTurns >= state.options.maxAssistantTurns) return terminate(next, Termination.maxAssistantTurns);
   if (userTurns >= state.options.maxUserTurns) return terminate(next, Termination.maxUserTurns);
@@ -469,6 +514,37 @@ function onJudged(state: RolloutState, stop: boolean, reason?: string): RolloutS
   };
   const records = record(withUser, { role: "user", microStep: state.microSteps, text: followUp, ...noTokens, valid: true });
   return toAwaitCaller({ ...withUser, records });
+}
+
+/** The live user's message opens the next user turn (or the first one); a `stop` reason ends the episode after it. */
+function onUser(state: RolloutState, rawText: unknown, stop?: string): RolloutState {
+  const text = typeof rawText === "string" ? rawText : "";
+  const maxChars = state.options.maxUserChars ?? 8000;
+  if (text.trim() === "") return userFailed(state, Termination.userStalled, "USER_STALLED", "the user simulator returned an empty message", text);
+  if (text.length > maxChars) {
+    return userFailed(state, Termination.userGarbage, "USER_GARBAGE", `the user simulator returned ${text.length} characters (limit ${maxChars})`, `${text.slice(0, maxChars)}…`);
+  }
+  const earlier = state.messages.filter((m) => m.role === "user").slice(-2);
+  if (!stop && earlier.length === 2 && earlier.every((m) => m.content.trim() === text.trim())) {
+    return userFailed(state, Termination.userStalled, "USER_STALLED", "the user simulator repeated the same message three times", text);
+  }
+  const first = !state.messages.some((m) => m.role === "user");
+  const messages = [...state.messages, { role: "user" as const, content: sanitizeText(text) }];
+  const withUser: RolloutState = {
+    ...state,
+    messages,
+    userTurnIndex: first ? state.userTurnIndex : state.userTurnIndex + 1,
+    turnStartIndex: messages.length - 1,
+  };
+  const records = record(withUser, { role: "user", microStep: state.microSteps, text, ...noTokens, valid: true });
+  if (stop) return terminate({ ...withUser, records }, stop);
+  return toAwaitCaller({ ...withUser, records });
+}
+
+/** The live user failed: record what came back (never entering the conversation) and end with `reason`. */
+function userFailed(state: RolloutState, reason: string, code: string, detail: string, text: string): RolloutState {
+  const records = record(state, { role: "user", microStep: state.microSteps, text, error: { code, payload: detail }, ...noTokens, valid: false });
+  return terminate({ ...state, records, lastErrorCode: code }, reason);
 }
 
 /** Is this an error payload produced by the act parser (for typing convenience). */

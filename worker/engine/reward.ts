@@ -333,6 +333,8 @@ export interface TurnJudgement {
   verdicts: ItemVerdict[];
   judgeCalls: number;
   judgeFailures: number;
+  /** Episode-level scores only (TaskInstance.scoreEpisode): the instance's reward breakdown. */
+  detail?: unknown;
 }
 
 export interface TurnContext {

@@ -9,6 +9,7 @@ import {
   applyEvent,
   nextNeed,
   type PendingCall,
+  type RolloutEvent,
   type RolloutOptions,
   type RolloutState,
   startRollout,
@@ -17,7 +18,8 @@ import {
 import { buildSimulatorPrompt, parseSimulatorResponse, SIMULATOR_RESPONSE_SCHEMA } from "./prompts";
 import { normalizedEpisodeReward, type TurnJudgement } from "./reward";
 import { toolError } from "./parsers";
-import type { TaskInstance, ToolEnvironment } from "./types";
+import type { EpisodeScore, TaskInstance, ToolEnvironment } from "./types";
+import type { ChatMessage } from "./io";
 
 export * from "./machine";
 
@@ -43,6 +45,8 @@ export interface RolloutClients {
   policy: PolicyClient;
   /** External tool simulator (`simulator` paradigm). */
   simulator?: ChatClient;
+  /** User simulator for instances with a live user (TaskInstance.liveUser). */
+  userSimulator?: ChatClient;
 }
 
 export interface RolloutDriverConfig {
@@ -51,6 +55,8 @@ export interface RolloutDriverConfig {
   maxConcurrentRollouts: number;
   /** External simulator call settings (reference: 0.6 / 0.8 / 8000, 5 attempts). */
   simulator?: { temperature: number; topP: number; maxTokens: number; attempts: number; timeoutMs: number };
+  /** Live-user calls: a reply that takes longer counts as a stall (default 120 s). */
+  userSimulator?: { timeoutMs: number };
   /** How many checklists count (reference max_num_checklist). */
   maxChecklists: number;
   sleep?: (ms: number) => Promise<void>;
@@ -117,6 +123,40 @@ async function simulateExternally(
   return { content: JSON.stringify({ error: lastError }), failed: true };
 }
 
+/**
+ * Ask the instance's live user for the next message. Never throws: a missing simulator or a failed
+ * call is `user_error`, no reply within the timeout is `user_stalled` (the episode ends with that reason).
+ */
+export async function askLiveUser(
+  instance: TaskInstance,
+  client: ChatClient | undefined,
+  messages: ChatMessage[],
+  timeoutMs = 120_000,
+): Promise<RolloutEvent> {
+  if (!instance.liveUser) return { kind: "user_failed", reason: Termination.userError, detail: "this instance has no live user" };
+  if (!client) return { kind: "user_failed", reason: Termination.userError, detail: "no user simulator is configured (rollout.userSimulator)" };
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // Race the call against the timeout too: a client that ignores the abort signal must not hang the rollout.
+  const timeout = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      resolve("timeout");
+    }, timeoutMs);
+  });
+  try {
+    const reply = await Promise.race([instance.liveUser.next(client, messages, { signal: controller.signal }), timeout]);
+    if (reply === "timeout") return { kind: "user_failed", reason: Termination.userStalled, detail: `the user simulator did not reply within ${timeoutMs / 1000} s` };
+    if (!reply || typeof reply.text !== "string") return { kind: "user_failed", reason: Termination.userGarbage, detail: "the user simulator returned no text" };
+    return { kind: "user", text: reply.text, ...(reply.stop ? { stop: reply.stop } : {}) };
+  } catch (e) {
+    if (controller.signal.aborted) return { kind: "user_failed", reason: Termination.userStalled, detail: `the user simulator did not reply within ${timeoutMs / 1000} s` };
+    return { kind: "user_failed", reason: Termination.userError, detail: e instanceof Error ? e.message : String(e) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Run one rollout to termination. */
 export async function runOneRollout(
   job: RolloutJob,
@@ -162,6 +202,8 @@ export async function runOneRollout(
         const r = await simulateExternally(clients.simulator, state, need.call, config);
         state = applyEvent(state, { kind: "tool", content: r.content, failed: r.failed });
       }
+    } else if (need.kind === "user") {
+      state = applyEvent(state, await askLiveUser(job.instance, clients.userSimulator, need.messages, config.userSimulator?.timeoutMs));
     } else if (need.kind === "judge") {
       try {
         const judgement = await judgeTurnHook({ job, state });
@@ -183,6 +225,29 @@ export async function runOneRollout(
     }
   }
 
+  const terminationReason = state.terminationReason ?? "unknown";
+  if (job.instance.scoreEpisode) {
+    // Episode-level reward (e.g. tau2's end state × communicate): it is already normalised to [0, 1].
+    let score: EpisodeScore;
+    try {
+      score = await job.instance.scoreEpisode({ messages: state.messages, records: state.records, terminationReason });
+    } catch (e) {
+      score = { reward: 0, verdicts: [], detail: { error: `scoring failed: ${e instanceof Error ? e.message : String(e)}` } };
+    }
+    const reward = Number.isFinite(score.reward) ? score.reward : 0;
+    judgements.push({
+      userTurnIndex: state.userTurnIndex,
+      reward,
+      checklistScores: [reward],
+      stop: true,
+      reason: terminationReason,
+      verdicts: score.verdicts,
+      judgeCalls: 0,
+      judgeFailures: 0,
+      ...(score.detail !== undefined ? { detail: score.detail } : {}),
+    });
+    return { job, state, judgements, episodeReward: reward, normalizedReward: reward, terminationReason, won: reward > 0, wallMs: performance.now() - started };
+  }
   const episodeReward = judgements.reduce((s, j) => s + j.reward, 0);
   const numChecklists = Math.min(job.instance.checklists.length, config.maxChecklists);
   return {

@@ -79,6 +79,8 @@ export interface TrainingStepInput {
   trainer: TrainerClient;
   judge?: ChatClient;
   simulator?: ChatClient;
+  /** User simulator for instances with a live user (tau2). */
+  userSimulator?: ChatClient;
   stepIndex: number;
   /** Prefix for group ids and sampler names (e.g. the run id). */
   runId?: string;
@@ -123,6 +125,7 @@ export function driverConfigFrom(config: RunConfig, mode: "train" | "eval", inpu
         : { act: toSampling(s.evalAct), rehearse: toSampling(s.evalRehearse) },
     maxConcurrentRollouts: config.rollout.maxConcurrentRollouts,
     simulator: { temperature: 0.6, topP: 0.8, maxTokens: config.rollout.responseBudgetTokens, attempts: 5, timeoutMs: config.reward.judgeTimeoutS * 1000 },
+    userSimulator: { timeoutMs: config.reward.judgeTimeoutS * 1000 },
     maxChecklists: config.reward.maxChecklists,
     sleep: input.sleep,
   };
@@ -303,7 +306,7 @@ export async function runTrainingStep(input: TrainingStepInput): Promise<StepRes
   let done = 0;
   const results = await runRollouts(
     jobs,
-    { policy: input.policy, simulator: input.simulator },
+    { policy: input.policy, simulator: input.simulator, userSimulator: input.userSimulator },
     driverConfigFrom(config, "train", input),
     judgeHookFor(judge, config.reward.maxChecklists),
     () => input.onRolloutDone?.(++done, jobs.length),
@@ -391,7 +394,7 @@ export async function runEvaluation(input: EvaluationInput): Promise<StepResult>
       Array.from({ length: width }, async () => {
         while (next < jobs.length) {
           const i = next++;
-          const tt = await runTestTimeRehearsal(jobs[i], { policy: input.policy, simulator: input.simulator }, driver, hook, {
+          const tt = await runTestTimeRehearsal(jobs[i], { policy: input.policy, simulator: input.simulator, userSimulator: input.userSimulator }, driver, hook, {
             attempts: config.testTime.attempts,
             mode: config.testTime.mode,
             sampling: driver.sampling.act,
@@ -403,7 +406,7 @@ export async function runEvaluation(input: EvaluationInput): Promise<StepResult>
     );
     trajectories = results;
   } else {
-    const results = await runRollouts(jobs, { policy: input.policy, simulator: input.simulator }, driver, hook, () => input.onRolloutDone?.(++done, jobs.length));
+    const results = await runRollouts(jobs, { policy: input.policy, simulator: input.simulator, userSimulator: input.userSimulator }, driver, hook, () => input.onRolloutDone?.(++done, jobs.length));
     trajectories = results.map((r) => toTrajectory(r, config.rollout.paradigm));
   }
   const metrics = rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "val");

@@ -2,7 +2,9 @@
  * Engine data types shared by the rollout machine, reward, GRPO and domains.
  * Plain data only (JSON-serialisable), except `ToolEnvironment`, the executable world.
  */
-import type { ChatMessage, ToolSchema } from "./io";
+import type { ChatClient, ChatMessage, ToolSchema } from "./io";
+import type { TurnRecord } from "./machine";
+import type { ItemVerdict } from "./reward";
 
 export const focusOnValues = [
   "assistant.tool_calls",
@@ -61,6 +63,35 @@ export interface FewShotExample {
 
 export type RehearsePromptStyle = "full" | "compact";
 
+/** A simulated user's next message; `stop` (a termination reason) ends the episode right after it. */
+export interface LiveUserReply {
+  text: string;
+  stop?: string;
+}
+
+/**
+ * A live user (e.g. tau2's user simulator). When an instance has one, the rollout asks it for every
+ * user message (including the first, when `messages` has none) instead of replaying `followUpUserMessages`.
+ */
+export interface LiveUser {
+  /** `messages` is the agent-side conversation so far; the instance decides what the simulated user sees. */
+  next(client: ChatClient, messages: ChatMessage[], opts: { signal?: AbortSignal }): Promise<LiveUserReply>;
+}
+
+export interface EpisodeScoreContext {
+  messages: ChatMessage[];
+  records: TurnRecord[];
+  terminationReason: string;
+}
+
+/** An episode-level reward in [0, 1] computed after termination (replaces the sum of turn rewards). */
+export interface EpisodeScore {
+  reward: number;
+  verdicts: ItemVerdict[];
+  /** Kept with the trajectory's judgements (e.g. a reward breakdown). */
+  detail?: unknown;
+}
+
 /** A task instance as the engine consumes it (normalised from built-in domains or CM2 imports). */
 export interface TaskInstance {
   id: string;
@@ -79,4 +110,8 @@ export interface TaskInstance {
   environment?: EnvironmentFactory;
   /** Which rehearse prompt the engine sends for this instance (default "full"). */
   rehearsePromptStyle?: RehearsePromptStyle;
+  /** Simulated user asked at turn ends (needs `userSimulator` among the rollout clients). */
+  liveUser?: LiveUser;
+  /** End-of-episode reward; with it an instance needs no checklist. */
+  scoreEpisode?(ctx: EpisodeScoreContext): EpisodeScore | Promise<EpisodeScore>;
 }

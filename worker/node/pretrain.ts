@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import type { ChatMessage, ToolSchema } from "../engine/io";
 import { decode, renderCompletion, renderPrompt, stopTokens } from "./chat-format";
-import { saveCheckpoint } from "./checkpoint";
+import { loadCheckpoint, saveCheckpoint } from "./checkpoint";
 import { DEFAULT_CONFIG, type GPTConfig, countParams, ensureBackend, initParamValues, makeRng, sampleRows } from "./model";
 import { DEFAULT_LOSS_CONFIG, Trainer, type TrainDatum } from "./train";
 
@@ -35,6 +35,8 @@ export interface PretrainOptions {
   evalRows: number;
   maxMinutes: number;
   config: GPTConfig;
+  /** Checkpoint directory to continue from instead of a fresh initialisation. */
+  init?: string;
 }
 
 export const DEFAULT_PRETRAIN: PretrainOptions = { seed: 0, rows: 3000, steps: 240, batch: 4, lr: 6e-3, evalRows: 48, maxMinutes: 12, config: DEFAULT_CONFIG };
@@ -112,7 +114,9 @@ export async function pretrain(train: Transcript[], evalSet: Transcript[], o: Pr
   const data = train.map((t) => transcriptDatum(t, cfg.contextLength)).filter((d): d is TrainDatum => d !== null);
   const evalData = evalSet.map((t) => transcriptDatum(t, cfg.contextLength)).filter((d): d is TrainDatum => d !== null);
   if (data.length === 0) throw new Error("no training rows fit the context");
-  const trainer = new Trainer(cfg, initParamValues(cfg, o.seed), null);
+  // Continue from an existing checkpoint (e.g. the committed warm start) or start from a fresh init.
+  const initial = o.init ? (await loadCheckpoint(o.init)).weights : initParamValues(cfg, o.seed);
+  const trainer = new Trainer(cfg, initial, null);
   const rng = makeRng(o.seed + 1);
   // Length bucketing: shuffle, sort pools of 8 batches by length, cut into batches, shuffle the
   // batches. Rows in a batch then have similar lengths, so little compute goes to padding.
@@ -171,6 +175,7 @@ const argsSchema = z.object({
   lr: z.coerce.number().positive().max(1).default(DEFAULT_PRETRAIN.lr),
   "eval-rows": z.coerce.number().int().min(0).max(10_000).default(DEFAULT_PRETRAIN.evalRows),
   "max-minutes": z.coerce.number().positive().default(DEFAULT_PRETRAIN.maxMinutes),
+  init: z.string().min(1).optional(),
   out: z.string().min(1).optional(),
 });
 
@@ -198,13 +203,14 @@ async function main() {
   const train = generateTrainingTranscripts(a.seed, a.rows);
   // Held-out rows come from a different seed (tasks may repeat across seeds: a smoke check, not a test set).
   const evalSet = generateTrainingTranscripts(a.seed + 1_000_003, a["eval-rows"]);
-  const opts: PretrainOptions = { ...DEFAULT_PRETRAIN, seed: a.seed, rows: a.rows, steps: a.steps, batch: a.batch, lr: a.lr, evalRows: a["eval-rows"], maxMinutes: a["max-minutes"] };
+  const opts: PretrainOptions = { ...DEFAULT_PRETRAIN, seed: a.seed, rows: a.rows, steps: a.steps, batch: a.batch, lr: a.lr, evalRows: a["eval-rows"], maxMinutes: a["max-minutes"], init: a.init ? path.resolve(a.init) : undefined };
   console.log(`pretraining tiny-gpt (${countParams(opts.config)} params, backend ${backend}) on ${train.length} shop transcripts (${train.filter((t) => t.role === "act").length} act, ${train.filter((t) => t.role === "rehearse").length} rehearse)`);
   const r = await pretrain(train, evalSet, opts);
   const ckDir = path.join(weightsRoot, "tiny-gpt");
   const meta = {
     base_model: "tiny-gpt",
-    command: `npm run node:pretrain -- --seed ${a.seed} --rows ${a.rows} --steps ${a.steps} --batch ${a.batch} --lr ${a.lr}`,
+    command: `npm run node:pretrain -- --seed ${a.seed} --rows ${a.rows} --steps ${a.steps} --batch ${a.batch} --lr ${a.lr}${a.init ? ` --init ${path.relative(process.cwd(), a.init)}` : ""}`,
+    init: a.init ? `continued from the checkpoint then at ${path.relative(process.cwd(), a.init)}` : "fresh initialisation",
     data: `generateTrainingTranscripts(${a.seed}, ${a.rows}) from worker/domains/shop/transcripts.ts`,
     steps: r.steps,
     final_loss: r.finalLoss,

@@ -3,6 +3,7 @@ import type { PrismaClient } from "@prisma/client";
 import type { RunConfig } from "../../contracts/run-config";
 import { builtinDomain } from "../domains";
 import type { TaskInstance } from "../engine/types";
+import { tau2InstanceSource } from "./executors/tau2";
 
 export interface InstanceSource {
   /** Instances for training step `step` (same answer on every call: resume replays identically). */
@@ -15,8 +16,10 @@ function mix(seed: number, step: number): number {
   return (Math.imul(seed + 1, 1_000_003) + Math.imul(step, 7919)) >>> 0;
 }
 
-export async function instanceSource(_prisma: PrismaClient, config: RunConfig): Promise<InstanceSource> {
+export async function instanceSource(_prisma: PrismaClient, config: RunConfig, note?: (message: string) => void): Promise<InstanceSource> {
   const { dataset, split, instanceIds, instancesPerStep, seed } = config.data;
+  // tau2 retail (executors/tau2.ts): live-user instances scored by the real end state.
+  if (dataset === "tau2:retail") return tau2InstanceSource(config, note);
   if (dataset.startsWith("builtin:")) {
     const domain = builtinDomain(dataset);
     if (instanceIds.length) {
@@ -33,5 +36,5 @@ export async function instanceSource(_prisma: PrismaClient, config: RunConfig): 
       evalSet: () => domain.sample(mix(seed, 0), instancesPerStep, config.kind === "eval" ? split : "test"),
     };
   }
-  throw new Error(`dataset ${dataset} is not available to the engine yet (supported: builtin:<name>)`);
+  throw new Error(`dataset ${dataset} is not available to the engine yet (supported: builtin:<name>, tau2:retail)`);
 }

@@ -12,6 +12,8 @@ export {
   parseAgentText,
   policyClientAgent,
   chatClientAgent,
+  chatClientPolicy,
+  toolsAsText,
   policyClientRehearsal,
   type Tau2AgentFn,
   type RehearseFn,
@@ -20,3 +22,5 @@ export {
 } from "./episode";
 export { tau2RetailInstance, tau2RetailInstances, tau2TaskInstance, retailToolEnvironment, loadTau2RetailSource, type Tau2EngineInstance } from "./adapter";
 export { ScriptedUser } from "./scripted-user";
+export { tau2LiveInstance, tau2EvalMetrics, perTaskResults, type Tau2TaskResult, tau2InstanceId, tau2TaskIdOf, scoringInputOf, verdictsOf, TAU2_RETAIL_DATASET, TAU2_NORMAL_ENDINGS } from "./live";
+export { fitMessagesToContext, contextFittingPolicy, TRUNCATION_MARKER } from "./fit-context";

@@ -10,6 +10,8 @@ import { instanceSource } from "../instances";
 import { chatClientFor, resolveNode, trainingPolicyFor } from "../nodes";
 import { keyMetricsOf, persistStep, resumePoint } from "../persist";
 import { checkNodes } from "./node-check";
+import { contextFittingPolicy, tau2EvalMetrics } from "../../envs/tau2";
+import { tau2EvalExecutor, tau2UserSimulator } from "./tau2";
 
 /** Await `p`, but give up as soon as the run is cancelled (the step's rows are then never committed). */
 export function untilCancelled<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
@@ -30,9 +32,11 @@ export function untilCancelled<T>(p: Promise<T>, signal: AbortSignal): Promise<T
   });
 }
 
-export async function auxiliaryClients(ctx: RunContext): Promise<{ judge?: ChatClient; simulator?: ChatClient }> {
+export async function auxiliaryClients(ctx: RunContext): Promise<{ judge?: ChatClient; simulator?: ChatClient; userSimulator?: ChatClient }> {
   const { config } = ctx;
-  const out: { judge?: ChatClient; simulator?: ChatClient } = {};
+  const out: { judge?: ChatClient; simulator?: ChatClient; userSimulator?: ChatClient } = {};
+  // tau2 retail: the user simulator answers every user turn (required for that dataset).
+  if (config.data.dataset === "tau2:retail") out.userSimulator = await tau2UserSimulator(ctx);
   if (config.reward.judge) {
     const node = await resolveNode(ctx.prisma, config.reward.judge.node, "judge");
     out.judge = chatClientFor(node, config.reward.judge.model, config.reward.judgeTimeoutS * 1000);
@@ -60,7 +64,7 @@ export function stepSummary(result: StepResult): string {
 export async function trainExecutor(ctx: RunContext): Promise<void> {
   const { config, prisma, runId, signal } = ctx;
   await checkNodes(ctx, { reportProgress: false });
-  const source = await instanceSource(prisma, config);
+  const source = await instanceSource(prisma, config, (m) => void ctx.log("warn", m));
   const total = config.schedule.steps;
   const resume = await resumePoint(prisma, runId);
   if (resume.step >= total) {
@@ -72,6 +76,8 @@ export async function trainExecutor(ctx: RunContext): Promise<void> {
   const policyNode = await resolveNode(prisma, config.policy.node, "policy");
   const policy = await trainingPolicyFor(policyNode, config.policy, resume.statePath ?? undefined);
   signal.addEventListener("abort", () => policy.close(), { once: true });
+  // tau2 retail: prompts are fitted to the node's context (the retail policy alone exceeds small ones).
+  const sampler = config.data.dataset === "tau2:retail" ? contextFittingPolicy(policy) : policy;
   const aux = await auxiliaryClients(ctx);
   if (resume.step > 0) await ctx.log("info", `resuming after committed step ${resume.step} from ${resume.statePath}`);
   else await ctx.log("info", `training ${total} steps: ${config.data.instancesPerStep} instances × ${config.data.rolloutsPerInstance} rollouts, ${config.rollout.paradigm} paradigm`);
@@ -82,7 +88,7 @@ export async function trainExecutor(ctx: RunContext): Promise<void> {
       throwIfCancelled(signal);
       const startedAt = new Date();
       const result = await untilCancelled(
-        runTrainingStep({ instances: source.forStep(step), config, policy, trainer: policy, ...aux, stepIndex: step, runId }),
+        runTrainingStep({ instances: source.forStep(step), config, policy: sampler, trainer: policy, ...aux, stepIndex: step, runId }),
         signal,
       );
       const state = await untilCancelled(policy.saveState(`${runId.slice(0, 8)}-step-${step}`), signal);
@@ -105,9 +111,11 @@ export async function trainExecutor(ctx: RunContext): Promise<void> {
         throwIfCancelled(signal);
         const evalStart = new Date();
         const evalResult = await untilCancelled(
-          runEvaluation({ instances: source.evalSet(), config, policy, ...aux, stepIndex: step, runId }),
+          runEvaluation({ instances: source.evalSet(), config, policy: sampler, ...aux, stepIndex: step, runId }),
           signal,
         );
+        // tau2 retail: pass^k over the evaluation set's trials.
+        if (config.data.dataset === "tau2:retail") Object.assign(evalResult.metrics, tau2EvalMetrics(evalResult.trajectories));
         await persistStep(prisma, { runId, workerId: ctx.workerId, result: evalResult, phase: "eval", startedAt: evalStart });
         await ctx.log("info", `eval at step ${step}: ${stepSummary(evalResult)}`);
       }
@@ -119,6 +127,8 @@ export async function trainExecutor(ctx: RunContext): Promise<void> {
 
 /** Evaluation runs: one pass over the evaluation set with evaluation sampling; never updates weights. */
 export async function evalExecutor(ctx: RunContext): Promise<void> {
+  // tau2 retail evaluations have their own executor (live user simulator, real tools, pass^k).
+  if (ctx.config.data.dataset === "tau2:retail") return tau2EvalExecutor(ctx);
   const { config, prisma, runId, signal } = ctx;
   await checkNodes(ctx, { reportProgress: false });
   const done = await prisma.step.findFirst({ where: { runId, kind: "eval", index: 1 }, select: { id: true } });

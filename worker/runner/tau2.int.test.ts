@@ -1,0 +1,263 @@
+/**
+ * tau2 retail evaluation runs end to end against real Postgres, queried back through the API the UI uses:
+ * 1. the REAL embedded node process as the policy (its 1024-token context gets fitted prompts) with the
+ *    ScriptedUser TEST DOUBLE injected as the user simulator through the executor's test-only hook;
+ * 2. the product path in a real worker process (worker/main.ts): policy AND user simulator are models on
+ *    a registered OpenAI-compatible node — here a scripted HTTP TEST DOUBLE that replays task 0's gold
+ *    actions — so the stored trajectories carry the REAL retail tool responses, the fidelity probe's
+ *    predictions, pass^k, and a user simulator returning garbage ends its episodes with a recorded reason.
+ */
+import http from "node:http";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { RunConfigInput } from "../../contracts/run-config";
+import { callerFor, eventually, prisma, resetDatabase, signUp, type TestUser } from "../../test/helpers";
+import { freePort, spawnTsx, startEmbeddedNode, type Child } from "../../test/processes";
+import { retailDataFiles, loadTasks } from "../envs/tau2/tasks";
+import { loadRetailDb } from "../envs/tau2/model";
+import { replayGoldActions } from "../envs/tau2/replay";
+import { ScriptedUser } from "../envs/tau2/scripted-user";
+import { tau2EvalExecutor } from "./executors/tau2";
+import { RunWorker } from "./worker";
+
+const databaseUrl = inject("databaseUrl");
+const files = retailDataFiles();
+const tasks = loadTasks(files.tasks);
+const task0 = tasks.find((t) => t.id === "0")!;
+const task2 = tasks.find((t) => t.id === "2")!;
+
+type Caller = Awaited<ReturnType<typeof callerFor>>;
+
+async function finished(caller: Caller, runId: string, what: () => string) {
+  return eventually(async () => {
+    const r = await caller.runs.get({ id: runId });
+    return r.status === "succeeded" || r.status === "failed" ? r : null;
+  }, 240_000, `run to finish\n${what()}`);
+}
+
+async function storedTrajectories(caller: Caller, runId: string) {
+  const { items } = await caller.trajectories.list({ runId, limit: 500 });
+  return Promise.all(items.map((t) => caller.trajectories.get({ id: t.id, turnsLimit: 200 })));
+}
+
+async function metricPoints(runId: string) {
+  const points = await prisma.metricPoint.findMany({ where: { runId, key: { startsWith: "val/tau2/" } }, select: { key: true, value: true } });
+  return Object.fromEntries(points.map((p) => [p.key, p.value]));
+}
+
+/**
+ * TEST DOUBLE of an OpenAI-compatible node serving one scripted model. It tells the three kinds of request
+ * apart by their prompts: user simulator (system prompt with <scenario>), act (tools appended as text),
+ * rehearse (anything else). The user of task 2 returns 9000 characters of garbage.
+ */
+function startScriptedOpenAINode(port: number) {
+  const actions = task0.evaluation_criteria!.actions!;
+  const closing = `All done. ${(task0.evaluation_criteria?.communicate_info ?? []).join(" and ")}`;
+  const task2Marker = task2.user_scenario.instructions.reason_for_call;
+  const answer = (messages: { role: string; content: string }[]): string => {
+    const system = messages[0]?.content ?? "";
+    if (system.includes("<scenario>")) {
+      if (system.includes(task2Marker)) return "x".repeat(9000);
+      const said = messages.filter((m) => m.role === "assistant").length;
+      return ["Hi, I would like to exchange items of a delivered order.", "Thanks, that is all. ###STOP###"][said] ?? "###STOP###";
+    }
+    if (system.includes("# Tools")) {
+      const done = messages.filter((m) => m.role === "user" && m.content.startsWith("<tool_response>")).length;
+      return done < actions.length ? `\n<tool_call>\n${JSON.stringify({ name: actions[done].name, arguments: actions[done].arguments })}\n</tool_call>` : closing;
+    }
+    return '\n<execution_result>\n{"predicted": true}\n</execution_result>';
+  };
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      res.setHeader("content-type", "application/json");
+      if (req.method === "GET" && req.url === "/v1/models") return res.end(JSON.stringify({ object: "list", data: [{ id: "scripted", object: "model" }] }));
+      if (req.method === "POST" && req.url === "/v1/chat/completions") {
+        const content = answer(JSON.parse(body).messages);
+        return res.end(
+          JSON.stringify({ id: "c", object: "chat.completion", created: 0, model: "scripted", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }] }),
+        );
+      }
+      res.statusCode = 404;
+      res.end("{}");
+    });
+  });
+  return new Promise<http.Server>((resolve) => server.listen(port, "127.0.0.1", () => resolve(server)));
+}
+
+describe("tau2 retail evaluation runs", () => {
+  let member: TestUser;
+  let node: Awaited<ReturnType<typeof startEmbeddedNode>>;
+  let scripted: http.Server | undefined;
+  const workers: Child[] = [];
+
+  beforeAll(async () => {
+    await resetDatabase();
+    member = await signUp("member");
+    node = await startEmbeddedNode();
+    await prisma.node.create({ data: { name: "embedded", kind: "embedded", baseUrl: node.url } });
+  });
+  afterAll(async () => {
+    await Promise.all(workers.map((w) => w.kill("SIGKILL")));
+    await node?.kill("SIGKILL");
+    scripted?.close();
+    const { getBoss } = await import("../../server/lib/queue");
+    await (await getBoss()).stop({ graceful: false, wait: false }).catch(() => {});
+  });
+
+  it("runs the embedded node as the policy with the ScriptedUser double, and stores browsable trajectories", async () => {
+    const user = new ScriptedUser(
+      ["Hi, I would like to exchange an item from my order.", "I am Yusuf Rossi, zip code 19122.", "Thanks, that is all. ###STOP###"],
+      "###STOP###",
+      "per-conversation",
+    );
+    const worker = new RunWorker({
+      prisma,
+      databaseUrl,
+      concurrency: 1,
+      logger: () => {},
+      // TEST-ONLY HOOK: the ScriptedUser replaces the user simulator the config names.
+      selectExecutor: () => (ctx) => tau2EvalExecutor(ctx, { userSimulatorOverride: user }),
+    });
+    await worker.start();
+    try {
+      const caller = await callerFor(member.headers);
+      const config: RunConfigInput = {
+        kind: "eval",
+        policy: { node: "embedded", model: "tiny-gpt" },
+        data: { dataset: "tau2:retail", split: "train", instanceIds: ["0", "1"] },
+        trialsPerTask: 2,
+        fidelityProbe: true,
+        rollout: { paradigm: "environment", userSimulator: { node: "embedded", model: "tiny-gpt" }, maxAssistantTurns: 3, maxUserTurns: 3, maxMicroSteps: 8 },
+        sampling: { evalAct: { temperature: 0.6, topP: 0.95, maxTokens: 40 }, evalRehearse: { temperature: 0.6, topP: 0.95, maxTokens: 40 } },
+      };
+      const run = await caller.runs.create({ name: "tau2-tiny", config });
+      const done = await finished(caller, run.id, () => "(in-process worker)");
+      expect(done.error).toBeNull();
+      expect(done.status).toBe("succeeded");
+
+      const metrics = await metricPoints(run.id);
+      expect(Object.keys(metrics)).toEqual(expect.arrayContaining(["val/tau2/pass^1", "val/tau2/pass^2", "val/tau2/tasks"]));
+      expect(metrics["val/tau2/tasks"]).toBe(2);
+      for (const k of ["val/tau2/pass^1", "val/tau2/pass^2"]) expect(metrics[k]).toBeGreaterThanOrEqual(0);
+
+      const stored = await storedTrajectories(caller, run.id);
+      expect(stored).toHaveLength(4);
+      expect(stored.map((s) => s.trajectory.instanceId).sort()).toEqual(["tau2:retail/0", "tau2:retail/0", "tau2:retail/1", "tau2:retail/1"]);
+      for (const { trajectory, turns } of stored) {
+        expect(trajectory.phase).toBe("eval");
+        expect(trajectory.paradigm).toBe("environment");
+        expect(trajectory.terminationReason).toBeTruthy();
+        // The user simulator opens; the real node then answered with prompts fitted into its 1024-token context.
+        expect(turns[0]).toMatchObject({ role: "user", text: "Hi, I would like to exchange an item from my order." });
+        const acts = turns.filter((t) => t.role === "act");
+        expect(acts.length).toBeGreaterThan(0);
+        for (const a of acts) {
+          expect(a.promptTokens).toBeGreaterThan(0);
+          expect(a.promptTokens).toBeLessThanOrEqual(1024);
+        }
+        // Any tool call the tiny model manages to make is answered by the real retail environment.
+        for (const e of turns.filter((t) => t.role === "environment")) expect(e.realResponse).toBeTruthy();
+        const summary = trajectory.summary as { judgements: { detail?: { taskId?: string } }[] };
+        expect(summary.judgements.at(-1)?.detail?.taskId).toBe(trajectory.instanceId!.slice("tau2:retail/".length));
+      }
+      // The double saw the user-simulator context: scenario system prompt, then the greeting.
+      expect(user.requests[0][0].content).toContain("<scenario>");
+      expect(user.requests[0][1]).toEqual({ role: "user", content: "Hi! How can I help you today?" });
+      const logs = (await caller.runs.logs({ runId: run.id, limit: 500 })).map((l) => l.message);
+      expect(logs.some((m) => m.startsWith("task 0: ") && m.includes("/2 passed"))).toBe(true);
+    } finally {
+      await worker.stop({ drain: true });
+    }
+  });
+
+  it("stores the real tool responses, the fidelity probe and pass^k through the worker process; a garbage user ends with a recorded reason", async () => {
+    const port = await freePort();
+    scripted = await startScriptedOpenAINode(port);
+    await prisma.node.create({ data: { name: "scripted", kind: "openai", baseUrl: `http://127.0.0.1:${port}` } });
+    const w = spawnTsx("worker/main.ts", { DATABASE_URL: databaseUrl, ENVACE_SECRET: process.env.ENVACE_SECRET, ENVACE_HEARTBEAT_STALE_S: "2", WORKER_CONCURRENCY: "1" });
+    workers.push(w);
+    const caller = await callerFor(member.headers);
+    const run = await caller.runs.create({
+      name: "tau2-scripted",
+      config: {
+        kind: "eval",
+        policy: { node: "scripted", model: "scripted" },
+        data: { dataset: "tau2:retail", split: "train", instanceIds: ["0", "2"] },
+        trialsPerTask: 2,
+        fidelityProbe: true,
+        rollout: { paradigm: "environment", userSimulator: { node: "scripted", model: "scripted" } },
+      },
+    });
+    const done = await finished(caller, run.id, () => w.output());
+    expect(done.error, w.output()).toBeNull();
+
+    const metrics = await metricPoints(run.id);
+    expect(metrics["val/tau2/pass^1"]).toBe(0.5);
+    expect(metrics["val/tau2/pass^2"]).toBe(0.5);
+
+    const stored = await storedTrajectories(caller, run.id);
+    const gold = replayGoldActions(task0, loadRetailDb(files.db)).results;
+    const solved = stored.filter((s) => s.trajectory.instanceId === "tau2:retail/0");
+    expect(solved).toHaveLength(2);
+    for (const { trajectory, turns, verdicts } of solved) {
+      expect(trajectory).toMatchObject({ outcome: "success", reward: 1, terminationReason: "user_stop" });
+      const env = turns.filter((t) => t.role === "environment");
+      // The REAL retail responses, byte for byte what the gold replay returns, with the probe's prediction beside them.
+      expect(env.map((t) => t.realResponse)).toEqual(gold.map((g) => g.content));
+      expect(env.every((t) => t.rehearsedResponse === '{"predicted":true}' && t.fidelity !== null)).toBe(true);
+      expect(env.map((t) => (t.toolCalls as { name: string }).name)).toEqual(gold.map((g) => g.name));
+      expect(turns.at(-1)).toMatchObject({ role: "user", text: "Thanks, that is all. ###STOP###" });
+      expect(verdicts.find((v) => v.itemId === "db")).toMatchObject({ passed: true });
+      expect(trajectory.fidelity).not.toBeNull();
+    }
+    const garbage = stored.filter((s) => s.trajectory.instanceId === "tau2:retail/2");
+    expect(garbage).toHaveLength(2);
+    for (const { trajectory, turns } of garbage) {
+      expect(trajectory).toMatchObject({ reward: 0, terminationReason: "user_garbage" });
+      expect(turns).toHaveLength(1);
+      expect(turns[0]).toMatchObject({ role: "user", errorCode: "USER_GARBAGE" });
+      const summary = trajectory.summary as { judgements: { detail?: { termination?: unknown } }[] };
+      expect(summary.judgements.at(-1)?.detail?.termination).toEqual({ reason: "user_garbage", code: "USER_GARBAGE", detail: "the user simulator returned 9000 characters (limit 8000)" });
+    }
+  });
+
+  it("trains on tau2 tasks: the embedded node acts and rehearses, the scripted node plays the user, rewards replay the real DB", async () => {
+    const caller = await callerFor(member.headers);
+    const run = await caller.runs.create({
+      name: "tau2-train",
+      config: {
+        kind: "train",
+        policy: { node: "embedded", model: "tiny-gpt" },
+        data: { dataset: "tau2:retail", split: "train", instanceIds: ["0"], instancesPerStep: 1, rolloutsPerInstance: 2 },
+        rollout: { paradigm: "rehearse", shadowExecution: true, userSimulator: { node: "scripted", model: "scripted" }, maxAssistantTurns: 3, maxUserTurns: 3, maxMicroSteps: 8 },
+        sampling: {
+          act: { temperature: 1, topP: 1, maxTokens: 40 },
+          rehearse: { temperature: 1, topP: 1, maxTokens: 40 },
+          evalAct: { temperature: 0.6, topP: 0.95, maxTokens: 40 },
+          evalRehearse: { temperature: 0.6, topP: 0.95, maxTokens: 40 },
+        },
+        optim: { lr: 1e-3 },
+        schedule: { steps: 1, saveEvery: 1, evalEvery: 1 },
+      },
+    });
+    const done = await finished(caller, run.id, () => workers.map((w) => w.output()).join("\n"));
+    expect(done.error).toBeNull();
+    expect(done.status).toBe("succeeded");
+
+    const steps = await prisma.step.findMany({ where: { runId: run.id }, orderBy: { kind: "asc" }, select: { kind: true, statePath: true, metrics: true } });
+    expect(steps.map((x) => x.kind)).toEqual(["eval", "train"]);
+    expect(steps[1].statePath).toMatch(/^tinker:\/\//);
+    expect((steps[1].metrics as Record<string, number>)["training/num_datums"]).toBeGreaterThan(0);
+    expect(Object.keys(await metricPoints(run.id))).toContain("val/tau2/pass^1");
+
+    const { items } = await caller.trajectories.list({ runId: run.id, phase: "train", limit: 50 });
+    expect(items).toHaveLength(2);
+    for (const t of items) {
+      expect(t).toMatchObject({ paradigm: "rehearse", instanceId: "tau2:retail/0" });
+      const { turns } = await caller.trajectories.get({ id: t.id, turnsLimit: 200 });
+      expect(turns[0]).toMatchObject({ role: "user", text: "Hi, I would like to exchange items of a delivered order." });
+      expect(turns.some((x) => x.role === "act" && x.advantage !== null && x.responseTokens > 0)).toBe(true);
+    }
+  });
+});
