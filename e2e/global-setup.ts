@@ -16,6 +16,7 @@ export default async function globalSetup() {
   const db = await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), port: 56000 + Math.floor(Math.random() * 3000), database: "envace_e2e" });
   const logFile = path.join(repoRoot, ".run", "e2e-server.log");
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  fs.writeFileSync(path.join(repoRoot, ".run", "e2e-db-url"), db.url); // for e2e files that seed data through Prisma
   const log = fs.openSync(logFile, "w");
   const child = spawn(path.join(repoRoot, "node_modules/.bin/tsx"), ["scripts/dev.ts"], {
     cwd: repoRoot,
@@ -30,7 +31,16 @@ export default async function globalSetup() {
       TZ: "UTC",
     },
     stdio: ["ignore", log, log],
+    // Own process group, so teardown stops dev.ts and everything it started (node, worker, web).
+    detached: true,
   });
+  const killGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      /* already gone */
+    }
+  };
   try {
     await waitForHttp(`http://127.0.0.1:${port}/sign-in`, 300_000, () => child.exitCode === null);
     // dev.ts prints the URL only once the worker and node are up as well.
@@ -40,19 +50,23 @@ export default async function globalSetup() {
       await new Promise((r) => setTimeout(r, 300));
     }
   } catch (err) {
-    child.kill("SIGTERM");
+    killGroup("SIGTERM");
     await db.stop();
     throw new Error(`${(err as Error).message}; see ${logFile}:\n${fs.readFileSync(logFile, "utf8").slice(-3000)}`);
   }
   process.env.E2E_DATABASE_URL = db.url;
   return async () => {
     await new Promise<void>((resolve) => {
-      const t = setTimeout(() => child.kill("SIGKILL"), 15_000);
+      const t = setTimeout(() => killGroup("SIGKILL"), 15_000);
       child.once("exit", () => {
         clearTimeout(t);
-        resolve();
+        // Whatever dev.ts did not stop in time goes with the group.
+        setTimeout(() => {
+          killGroup("SIGKILL");
+          resolve();
+        }, 500);
       });
-      child.kill("SIGTERM");
+      killGroup("SIGTERM");
     });
     await db.stop().catch(() => {});
     fs.rmSync(dir, { recursive: true, force: true });

@@ -1,15 +1,25 @@
 /** The one root router: each feature module registers its router here. */
+import { compareRouter } from "./features/compare/router";
+import { datasetsRouter } from "./features/datasets/router";
+import { metricsRouter } from "./features/metrics/router";
 import { nodesRouter } from "./features/nodes/router";
+import { reportsRouter } from "./features/reports/router";
 import { runsRouter } from "./features/runs/router";
 import { tokensRouter } from "./features/tokens/router";
+import { trajectoriesRouter } from "./features/trajectories/router";
 import { usersRouter } from "./features/users/router";
 import { createCallerFactory, router } from "./trpc/init";
 
 export const appRouter = router({
+  datasets: datasetsRouter,
   runs: runsRouter,
   nodes: nodesRouter,
   tokens: tokensRouter,
   users: usersRouter,
+  metrics: metricsRouter,
+  compare: compareRouter,
+  reports: reportsRouter,
+  trajectories: trajectoriesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -7,6 +7,9 @@ import { authClient } from "../_lib/auth-client";
 
 const links = [
   { href: "/runs", label: "Runs" },
+  { href: "/compare", label: "Compare" },
+  { href: "/reports", label: "Reports" },
+  { href: "/datasets", label: "Datasets" },
   { href: "/nodes", label: "Nodes" },
   { href: "/settings", label: "Settings" },
 ];

@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
-import { useCallback, useRef } from "react";
+import { useCallback, useRef, useState } from "react";
 import { useTRPC } from "../_lib/trpc";
 import { useChangeEvents } from "../_lib/live";
 import { formatDuration, formatNumber, formatTime } from "../_lib/format";
@@ -61,6 +61,8 @@ export function RunsTable() {
   }
 
   const items = runs.data?.pages.flatMap((p) => p.items) ?? [];
+  // Runs ticked for comparison (kept across filter changes; at most 8).
+  const [compareIds, setCompareIds] = useState<string[]>([]);
   return (
     <div>
       <div className="page-head">
@@ -70,6 +72,17 @@ export function RunsTable() {
             New run
           </Link>
         )}
+        <div className="spacer" />
+        {compareIds.length >= 2 ? (
+          <Link className="button" href={`/compare?runs=${compareIds.join(",")}`} data-testid="compare-selected">
+            Compare {compareIds.length} runs
+          </Link>
+        ) : (
+          <span className="muted small">Tick two or more runs to compare them</span>
+        )}
+        <Link className="button" href="/reports">
+          Reports
+        </Link>
       </div>
       <div className="filters">
         <label>
@@ -101,6 +114,7 @@ export function RunsTable() {
       <table className="table" data-testid="runs-table">
         <thead>
           <tr>
+            <th>Compare</th>
             <th>Name</th>
             <th>Status</th>
             <th>Progress</th>
@@ -120,6 +134,15 @@ export function RunsTable() {
             const best = r.bestMetrics as Record<string, number>;
             return (
               <tr key={r.id} data-run-id={r.id}>
+                <td>
+                  <input
+                    type="checkbox"
+                    aria-label={`Compare ${r.name}`}
+                    checked={compareIds.includes(r.id)}
+                    disabled={!compareIds.includes(r.id) && compareIds.length >= 8}
+                    onChange={(e) => setCompareIds((ids) => (e.target.checked ? [...ids, r.id] : ids.filter((id) => id !== r.id)))}
+                  />
+                </td>
                 <td>
                   <Link href={`/runs/${r.id}`}>{r.name}</Link>
                   <div className="muted small">{r.kind}</div>
@@ -151,7 +174,7 @@ export function RunsTable() {
           })}
           {items.length === 0 && !runs.isLoading && (
             <tr>
-              <td colSpan={10} className="muted">
+              <td colSpan={11} className="muted">
                 No runs match. {me && me.role !== "viewer" ? <Link href="/runs/new">Launch one.</Link> : null}
               </td>
             </tr>

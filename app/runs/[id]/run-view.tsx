@@ -8,6 +8,8 @@ import { formatDuration, formatNumber, formatTime } from "../../_lib/format";
 import { ProgressBar, StatusBadge } from "../../_components/status";
 import { useMe } from "../../_components/require-user";
 import { RunLogs } from "./run-logs";
+import { RunCharts } from "./charts/run-charts";
+import { RunCheckpoints, RunNodes } from "./charts/run-checkpoints";
 
 export function RunView({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -64,6 +66,7 @@ export function RunView({ id }: { id: string }) {
             Clone and edit
           </Link>
         )}
+        <Link className="button" href={`/runs/${r.id}/trajectories`}>Trajectories</Link>
       </div>
       {actionError && <p role="alert" className="error">{actionError}</p>}
       <div className="cards">
@@ -104,6 +107,18 @@ export function RunView({ id }: { id: string }) {
           <strong>Error:</strong> {r.error}
         </div>
       )}
+      <section aria-labelledby="run-charts-heading">
+        <h2 id="run-charts-heading">Charts</h2>
+        <RunCharts runId={r.id} runName={r.name} />
+      </section>
+      <section aria-labelledby="run-nodes-heading">
+        <h2 id="run-nodes-heading">Node health</h2>
+        <RunNodes runId={r.id} />
+      </section>
+      <section aria-labelledby="run-checkpoints-heading">
+        <h2 id="run-checkpoints-heading">Checkpoints</h2>
+        <RunCheckpoints runId={r.id} />
+      </section>
       <section>
         <h2>Logs</h2>
         <RunLogs runId={r.id} />

@@ -59,24 +59,34 @@ export async function metricSeries(input: SeriesInput): Promise<{ series: Series
   if (keys.length === 0) return { series: [], originTs: null };
   const from = input.stepRange?.from ?? -2147483648;
   const to = input.stepRange?.to ?? 2147483647;
+  // Bounds per key from two index probes (first and last step in range), so the only pass over the
+  // points is the bucketing one.
   const rows = await prisma.$queryRaw<
-    { key: string; step: number; mean: number; min: number; max: number; n: number; ts: Date; width: number; total: number }[]
+    { key: string; step: number; mean: number; min: number; max: number; n: number; ts: Date; width: number }[]
   >`
-    with bounds as (
-      select key, min(step) as lo, count(*)::int as total,
-             greatest(1, ceil((max(step) - min(step) + 1)::float8 / ${input.maxPoints}::int))::int as width
-      from metric_point
-      where "runId" = ${input.runId} and key in (${Prisma.join(keys)}) and step between ${from}::int and ${to}::int
-      group by key
+    with k as (select unnest(${keys}::text[]) as key),
+    bounds as (
+      select k.key, lo.step as lo,
+             greatest(1, ceil((hi.step - lo.step + 1)::float8 / ${input.maxPoints}::int))::int as width
+      from k
+      cross join lateral (
+        select step from metric_point
+        where "runId" = ${input.runId} and key = k.key and step between ${from}::int and ${to}::int
+        order by step asc limit 1
+      ) lo
+      cross join lateral (
+        select step from metric_point
+        where "runId" = ${input.runId} and key = k.key and step between ${from}::int and ${to}::int
+        order by step desc limit 1
+      ) hi
     )
     select p.key,
            round(avg(p.step))::int as step,
            avg(p.value)::float8 as mean, min(p.value)::float8 as min, max(p.value)::float8 as max,
-           count(*)::int as n, max(p.ts) as ts, b.width, b.total
-    from metric_point p
-    join bounds b on b.key = p.key
-    where p."runId" = ${input.runId} and p.key in (${Prisma.join(keys)}) and p.step between ${from}::int and ${to}::int
-    group by p.key, b.width, b.total, (p.step - b.lo) / b.width
+           count(*)::int as n, max(p.ts) as ts, b.width
+    from bounds b
+    join metric_point p on p."runId" = ${input.runId} and p.key = b.key and p.step between ${from}::int and ${to}::int
+    group by p.key, b.width, (p.step - b.lo) / b.width
     order by p.key, step`;
   // Time axis origin: the run's first point overall, so zooming does not shift the axis.
   let originTs: number | null = null;
@@ -89,7 +99,7 @@ export async function metricSeries(input: SeriesInput): Promise<{ series: Series
   for (const key of keys) byKey.set(key, { key, points: [], total: 0, bucketSize: 1 });
   for (const r of rows) {
     const s = byKey.get(r.key)!;
-    s.total = r.total;
+    s.total += r.n;
     s.bucketSize = r.width;
     s.points.push({
       step: r.step,
@@ -115,7 +125,8 @@ export async function listCheckpoints(runId: string) {
 
 /** Every `{ node, model }` pair in a run config, with where it sits (policy, rollout.simulator, reward.judge, …). */
 export function nodeRefsOf(config: unknown, path: string[] = []): { role: string; node: string; model: string | null }[] {
-  if (!config || typeof config !== "object" || Array.isArray(config)) return [];
+  if (!config || typeof config !== "object") return [];
+  if (Array.isArray(config)) return config.flatMap((v, i) => nodeRefsOf(v, [...path, String(i)]));
   const obj = config as Record<string, unknown>;
   const out: { role: string; node: string; model: string | null }[] = [];
   if (typeof obj.node === "string" && path.length > 0) {

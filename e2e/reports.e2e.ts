@@ -1,0 +1,205 @@
+/**
+ * Compare and reports in Chromium: tick two seeded runs, compare them (overlays, config diff, per-instance
+ * outcomes), build a report, freeze and share it, open the link in a fresh context without a session,
+ * export it, and revoke the link. Data is seeded through Prisma (global-setup writes the DB URL to .run/e2e-db-url).
+ */
+import { expect, test, type BrowserContext } from "@playwright/test";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import type { PrismaClient } from "@prisma/client";
+import { createPrisma } from "../server/db";
+import { seedRun } from "../test/seed";
+
+const suffix = crypto.randomBytes(3).toString("hex");
+const email = `reports-${suffix}@example.test`;
+const password = "reports-e2e-password";
+const alpha = `cmp-alpha-${suffix}`;
+const beta = `cmp-beta-${suffix}`;
+const title = `Retail eval ${suffix}`;
+
+let prisma: PrismaClient;
+let alphaId: string;
+let betaId: string;
+let reportUrl: string;
+let shareUrl: string;
+/** The author's browser context: signed in once (sign-in is rate limited), reused by every test. */
+let author: BrowserContext;
+
+/** A final evaluation with known outcomes: k = 2 per instance; `solved[i]` successes for instance i. */
+async function addEval(runId: string, solved: Record<string, number>) {
+  await prisma.trajectory.createMany({
+    data: Object.entries(solved).flatMap(([instanceId, successes]) =>
+      [0, 1].map((rolloutIndex) => ({
+        runId,
+        step: 99,
+        phase: "eval",
+        instanceId,
+        groupId: `eval:${instanceId}`,
+        rolloutIndex,
+        paradigm: "rehearse",
+        reward: rolloutIndex < successes ? 1 : 0,
+        outcome: rolloutIndex < successes ? "success" : "failure",
+        terminationReason: rolloutIndex < successes ? "checklist_complete" : "max_assistant_turns",
+        summary: { dataSource: "tau2-retail", won: rolloutIndex < successes },
+      })),
+    ),
+  });
+}
+
+test.describe.serial("compare, reports and share links", () => {
+  test.beforeAll(async ({ browser, baseURL }) => {
+    prisma = createPrisma(fs.readFileSync(path.resolve(".run/e2e-db-url"), "utf8").trim());
+    author = await browser.newContext({ baseURL });
+    // Sign-up answers with a session cookie, which stays in this context.
+    const res = await author.request.post("/api/auth/sign-up/email", { data: { email, password, name: "Report Author" }, headers: { origin: baseURL! } });
+    expect(res.ok(), await res.text()).toBe(true);
+    const user = await prisma.user.findUniqueOrThrow({ where: { email }, select: { id: true } });
+    // Viewers cannot write reports: make sure this account can, whatever ran before.
+    await prisma.user.update({ where: { id: user.id }, data: { role: "member" } });
+    const common = { userId: user.id, trajectories: 32, steps: 4, turnsPerTrajectory: 4, instances: 4, metricSeries: 6, metricPoints: 60 };
+    alphaId = (await seedRun(prisma, { ...common, name: alpha, paradigm: "rehearse" })).runId;
+    betaId = (await seedRun(prisma, { ...common, name: beta, paradigm: "environment" })).runId;
+    await addEval(alphaId, { "inst-A": 2, "inst-B": 0, "inst-C": 0 });
+    await addEval(betaId, { "inst-A": 0, "inst-B": 1, "inst-C": 0 });
+  });
+
+  test.afterAll(async () => {
+    await author?.close();
+    await prisma?.$disconnect();
+  });
+
+  test("run page: grouped live charts with zoom, checkpoints and node health", async () => {
+    const page = await author.newPage();
+    await page.goto(`/runs/${alphaId}`);
+    const charts = page.getByTestId("run-charts");
+    await expect(charts.locator('[data-panel="reward"] svg[role="img"]').first()).toBeVisible();
+    await expect(charts.locator('[data-panel="fidelity"]')).toBeVisible();
+    await expect(page.getByTestId("run-nodes")).toContainText("embedded");
+    await expect(page.getByText("No checkpoints saved yet.")).toBeVisible();
+
+    // Drag across a chart to zoom into a step range, double-click to reset.
+    const svg = charts.locator('[data-panel="reward"] svg[role="img"]').first();
+    const box = (await svg.boundingBox())!;
+    await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2, { steps: 5 });
+    await page.mouse.up();
+    await expect(page.getByTestId("chart-zoom")).toHaveText(/steps \d+–\d+/);
+    await svg.dblclick();
+    await expect(page.getByTestId("chart-zoom")).toHaveCount(0);
+    // Hover reads values out.
+    await svg.hover();
+    await expect(charts.locator(".chart-legend strong").first()).toBeVisible();
+
+    // Live: a new metric and a checkpoint appear after the run's change signal, without a reload.
+    await prisma.metricPoint.createMany({ data: [1, 2, 3].map((step) => ({ runId: alphaId, key: "judge/pass_rate", step, value: step / 4 })) });
+    await prisma.checkpoint.create({ data: { runId: alphaId, step: 3, nodeName: "embedded", statePath: "e2e/state/3", samplerPath: "e2e/sampler/3" } });
+    await expect(async () => {
+      await prisma.run.update({ where: { id: alphaId }, data: { heartbeatAt: new Date() } });
+      await expect(charts.locator('[data-panel="judge"] svg[role="img"]')).toBeVisible({ timeout: 4000 });
+    }).toPass({ timeout: 30_000 });
+    await expect(page.getByTestId("run-checkpoints")).toContainText("e2e/state/3");
+  });
+
+  test("compare two runs: overlays, config diff, per-instance outcomes with links", async () => {
+    const page = await author.newPage();
+    await page.goto("/runs");
+    await page.getByLabel(`Compare ${alpha}`).check();
+    await page.getByLabel(`Compare ${beta}`).check();
+    await page.getByTestId("compare-selected").click();
+    await expect(page).toHaveURL(new RegExp(`/compare\\?runs=${alphaId}(%2C|,)${betaId}`));
+
+    await expect(page.getByTestId("compare-runs")).toContainText(alpha);
+    await expect(page.getByTestId("compare-runs")).toContainText("eval step 99");
+    // One line per run in the overlays.
+    const overlay = page.getByTestId("compare-charts").locator('[data-panel="reward"] figure').first();
+    await expect(overlay.locator(`path[data-series="${alpha}"]`)).toHaveCount(1);
+    await expect(overlay.locator(`path[data-series="${beta}"]`)).toHaveCount(1);
+
+    const diff = page.getByTestId("config-diff");
+    await expect(diff.getByRole("row", { name: /rollout\.paradigm/ })).toContainText("environment");
+    await expect(diff.getByRole("row")).toHaveCount(2);
+
+    const outcomes = page.getByTestId("outcome-table");
+    await expect(outcomes.getByRole("row")).toHaveCount(3); // header + the two instances where the runs disagree
+    const rowA = outcomes.getByRole("row", { name: /inst-A/ });
+    await expect(rowA.getByRole("link", { name: `${alpha} on inst-A: solved, 2 of 2` })).toHaveAttribute("href", `/runs/${alphaId}/trajectories?instance=inst-A`);
+    await expect(rowA.getByRole("link", { name: `${beta} on inst-A: unsolved, 0 of 2` })).toHaveAttribute("href", `/runs/${betaId}/trajectories?instance=inst-A`);
+    await page.getByLabel("Only instances where the runs disagree").uncheck();
+    await expect(outcomes.getByRole("row")).toHaveCount(4);
+  });
+
+  test("build a report, freeze it, and share a read-only link", async () => {
+    const page = await author.newPage();
+    await page.goto(`/compare?runs=${alphaId},${betaId}`);
+    await page.getByRole("link", { name: "New report from these runs" }).click();
+    await expect(page.getByRole("button", { name: `Remove ${alpha}` })).toBeVisible();
+    await page.getByLabel("Title").fill(title);
+    await page.getByLabel(/^Notes/).fill("EnvACE **wins** on retail.\n\n<script>window.__pwned = 1</script>");
+    await page.getByRole("button", { name: "Create report" }).click();
+    await expect(page).toHaveURL(/\/reports\/[0-9a-f-]{36}$/);
+    reportUrl = page.url();
+
+    const table = page.getByTestId("result-table");
+    await expect(table.getByRole("columnheader", { name: "tau2-retail" })).toBeVisible();
+    await expect(table.getByRole("row", { name: new RegExp(alpha) })).toContainText("33.33");
+    await expect(table.getByRole("row", { name: new RegExp(beta) })).toContainText("16.67");
+    await expect(page.getByTestId("report-notes").locator("strong")).toHaveText("wins");
+    await expect(page.getByTestId("report-notes")).toContainText("<script>window.__pwned = 1</script>");
+
+    await page.getByRole("button", { name: "Freeze snapshot" }).click();
+    await expect(page.getByTestId("report-state")).toContainText("Frozen snapshot");
+    await page.getByRole("button", { name: "Create share link" }).click();
+    shareUrl = await page.getByTestId("share-url").inputValue();
+    expect(shareUrl).toMatch(/\/share\/envr_[A-Za-z0-9_-]{43}$/);
+    await expect(page.getByTestId("share-links")).toContainText("active");
+  });
+
+  test("the link opens without an account, shows only the report, and exports", async ({ browser, baseURL }) => {
+    const ctx = await browser.newContext({ baseURL, acceptDownloads: true });
+    const page = await ctx.newPage();
+    await page.goto(shareUrl);
+    await expect(page.getByRole("heading", { name: title })).toBeVisible();
+    await expect(page.getByText("read-only")).toBeVisible();
+    await expect(page.getByTestId("result-table")).toContainText(alpha);
+    await expect(page.getByTestId("report-notes").locator("strong")).toHaveText("wins");
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    // No app chrome and no links into runs.
+    await expect(page.getByRole("button", { name: "Sign out" })).toHaveCount(0);
+    await expect(page.locator('a[href^="/runs"]')).toHaveCount(0);
+    // The session-only API stays closed to this browser.
+    expect((await page.request.get(`/api/trpc/runs.get?input=${encodeURIComponent(JSON.stringify({ json: { id: alphaId } }))}`)).status()).toBe(401);
+
+    const [md] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Markdown" }).click()]);
+    expect(md.suggestedFilename()).toBe(`retail-eval-${suffix}.md`);
+    const markdown = fs.readFileSync((await md.path())!, "utf8");
+    expect(markdown).toContain(`# ${title}`);
+    expect(markdown).toContain("| Run | tau2-retail Avg@2 | tau2-retail pass@2 | Overall Avg@2 | Overall pass@2 |");
+    expect(markdown).toContain(`| ${alpha} | 33.33 | 33.33 | 33.33 | 33.33 |`);
+    expect(markdown).toContain(`| ${beta} | 16.67 | 33.33 | 16.67 | 33.33 |`);
+
+    const [csv] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "CSV" }).click()]);
+    const csvText = fs.readFileSync((await csv.path())!, "utf8");
+    expect(csvText.split("\r\n")).toContain(`${beta},tau2-retail,2,3,16.67,33.33`);
+    const [json] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "JSON" }).click()]);
+    const parsed = JSON.parse(fs.readFileSync((await json.path())!, "utf8"));
+    expect(parsed.format).toBe("envace-report/v1");
+    expect(JSON.stringify(parsed)).not.toContain(alphaId);
+    await ctx.close();
+  });
+
+  test("a revoked link stops working", async ({ browser, baseURL }) => {
+    const page = await author.newPage();
+    await page.goto(reportUrl);
+    await page.getByTestId("share-links").getByRole("button", { name: "Revoke" }).click();
+    await expect(page.getByTestId("share-links")).toContainText("revoked");
+
+    const ctx = await browser.newContext({ baseURL });
+    const anon = await ctx.newPage();
+    await anon.goto(shareUrl);
+    await expect(anon.getByRole("heading", { name: "Report unavailable" })).toBeVisible();
+    await expect(anon.getByText(title)).toHaveCount(0);
+    await ctx.close();
+  });
+});

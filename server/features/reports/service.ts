@@ -1,0 +1,246 @@
+/**
+ * Evaluation reports: result tables computed from runs (live) or frozen as a snapshot, markdown notes,
+ * and read-only share links. A share link's token is random (256 bits), stored only as a SHA-256, scoped
+ * to one report, expiring and revocable; `readShared` is the ONLY way a token reads anything.
+ */
+import { Prisma } from "@prisma/client";
+import type { SessionUser } from "../../trpc/context";
+import { prisma } from "../../db";
+import { DomainError, notFound } from "../../lib/errors";
+import { randomToken, sha256 } from "../../lib/secrets";
+import { instanceOutcomes } from "../compare/service";
+import { listMetricKeys, metricSeries } from "../metrics/service";
+import { buildResultTable, scrubForShare, type ReportChart, type ReportDocument, type ReportRun, type ResultTable } from "./lib/document";
+
+/** Charts a report shows, when the runs have them: the first matching key per pattern, at most four. */
+const CHART_PATTERNS = [/^reward\/mean$/, /^val\/avg@\d+$/, /^val\/pass@\d+$/, /^fidelity\/mean$/, /^judge\/pass_rate$/];
+const MAX_CHARTS = 4;
+const CHART_POINTS = 200;
+
+interface Snapshot {
+  version: 1;
+  generatedAt: string;
+  runs: ReportRun[];
+  table: ResultTable;
+  charts: ReportChart[];
+}
+
+/** Results of a set of runs, computed now. Deleted runs are left out. */
+export async function computeResults(runIds: string[]): Promise<Snapshot> {
+  const found = await prisma.run.findMany({
+    where: { id: { in: runIds } },
+    select: { id: true, name: true, kind: true, paradigm: true, status: true },
+  });
+  const ordered = runIds.map((id) => found.find((r) => r.id === id)).filter((r) => r != null);
+  const ids = ordered.map((r) => r.id);
+  const { sets, outcomes } = await instanceOutcomes(ids);
+  const runs: ReportRun[] = ordered.map((r) => {
+    const set = sets.find((s) => s.runId === r.id);
+    return { ...r, evaluated: set ? { phase: set.phase, step: set.step } : null };
+  });
+  const table = buildResultTable(ordered, outcomes);
+
+  const keysByRun = await Promise.all(ids.map((id) => listMetricKeys(id)));
+  const allKeys = [...new Set(keysByRun.flat())];
+  const chartKeys = CHART_PATTERNS.map((p) => allKeys.find((k) => p.test(k))).filter((k): k is string => k != null).slice(0, MAX_CHARTS);
+  const charts: ReportChart[] = chartKeys.map((key) => ({ key, series: [] }));
+  if (chartKeys.length) {
+    await Promise.all(
+      ordered.map(async (run, i) => {
+        const keys = chartKeys.filter((k) => keysByRun[i]!.includes(k));
+        if (!keys.length) return;
+        const { series } = await metricSeries({ runId: run.id, keys, maxPoints: CHART_POINTS, axis: "step" });
+        for (const s of series) {
+          charts
+            .find((c) => c.key === s.key)!
+            .series.push({ runId: run.id, runName: run.name, points: s.points.map((p) => ({ step: p.step, value: p.mean })) });
+        }
+      }),
+    );
+    // Keep series in run order whatever order the queries finished in.
+    for (const c of charts) c.series.sort((a, b) => ids.indexOf(a.runId) - ids.indexOf(b.runId));
+  }
+  return { version: 1, generatedAt: new Date().toISOString(), runs, table, charts };
+}
+
+const reportSelect = {
+  id: true,
+  title: true,
+  body: true,
+  runIds: true,
+  snapshot: true,
+  frozenAt: true,
+  createdAt: true,
+  updatedAt: true,
+  createdById: true,
+  createdBy: { select: { name: true, email: true } },
+} satisfies Prisma.ReportSelect;
+
+type ReportRow = Prisma.ReportGetPayload<{ select: typeof reportSelect }>;
+
+async function documentOf(report: Pick<ReportRow, "title" | "body" | "runIds" | "snapshot" | "frozenAt">): Promise<ReportDocument> {
+  const results = report.snapshot ? (report.snapshot as unknown as Snapshot) : await computeResults(report.runIds);
+  return {
+    title: report.title,
+    notes: report.body,
+    generatedAt: results.generatedAt,
+    frozenAt: report.frozenAt ? report.frozenAt.toISOString() : null,
+    runs: results.runs,
+    table: results.table,
+    charts: results.charts,
+  };
+}
+
+async function loadReport(id: string): Promise<ReportRow> {
+  const report = await prisma.report.findUnique({ where: { id }, select: reportSelect });
+  if (!report) throw notFound("report", id);
+  return report;
+}
+
+/** Reports are changed by their author or an admin. */
+function assertCanChange(report: { createdById: string }, user: SessionUser) {
+  if (report.createdById !== user.id && user.role !== "admin") {
+    throw new DomainError("FORBIDDEN", "only the report's author or an admin can change it");
+  }
+}
+
+async function assertRunsExist(runIds: string[]) {
+  const found = await prisma.run.findMany({ where: { id: { in: runIds } }, select: { id: true } });
+  const missing = runIds.filter((id) => !found.some((r) => r.id === id));
+  if (missing.length) {
+    throw new DomainError("BAD_REQUEST", `run(s) not found: ${missing.join(", ")}`, [{ path: "runIds", message: "unknown run" }]);
+  }
+}
+
+export async function listReports(input: { limit: number; cursor?: string | null }) {
+  const anchor = input.cursor
+    ? await prisma.report.findUnique({ where: { id: input.cursor }, select: { id: true, createdAt: true } })
+    : null;
+  const rows = await prisma.report.findMany({
+    where: anchor ? { OR: [{ createdAt: { lt: anchor.createdAt } }, { createdAt: anchor.createdAt, id: { lt: anchor.id } }] } : {},
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: input.limit + 1,
+    select: { id: true, title: true, runIds: true, frozenAt: true, createdAt: true, createdBy: { select: { name: true, email: true } } },
+  });
+  const hasMore = rows.length > input.limit;
+  const items = hasMore ? rows.slice(0, input.limit) : rows;
+  return { items, nextCursor: hasMore ? items[items.length - 1]!.id : null };
+}
+
+export async function getReport(id: string) {
+  const row = await loadReport(id);
+  const { snapshot: _omitted, ...report } = row;
+  return { report, document: await documentOf(row) };
+}
+
+export async function createReport(user: SessionUser, input: { title: string; body: string; runIds: string[] }) {
+  const runIds = [...new Set(input.runIds)];
+  await assertRunsExist(runIds);
+  return prisma.report.create({
+    data: { title: input.title, body: input.body, runIds, createdById: user.id },
+    select: { id: true, title: true },
+  });
+}
+
+export async function updateReport(user: SessionUser, input: { id: string; title?: string; body?: string; runIds?: string[] }) {
+  const report = await loadReport(input.id);
+  assertCanChange(report, user);
+  if (input.runIds) {
+    if (report.frozenAt) throw new DomainError("CONFLICT", "the report is frozen: unfreeze it to change its runs");
+    await assertRunsExist(input.runIds);
+  }
+  return prisma.report.update({
+    where: { id: input.id },
+    data: {
+      ...(input.title != null ? { title: input.title } : {}),
+      ...(input.body != null ? { body: input.body } : {}),
+      ...(input.runIds ? { runIds: [...new Set(input.runIds)] } : {}),
+    },
+    select: { id: true, title: true },
+  });
+}
+
+/** Freeze the results as they are now (notes stay editable); freezing again refreshes the snapshot. */
+export async function freezeReport(user: SessionUser, id: string) {
+  const report = await loadReport(id);
+  assertCanChange(report, user);
+  const snapshot = await computeResults(report.runIds);
+  await prisma.report.update({
+    where: { id },
+    data: { snapshot: snapshot as unknown as Prisma.InputJsonValue, frozenAt: new Date(snapshot.generatedAt) },
+  });
+  return { id, frozenAt: snapshot.generatedAt };
+}
+
+export async function unfreezeReport(user: SessionUser, id: string) {
+  const report = await loadReport(id);
+  assertCanChange(report, user);
+  await prisma.report.update({ where: { id }, data: { snapshot: Prisma.DbNull, frozenAt: null } });
+  return { id };
+}
+
+export async function deleteReport(user: SessionUser, id: string) {
+  const report = await loadReport(id);
+  assertCanChange(report, user);
+  await prisma.report.delete({ where: { id } });
+  return { id };
+}
+
+// ---------- share links ----------
+
+const SHARE_PREFIX = "envr_";
+
+function shareStatus(link: { expiresAt: Date | null; revokedAt: Date | null }, now = new Date()) {
+  if (link.revokedAt) return "revoked" as const;
+  if (link.expiresAt && link.expiresAt <= now) return "expired" as const;
+  return "active" as const;
+}
+
+export async function createShareLink(user: SessionUser, input: { reportId: string; expiresInDays: number }) {
+  const report = await loadReport(input.reportId);
+  assertCanChange(report, user);
+  const token = randomToken(SHARE_PREFIX, 32);
+  const link = await prisma.shareLink.create({
+    data: {
+      reportId: report.id,
+      tokenHash: sha256(token),
+      expiresAt: new Date(Date.now() + input.expiresInDays * 86_400_000),
+    },
+    select: { id: true, expiresAt: true, createdAt: true },
+  });
+  // The token is returned once and never stored.
+  return { ...link, token, path: `/share/${token}` };
+}
+
+export async function listShareLinks(reportId: string) {
+  await loadReport(reportId);
+  const links = await prisma.shareLink.findMany({
+    where: { reportId },
+    orderBy: { createdAt: "desc" },
+    select: { id: true, createdAt: true, expiresAt: true, revokedAt: true },
+  });
+  return links.map((l) => ({ ...l, status: shareStatus(l) }));
+}
+
+export async function revokeShareLink(user: SessionUser, id: string) {
+  const link = await prisma.shareLink.findUnique({ where: { id }, select: { id: true, revokedAt: true, report: { select: { createdById: true } } } });
+  if (!link) throw notFound("share link", id);
+  assertCanChange(link.report, user);
+  if (!link.revokedAt) await prisma.shareLink.update({ where: { id }, data: { revokedAt: new Date() } });
+  return { id };
+}
+
+/**
+ * Read one report through a share token, without an account. The token resolves to exactly one
+ * report; nothing else is reachable with it. Unknown, revoked and expired tokens get the same answer.
+ */
+export async function readShared(token: string) {
+  const link = await prisma.shareLink.findUnique({
+    where: { tokenHash: sha256(token) },
+    select: { expiresAt: true, revokedAt: true, report: { select: { title: true, body: true, runIds: true, snapshot: true, frozenAt: true } } },
+  });
+  if (!link || shareStatus(link) !== "active") {
+    throw new DomainError("NOT_FOUND", "this share link is invalid, revoked or expired");
+  }
+  return { document: scrubForShare(await documentOf(link.report)), expiresAt: link.expiresAt };
+}

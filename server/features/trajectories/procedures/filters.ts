@@ -1,0 +1,18 @@
+import { z } from "zod";
+
+/** Filters shared by list and neighbours (they must agree, or J/K would walk a different list). */
+export const trajectoryFiltersInput = z.object({
+  runId: z.string().uuid("run id must be a UUID"),
+  stepMin: z.number().int().min(0).optional(),
+  stepMax: z.number().int().min(0).optional(),
+  rewardMin: z.number().finite().optional(),
+  rewardMax: z.number().finite().optional(),
+  terminationReason: z.string().min(1).max(300).optional(),
+  outcome: z.enum(["success", "failure", "error"]).optional(),
+  instanceId: z.string().min(1).max(300).optional(),
+  paradigm: z.enum(["rehearse", "simulator", "environment"]).optional(),
+  phase: z.enum(["train", "eval"]).optional(),
+  sort: z.enum(["step", "reward_asc", "reward_desc"]).optional(),
+});
+
+export type TrajectoryFiltersInput = z.infer<typeof trajectoryFiltersInput>;

@@ -1,0 +1,10 @@
+import { router } from "../../trpc/init";
+import { facets } from "./procedures/facets";
+import { get } from "./procedures/get";
+import { group } from "./procedures/group";
+import { list } from "./procedures/list";
+import { neighbours } from "./procedures/neighbours";
+import { raw } from "./procedures/raw";
+import { turns } from "./procedures/turns";
+
+export const trajectoriesRouter = router({ list, group, get, turns, raw, neighbours, facets });

@@ -1,0 +1,268 @@
+/**
+ * Trajectory browsing: lists (list columns only, keyset pages), instance groups, one trajectory with its
+ * turns paged, raw JSON, previous/next for keyboard navigation, and filter facets.
+ *
+ * Default list order: step desc, groupId, rolloutIndex, id — newest step first with the K rollouts of a
+ * group together (or reward asc/desc, id). The keyset predicate always carries a plain bound on the leading
+ * column (`step <= anchor.step`) so Postgres starts its (runId, step) or (runId, reward) index scan at the
+ * anchor instead of filtering from the top.
+ */
+import { Prisma } from "@prisma/client";
+import { prisma } from "../../db";
+import { notFound } from "../../lib/errors";
+
+export const trajectoryListSelect = {
+  id: true,
+  runId: true,
+  step: true,
+  phase: true,
+  instanceId: true,
+  groupId: true,
+  rolloutIndex: true,
+  paradigm: true,
+  reward: true,
+  outcome: true,
+  terminationReason: true,
+  actTokens: true,
+  rehearseTokens: true,
+  numTurns: true,
+  fidelity: true,
+} satisfies Prisma.TrajectorySelect;
+
+export const turnSelect = {
+  index: true,
+  role: true,
+  text: true,
+  toolCalls: true,
+  rehearsedResponse: true,
+  realResponse: true,
+  fidelity: true,
+  errorCode: true,
+  promptTokens: true,
+  responseTokens: true,
+  advantage: true,
+} satisfies Prisma.TurnSelect;
+
+export const verdictSelect = {
+  id: true,
+  userTurn: true,
+  turnIndex: true,
+  itemId: true,
+  question: true,
+  weight: true,
+  passed: true,
+  callFailed: true,
+  analysis: true,
+} satisfies Prisma.ChecklistVerdictSelect;
+
+export interface TrajectoryFilters {
+  runId: string;
+  stepMin?: number;
+  stepMax?: number;
+  rewardMin?: number;
+  rewardMax?: number;
+  terminationReason?: string;
+  outcome?: string;
+  instanceId?: string;
+  paradigm?: string;
+  phase?: "train" | "eval";
+  sort?: TrajectorySort;
+}
+
+type Anchor = { id: string; step: number; groupId: string; rolloutIndex: number; reward: number };
+
+/** List orders: by step (groups together), or by reward for "worst / best rollouts first". */
+export type TrajectorySort = "step" | "reward_asc" | "reward_desc";
+
+function orderOf(sort: TrajectorySort, direction: "after" | "before"): Prisma.TrajectoryOrderByWithRelationInput[] {
+  const fwd = direction === "after";
+  const asc = fwd ? "asc" : "desc";
+  const desc = fwd ? "desc" : "asc";
+  if (sort === "reward_asc") return [{ reward: asc }, { id: asc }];
+  if (sort === "reward_desc") return [{ reward: desc }, { id: asc }];
+  return [{ step: desc }, { groupId: asc }, { rolloutIndex: asc }, { id: asc }];
+}
+
+/** Rows strictly after (direction "after") or before the anchor in list order. */
+function keyset(a: Anchor, sort: TrajectorySort, direction: "after" | "before"): Prisma.TrajectoryWhereInput {
+  const after = direction === "after";
+  const cmp = after ? "gt" : "lt";
+  if (sort !== "step") {
+    // Moving forward goes up in reward for reward_asc and down for reward_desc; ties broken by id ascending.
+    const up = (sort === "reward_asc") === after;
+    return {
+      AND: [
+        { reward: up ? { gte: a.reward } : { lte: a.reward } },
+        { OR: [{ reward: up ? { gt: a.reward } : { lt: a.reward } }, { reward: a.reward, id: { [cmp]: a.id } }] },
+      ],
+    };
+  }
+  return {
+    AND: [
+      { step: after ? { lte: a.step } : { gte: a.step } },
+      {
+        OR: [
+          { step: after ? { lt: a.step } : { gt: a.step } },
+          { step: a.step, groupId: { [cmp]: a.groupId } },
+          { step: a.step, groupId: a.groupId, rolloutIndex: { [cmp]: a.rolloutIndex } },
+          { step: a.step, groupId: a.groupId, rolloutIndex: a.rolloutIndex, id: { [cmp]: a.id } },
+        ],
+      },
+    ],
+  };
+}
+
+async function anchorOf(id: string, runId?: string): Promise<Anchor | null> {
+  const row = await prisma.trajectory.findUnique({ where: { id }, select: { id: true, runId: true, step: true, groupId: true, rolloutIndex: true, reward: true } });
+  if (!row || (runId && row.runId !== runId)) return null;
+  return row;
+}
+
+export async function listTrajectories(input: TrajectoryFilters & { limit: number; cursor?: string | null }) {
+  const where = filterWhere(input);
+  if (input.cursor) {
+    const anchor = await anchorOf(input.cursor, input.runId);
+    if (!anchor) throw notFound("trajectory cursor", input.cursor);
+    where.AND = [...((where.AND as Prisma.TrajectoryWhereInput[]) ?? []), keyset(anchor, input.sort ?? "step", "after")];
+  }
+  const rows = await prisma.trajectory.findMany({ where, orderBy: orderOf(input.sort ?? "step", "after"), take: input.limit + 1, select: trajectoryListSelect });
+  const hasMore = rows.length > input.limit;
+  const items = hasMore ? rows.slice(0, input.limit) : rows;
+  return { items, nextCursor: hasMore ? items[items.length - 1]!.id : null };
+}
+
+/** Previous and next trajectory in list order under the same filters (for J/K navigation). */
+export async function neighbours(input: TrajectoryFilters & { id: string }) {
+  const anchor = await anchorOf(input.id, input.runId);
+  if (!anchor) throw notFound("trajectory", input.id);
+  const base = filterWhere(input);
+  const find = (direction: "after" | "before") =>
+    prisma.trajectory.findFirst({
+      where: { ...base, AND: [...((base.AND as Prisma.TrajectoryWhereInput[]) ?? []), keyset(anchor, input.sort ?? "step", direction)] },
+      orderBy: orderOf(input.sort ?? "step", direction),
+      select: { id: true, step: true, rolloutIndex: true },
+    });
+  const [previous, next] = await Promise.all([find("before"), find("after")]);
+  return { previous, next };
+}
+
+type AdvantageRow = { trajectoryId: string; role: string; mean: number | null; min: number | null; max: number | null; n: number };
+type PreviewRow = { trajectoryId: string; role: string; text: string; errorCode: string | null };
+
+/** The K rollouts of one instance group at one step, with group statistics and per-role advantages. */
+export async function getGroup(input: { runId: string; step: number; groupId: string; phase: "train" | "eval" }) {
+  const members = await prisma.trajectory.findMany({
+    where: { runId: input.runId, step: input.step, groupId: input.groupId, phase: input.phase },
+    orderBy: { rolloutIndex: "asc" },
+    select: { ...trajectoryListSelect, summary: true },
+  });
+  if (members.length === 0) throw notFound("group", `${input.groupId} at step ${input.step}`);
+  const ids = members.map((m) => m.id);
+  const [advantages, previews] = await Promise.all([
+    prisma.$queryRaw<AdvantageRow[]>`
+      select "trajectoryId", role, avg(advantage) as mean, min(advantage) as min, max(advantage) as max, count(advantage)::int as n
+      from turn where "trajectoryId" in (${Prisma.join(ids)}) and advantage is not null
+      group by "trajectoryId", role`,
+    // The last turn of each rollout, shortened: what the rollout ended on.
+    prisma.$queryRaw<PreviewRow[]>`
+      select u."trajectoryId", u.role, left(u.text, 600) as text, u."errorCode"
+      from turn u join trajectory t on t.id = u."trajectoryId" and u.index = t."numTurns" - 1
+      where t.id in (${Prisma.join(ids)})`,
+  ]);
+  const rewards = members.map((m) => m.reward);
+  const mean = rewards.reduce((s, r) => s + r, 0) / rewards.length;
+  const std = Math.sqrt(rewards.reduce((s, r) => s + (r - mean) ** 2, 0) / rewards.length);
+  return {
+    runId: input.runId,
+    step: input.step,
+    phase: input.phase,
+    groupId: input.groupId,
+    instanceId: members[0]!.instanceId,
+    rewardMean: mean,
+    rewardStd: std,
+    members: members.map(({ summary, ...m }) => ({
+      ...m,
+      summary: summary as Record<string, unknown>,
+      advantages: Object.fromEntries(
+        advantages
+          .filter((a) => a.trajectoryId === m.id)
+          .map((a) => [a.role, { mean: a.mean == null ? null : Number(a.mean), min: a.min, max: a.max, count: a.n }]),
+      ) as Record<string, { mean: number | null; min: number | null; max: number | null; count: number }>,
+      lastTurn: previews.find((p) => p.trajectoryId === m.id) ?? null,
+    })),
+  };
+}
+
+export async function listTurns(trajectoryId: string, from: number, limit: number) {
+  const turns = await prisma.turn.findMany({
+    where: { trajectoryId, index: { gte: from } },
+    orderBy: { index: "asc" },
+    take: limit + 1,
+    select: turnSelect,
+  });
+  const hasMore = turns.length > limit;
+  const page = hasMore ? turns.slice(0, limit) : turns;
+  return { turns: page, nextFrom: hasMore ? page[page.length - 1]!.index + 1 : null };
+}
+
+/** One trajectory: header, all verdicts, and the first page of turns (later pages through listTurns). */
+export async function getTrajectory(input: { id: string; turnsFrom: number; turnsLimit: number }) {
+  const trajectory = await prisma.trajectory.findUnique({
+    where: { id: input.id },
+    select: { ...trajectoryListSelect, summary: true, createdAt: true, run: { select: { name: true, paradigm: true } } },
+  });
+  if (!trajectory) throw notFound("trajectory", input.id);
+  const [verdicts, page] = await Promise.all([
+    prisma.checklistVerdict.findMany({ where: { trajectoryId: input.id }, orderBy: [{ userTurn: "asc" }, { turnIndex: "asc" }, { itemId: "asc" }], select: verdictSelect }),
+    listTurns(input.id, input.turnsFrom, input.turnsLimit),
+  ]);
+  return { trajectory, verdicts, turns: page.turns, nextTurnsFrom: page.nextFrom };
+}
+
+/** Everything about one trajectory, for the "download JSON" escape hatch. */
+export async function rawTrajectory(id: string) {
+  const trajectory = await prisma.trajectory.findUnique({
+    where: { id },
+    include: {
+      turns: { orderBy: { index: "asc" }, select: { id: true, ...turnSelect } },
+      verdicts: { orderBy: [{ userTurn: "asc" }, { turnIndex: "asc" }], select: verdictSelect },
+    },
+  });
+  if (!trajectory) throw notFound("trajectory", id);
+  return trajectory;
+}
+
+/**
+ * Values for the filter dropdowns without scanning the run's rows: termination reasons with counts from an
+ * index-only scan of (runId, terminationReason, step), instances by a skip scan of (runId, instanceId), and
+ * the step and reward ranges from index ends. Outcome, phase and paradigm are fixed enumerations.
+ */
+export async function facets(runId: string, maxInstances: number) {
+  const [reasons, instances, ranges] = await Promise.all([
+    prisma.$queryRaw<{ value: string; count: number }[]>`
+      select "terminationReason" as value, count(*)::int as count from trajectory where "runId" = ${runId}
+      group by "terminationReason" order by count(*) desc, "terminationReason"`,
+    prisma.$queryRaw<{ value: string }[]>`
+      with recursive i(v, n) as (
+        select min("instanceId"), 1 from trajectory where "runId" = ${runId}
+        union all
+        select (select min("instanceId") from trajectory where "runId" = ${runId} and "instanceId" > i.v), n + 1
+        from i where i.v is not null and n <= ${maxInstances}
+      )
+      select v as value from i where v is not null`,
+    prisma.$queryRaw<{ stepMin: number | null; stepMax: number | null; rewardMin: number | null; rewardMax: number | null }[]>`
+      select (select min(step) from trajectory where "runId" = ${runId}) as "stepMin",
+             (select max(step) from trajectory where "runId" = ${runId}) as "stepMax",
+             (select min(reward) from trajectory where "runId" = ${runId}) as "rewardMin",
+             (select max(reward) from trajectory where "runId" = ${runId}) as "rewardMax"`,
+  ]);
+  const r = ranges[0]!;
+  return {
+    total: reasons.reduce((s, x) => s + x.count, 0),
+    stepRange: r.stepMin == null ? null : { min: r.stepMin, max: r.stepMax! },
+    rewardRange: r.rewardMin == null ? null : { min: r.rewardMin, max: r.rewardMax! },
+    terminationReasons: reasons,
+    instances: instances.slice(0, maxInstances).map((i) => i.value),
+    instancesTruncated: instances.length > maxInstances,
+  };
+}
