@@ -1,12 +1,17 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@prisma/client";
+import pg from "pg";
 
 /** One Prisma client per process (kept across Next.js dev reloads). */
 const globalForPrisma = globalThis as unknown as { __envacePrisma?: PrismaClient };
 
 export function createPrisma(url = process.env.DATABASE_URL): PrismaClient {
   if (!url) throw new Error("DATABASE_URL is not set");
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 10 }) });
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // An idle connection dropped by the server (restart, failover) must not crash the process;
+  // the pool reconnects on the next query and the failed query reports its own error.
+  pool.on("error", (err) => console.error(`database connection lost: ${err.message}`));
+  return new PrismaClient({ adapter: new PrismaPg(pool) });
 }
 
 export function getPrisma(): PrismaClient {

@@ -46,7 +46,7 @@ export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
 });
 
 export const memberProcedure = authedProcedure.use(({ ctx, next }) => {
-  if (ctx.user.role === "viewer") throw new TRPCError({ code: "FORBIDDEN", message: "viewers cannot change runs, nodes or reports" });
+  if (ctx.user.role === "viewer") throw new TRPCError({ code: "FORBIDDEN", message: "viewers have read-only access" });
   return next();
 });
 
