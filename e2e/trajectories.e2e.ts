@@ -141,6 +141,13 @@ test.describe.serial("trajectory browsing", () => {
     await page.getByLabel("Termination reason").selectOption("");
     await expect(page).not.toHaveURL(/reason=/);
 
+    // sort by reward: the worst rollouts first, kept in the URL
+    await page.getByLabel("Sort").selectOption("reward_asc");
+    await expect(page).toHaveURL(/sort=reward_asc/);
+    await expect(rows.first().locator(".tb-reward-cell")).toHaveText("0");
+    await page.getByLabel("Sort").selectOption("step");
+    await expect(page).not.toHaveURL(/sort=/);
+
     await rows.first().getByRole("button", { name: /show group/ }).click();
     await expect(page).toHaveURL(/group=/);
     const members = page.getByTestId("group-member");

@@ -138,13 +138,25 @@ export function TrajectoryView({ id }: { id: string }) {
     [turns, current, hasMore, more],
   );
 
+  // J/K pressed before the neighbours arrived is remembered and carried out when they do.
+  const [pendingNav, setPendingNav] = useState<"next" | "previous" | null>(null);
   const goTrajectory = useCallback(
     (which: "next" | "previous") => {
-      const n = neighbours.data?.[which];
+      if (!neighbours.data) return setPendingNav(which);
+      const n = neighbours.data[which];
       if (n) router.push(`/trajectories/${n.id}${query ? `?${query}` : ""}`);
     },
     [neighbours.data, router, query],
   );
+  useEffect(() => {
+    if (!pendingNav || !neighbours.data) return;
+    setPendingNav(null);
+    goTrajectory(pendingNav);
+  }, [pendingNav, neighbours.data, goTrajectory]);
+  useEffect(() => {
+    setCurrent(null);
+    setPendingNav(null);
+  }, [id]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {

@@ -91,7 +91,8 @@ describe("filters in the URL", () => {
   it("round-trips valid filters and drops malformed ones", () => {
     const q = filterQuery({ stepMin: 3, rewardMax: 0.5, terminationReason: "act_parse_error:JSON_DECODE_ERROR", phase: "eval" });
     expect(parseFilters(new URLSearchParams(q))).toEqual({ stepMin: 3, rewardMax: 0.5, terminationReason: "act_parse_error:JSON_DECODE_ERROR", phase: "eval" });
-    expect(parseFilters(new URLSearchParams("stepMin=-1&stepMax=2.5&rewardMin=abc&outcome=maybe&phase=eval&instance="))).toEqual({ phase: "eval" });
+    expect(parseFilters(new URLSearchParams("stepMin=-1&stepMax=2.5&rewardMin=abc&outcome=maybe&phase=eval&instance=&sort=random"))).toEqual({ phase: "eval" });
+    expect(parseFilters(new URLSearchParams("sort=reward_asc"))).toEqual({ sort: "reward_asc" });
   });
 
   it("keeps unrelated params when writing filters", () => {

@@ -112,6 +112,22 @@ function keyset(a: Anchor, sort: TrajectorySort, direction: "after" | "before"):
   };
 }
 
+function filterWhere(f: TrajectoryFilters): Prisma.TrajectoryWhereInput {
+  const where: Prisma.TrajectoryWhereInput = { runId: f.runId };
+  const and: Prisma.TrajectoryWhereInput[] = [];
+  if (f.stepMin != null) and.push({ step: { gte: f.stepMin } });
+  if (f.stepMax != null) and.push({ step: { lte: f.stepMax } });
+  if (f.rewardMin != null) and.push({ reward: { gte: f.rewardMin } });
+  if (f.rewardMax != null) and.push({ reward: { lte: f.rewardMax } });
+  if (f.terminationReason) where.terminationReason = f.terminationReason;
+  if (f.outcome) where.outcome = f.outcome;
+  if (f.instanceId) where.instanceId = f.instanceId;
+  if (f.paradigm) where.paradigm = f.paradigm;
+  if (f.phase) where.phase = f.phase;
+  if (and.length) where.AND = and;
+  return where;
+}
+
 async function anchorOf(id: string, runId?: string): Promise<Anchor | null> {
   const row = await prisma.trajectory.findUnique({ where: { id }, select: { id: true, runId: true, step: true, groupId: true, rolloutIndex: true, reward: true } });
   if (!row || (runId && row.runId !== runId)) return null;

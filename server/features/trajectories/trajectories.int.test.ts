@@ -59,6 +59,24 @@ describe("trajectories API against real Postgres", () => {
     expect(pages).toBe(Math.ceil(241 / 37));
   });
 
+  it("sorts by reward either way with keyset pages, and neighbours follow the same order", async () => {
+    for (const sort of ["reward_asc", "reward_desc"] as const) {
+      const rows: { id: string; reward: number }[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: Awaited<ReturnType<Caller["trajectories"]["list"]>> = await caller.trajectories.list({ runId: run.runId, sort, limit: 50, cursor });
+        rows.push(...page.items);
+        cursor = page.nextCursor;
+      } while (cursor);
+      expect(rows.length).toBe(241);
+      expect(new Set(rows.map((r) => r.id)).size).toBe(241);
+      const expected = [...rows].sort((a, b) => (sort === "reward_asc" ? a.reward - b.reward : b.reward - a.reward) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      expect(rows.map((r) => r.id)).toEqual(expected.map((r) => r.id));
+      const n = await caller.trajectories.neighbours({ runId: run.runId, sort, id: rows[100]!.id });
+      expect([n.previous?.id, n.next?.id]).toEqual([rows[99]!.id, rows[101]!.id]);
+    }
+  });
+
   it("filters by step range, reward range, termination reason, outcome, instance and phase", async () => {
     const byStep = await caller.trajectories.list({ runId: run.runId, stepMin: 3, stepMax: 4, limit: 500 });
     expect(byStep.items.length).toBe(49);

@@ -229,6 +229,14 @@ export function TrajectoryBrowser({ runId }: { runId: string }) {
             ))}
           </select>
         </label>
+        <label>
+          Sort
+          <select value={filters.sort ?? "step"} onChange={(e) => setFilters({ sort: e.target.value === "step" ? undefined : (e.target.value as TrajectoryFilterValues["sort"]) })}>
+            <option value="step">newest step, groups together</option>
+            <option value="reward_asc">lowest reward first</option>
+            <option value="reward_desc">highest reward first</option>
+          </select>
+        </label>
         {filtered && (
           <button type="button" className="tb-clear" onClick={() => router.replace(`${pathname}${group ? `?group=${encodeURIComponent(groupParam(group))}` : ""}`)}>
             Clear filters
@@ -256,7 +264,7 @@ export function TrajectoryBrowser({ runId }: { runId: string }) {
           <div style={{ height: items.length * ROW_HEIGHT, position: "relative" }}>
             {items.slice(win.start, win.end).map((t, i) => {
               const index = win.start + i;
-              const newGroup = index === 0 || items[index - 1]!.groupId !== t.groupId || items[index - 1]!.step !== t.step;
+              const newGroup = !filters.sort && (index === 0 || items[index - 1]!.groupId !== t.groupId || items[index - 1]!.step !== t.step);
               return (
                 <div
                   key={t.id}
