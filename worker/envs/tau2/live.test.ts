@@ -19,7 +19,8 @@ const source = loadTau2RetailSource();
 const task = (id: string) => source.tasks.find((t) => t.id === id)!;
 
 function config(over: RunConfigInput): ReturnType<typeof parseRunConfig> & { ok: true } {
-  const r = parseRunConfig({ data: { dataset: "tau2:retail" }, ...over });
+  // tau2 configs must name a user simulator; the tests inject their own user, so any node name will do.
+  const r = parseRunConfig({ data: { dataset: "tau2:retail" }, ...over, rollout: { userSimulator: { node: "user-sim", model: "m" }, ...over.rollout } });
   if (!r.ok) throw new Error(JSON.stringify(r.errors));
   return r;
 }
