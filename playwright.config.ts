@@ -5,6 +5,12 @@ const port = Number(process.env.E2E_PORT ?? 3100);
 export default defineConfig({
   testDir: "e2e",
   testMatch: /.*\.e2e\.ts$/,
+  // The foundation flows sign up the first account of the fresh database (which must become admin),
+  // so they run before every other file.
+  projects: [
+    { name: "foundation", testMatch: /foundation\.e2e\.ts$/ },
+    { name: "features", testIgnore: /foundation\.e2e\.ts$/, dependencies: ["foundation"] },
+  ],
   timeout: 120_000,
   expect: { timeout: 20_000 },
   fullyParallel: false,
