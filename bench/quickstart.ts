@@ -15,7 +15,25 @@ import { startEmbeddedNode } from "../test/processes";
 
 const steps = Number(process.env.QS_STEPS ?? 30);
 const seed = Number(process.env.QS_SEED ?? 0);
-const parsed = parseRunConfig({ ...quickstartPreset, schedule: { ...quickstartPreset.schedule, steps }, data: { ...quickstartPreset.data, seed } });
+// Optional overrides for tuning experiments; the figures in docs/ use the preset as it is.
+const lr = process.env.QS_LR ? Number(process.env.QS_LR) : undefined;
+const instances = process.env.QS_INSTANCES ? Number(process.env.QS_INSTANCES) : undefined;
+const rollouts = process.env.QS_K ? Number(process.env.QS_K) : undefined;
+const parsed = parseRunConfig({
+  ...quickstartPreset,
+  schedule: { ...quickstartPreset.schedule, steps },
+  data: { ...quickstartPreset.data, seed, ...(instances ? { instancesPerStep: instances } : {}), ...(rollouts ? { rolloutsPerInstance: rollouts } : {}) },
+  optim: { ...quickstartPreset.optim, ...(lr ? { lr } : {}) },
+  ...(process.env.QS_TEMP
+    ? {
+        sampling: {
+          ...quickstartPreset.sampling,
+          act: { ...quickstartPreset.sampling!.act!, temperature: Number(process.env.QS_TEMP) },
+          rehearse: { ...quickstartPreset.sampling!.rehearse!, temperature: Number(process.env.QS_TEMP) },
+        },
+      }
+    : {}),
+});
 if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
 const config = parsed.config;
 
