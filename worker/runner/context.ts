@@ -27,3 +27,14 @@ export class CancelledError extends Error {
 export function throwIfCancelled(signal: AbortSignal): void {
   if (signal.aborted) throw new CancelledError();
 }
+
+/** A rollout-progress callback that reports at most ~`updates` times per pass (plus the final count). */
+export function throttledProgress(ctx: Pick<RunContext, "progress">, updates = 20): (done: number, total: number) => void {
+  let reported = 0;
+  return (done, total) => {
+    if (done === total || done - reported >= Math.max(1, Math.floor(total / updates))) {
+      reported = done;
+      ctx.progress(done, total).catch(() => {});
+    }
+  };
+}

@@ -20,7 +20,7 @@ import { loadRetailDb, type RetailDb } from "../../envs/tau2/model";
 import { loadTasks, retailDataFiles, type Tau2Task } from "../../envs/tau2/tasks";
 import type { Tau2RetailSource } from "../../envs/tau2/adapter";
 import { readFileSync, existsSync } from "node:fs";
-import type { RunContext } from "../context";
+import { throttledProgress, type RunContext } from "../context";
 import type { InstanceSource } from "../instances";
 import { chatClientFor, resolveNode, trainingPolicyFor } from "../nodes";
 import { persistStep } from "../persist";
@@ -174,7 +174,6 @@ export async function tau2EvalExecutor(ctx: RunContext, opts: Tau2EvalOptions = 
         opts.userSimulatorOverride ? "(test override)" : `${config.rollout.userSimulator!.model} on ${config.rollout.userSimulator!.node}`
       }${config.fidelityProbe ? ", fidelity probe on" : ""}`,
     );
-    let reported = 0;
     const startedAt = new Date();
     const result = await untilCancelled(
       runEvaluation({
@@ -184,12 +183,7 @@ export async function tau2EvalExecutor(ctx: RunContext, opts: Tau2EvalOptions = 
         userSimulator,
         stepIndex: 1,
         runId,
-        onRolloutDone: (n, total) => {
-          if (n === total || n - reported >= Math.max(1, Math.floor(total / 20))) {
-            reported = n;
-            ctx.progress(n, total).catch(() => {});
-          }
-        },
+        onRolloutDone: throttledProgress(ctx),
       }),
       signal,
     );

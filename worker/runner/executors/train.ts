@@ -5,7 +5,7 @@
  */
 import { runEvaluation, runTrainingStep, type StepResult } from "../../engine/step";
 import type { ChatClient } from "../../engine/io";
-import { CancelledError, throwIfCancelled, type RunContext } from "../context";
+import { CancelledError, throttledProgress, throwIfCancelled, type RunContext } from "../context";
 import { instanceSource } from "../instances";
 import { chatClientFor, resolveNode, trainingPolicyFor } from "../nodes";
 import { keyMetricsOf, persistStep, resumePoint } from "../persist";
@@ -146,7 +146,6 @@ export async function evalExecutor(ctx: RunContext): Promise<void> {
   try {
     const instances = source.evalSet();
     await ctx.log("info", `evaluating ${instances.length} instances × ${config.trialsPerTask} trial(s)`);
-    let reported = 0;
     const startedAt = new Date();
     const result = await untilCancelled(
       runEvaluation({
@@ -156,13 +155,7 @@ export async function evalExecutor(ctx: RunContext): Promise<void> {
         ...aux,
         stepIndex: 1,
         runId,
-        onRolloutDone: (n, total) => {
-          // Throttled progress: at most ~20 updates per evaluation.
-          if (n === total || n - reported >= Math.max(1, Math.floor(total / 20))) {
-            reported = n;
-            ctx.progress(n, total).catch(() => {});
-          }
-        },
+        onRolloutDone: throttledProgress(ctx),
       }),
       signal,
     );
