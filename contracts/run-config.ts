@@ -198,7 +198,8 @@ export const quickstartPreset: RunConfigInput = {
     evalAct: { temperature: 0.6, topP: 0.95, maxTokens: 160 },
     evalRehearse: { temperature: 0.6, topP: 0.95, maxTokens: 160 },
   },
-  optim: { lr: 3e-4, klCoef: 0, useKl: false },
+  // lr 1e-3 collapses the tiny model (fresh Adam state moves every weight by ~lr per step); see docs/BENCHMARKS.md.
+  optim: { lr: 1e-4, klCoef: 0, useKl: false },
   schedule: { steps: 30, saveEvery: 10, evalEvery: 10 },
 };
 
