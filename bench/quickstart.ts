@@ -39,6 +39,8 @@ const config = parsed.config;
 
 const node = process.env.QS_NODE_URL ? null : await startEmbeddedNode();
 const baseUrl = process.env.QS_NODE_URL ?? node!.url;
+// The node runs in its own process group: stop it when the benchmark is interrupted.
+for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => void node?.kill("SIGKILL").then(() => process.exit(130)));
 const policy = await TinkerPolicy.create({ baseUrl, model: config.policy.model });
 const domain = builtinDomain(config.data.dataset);
 const started = Date.now();
