@@ -5,6 +5,7 @@
  * (phase "eval", highest step) or, when the run has no evaluation, of its last training step.
  * An instance is solved by the run if any of those trajectories has outcome "success".
  */
+import { runListSelect } from "../runs/service";
 import { Prisma } from "@prisma/client";
 import { prisma } from "../../db";
 import { DomainError } from "../../lib/errors";
@@ -89,21 +90,8 @@ export function outcomeTable(runIds: string[], outcomes: InstanceOutcome[]): Out
   return rows.sort((a, b) => Number(b.differs) - Number(a.differs) || a.instanceId.localeCompare(b.instanceId));
 }
 
-const compareRunSelect = {
-  id: true,
-  name: true,
-  kind: true,
-  status: true,
-  paradigm: true,
-  policyNode: true,
-  tags: true,
-  progressStep: true,
-  totalSteps: true,
-  latestMetrics: true,
-  bestMetrics: true,
-  config: true,
-  createdAt: true,
-} satisfies Prisma.RunSelect;
+// The runs-table columns plus the config (for the config diff).
+const compareRunSelect = { ...runListSelect, config: true } satisfies Prisma.RunSelect;
 
 export async function compareRuns(runIds: string[]) {
   const ids = [...new Set(runIds)];
