@@ -104,3 +104,18 @@ describe("builtin domain registry", async () => {
     expect(() => builtinDomain("builtin:nope")).toThrow(/unknown built-in domain "nope"/);
   });
 });
+
+describe("quickstart response budget", () => {
+  it("fits every gold act and rehearse output of the training split", async () => {
+    const { quickstartPreset } = await import("../../../contracts/run-config");
+    const { renderCompletion } = await import("../../node/chat-format");
+    const budget = { act: quickstartPreset.sampling!.act!.maxTokens!, rehearse: quickstartPreset.sampling!.rehearse!.maxTokens! };
+    // A budget shorter than a gold output caps the task's reward however well the model learns
+    // (160 tokens cut the second tool call of every compare task).
+    const rows = shopTasks("train").flatMap((t) => goldEpisodeTranscripts(t));
+    expect(rows.length).toBeGreaterThan(300);
+    for (const row of rows) {
+      expect(renderCompletion(row.completion).length, `${row.role} output of ${row.completion.slice(0, 60)}`).toBeLessThanOrEqual(budget[row.role]);
+    }
+  });
+});
