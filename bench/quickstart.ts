@@ -51,7 +51,7 @@ const fmt = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ?
 
 try {
   console.log(`quickstart: ${steps} steps × ${config.data.instancesPerStep} instances × ${config.data.rolloutsPerInstance} rollouts on ${baseUrl}`);
-  console.log(" step  reward  fidelity  act-adv+  reh-adv+  act-len  reh-len  valid   sec");
+  console.log(" step  reward  fidelity  act-adv+  reh-adv+  act-len  reh-len  valid   gen-s  upd-s   sec");
   for (let step = 1; step <= steps; step++) {
     const t0 = Date.now();
     const result: StepResult = await runTrainingStep({
@@ -66,7 +66,7 @@ try {
     const m = result.metrics;
     rows.push({ step, reward: key["reward/mean"] ?? 0, fidelity: key["fidelity/mean"] ?? 0, metrics: m });
     console.log(
-      `${String(step).padStart(5)} ${fmt(key["reward/mean"])}  ${fmt(key["fidelity/mean"])}    ${fmt(m["critic/act/advantages/max"])}    ${fmt(m["critic/rehearse/advantages/max"])}   ${fmt(m["response_length/act/mean"])}   ${fmt(m["response_length/rehearse/mean"])}  ${fmt(m["episode/valid_action_ratio"])} ${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}`,
+      `${String(step).padStart(5)} ${fmt(key["reward/mean"])}  ${fmt(key["fidelity/mean"])}    ${fmt(m["critic/act/advantages/max"])}    ${fmt(m["critic/rehearse/advantages/max"])}   ${fmt(m["response_length/act/mean"])}   ${fmt(m["response_length/rehearse/mean"])}  ${fmt(m["episode/valid_action_ratio"])} ${fmt(m["timing_s/gen"])} ${fmt(m["timing_s/update_actor"])} ${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}`,
     );
   }
 } finally {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { promises as fs } from "node:fs";
 import { startNode, type RunningNode } from "../node/server";
 import { VOCAB_SIZE } from "../node/tokenizer";
-import { TinkerPolicy, buildDatums } from "./tinker-policy";
+import { TinkerPolicy, buildDatums, dropZeroAdvantage, packDatums } from "./tinker-policy";
 import { createOpenAIChatClient } from "./openai-chat";
 import type { LossConfig, TrainingDatum } from "../engine/io";
 
@@ -38,6 +38,60 @@ describe("buildDatums", () => {
     expect(datums[1].model_input.chunks[0].tokens).toEqual([7, 8]);
     expect(datums[1].loss_fn_inputs.advantages.data).toEqual([-0.25, -0.25]);
     expect(() => buildDatums([{ ...data[0], logprobs: [-1] }], { sendWeights: false })).toThrow(/2 response tokens but 1 logprobs/);
+  });
+});
+
+describe("packDatums / dropZeroAdvantage", () => {
+  // Turn 1 of a conversation and turn 2, whose prompt contains turn 1's prompt and response.
+  const turn1: TrainingDatum = { promptTokens: [1, 2, 3], responseTokens: [4, 5], logprobs: [-1, -2], advantages: [0.5, 0.5], role: "act" };
+  const turn2: TrainingDatum = { promptTokens: [1, 2, 3, 4, 5, 6], responseTokens: [7], logprobs: [-3], advantages: [-1], role: "act" };
+
+  it("folds a datum that is a prefix of another into it, keeping every loss position", () => {
+    const { datums } = buildDatums([turn1, turn2], { sendWeights: true });
+    const packed = packDatums(datums);
+    expect(packed).toHaveLength(1);
+    expect(packed[0].model_input.chunks[0].tokens).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(packed[0].loss_fn_inputs.target_tokens.data).toEqual([2, 3, 4, 5, 6, 7]);
+    expect(packed[0].loss_fn_inputs.logprobs.data).toEqual([0, 0, -1, -2, 0, -3]);
+    expect(packed[0].loss_fn_inputs.advantages.data).toEqual([0, 0, 0.5 / 3, 0.5 / 3, 0, -1 / 3]);
+    expect(packed[0].loss_fn_inputs.weights.data).toEqual([0, 0, 1 / 3, 1 / 3, 0, 1 / 3]);
+    // The inputs were not mutated.
+    expect(datums[1].loss_fn_inputs.advantages.data).toEqual([0, 0, 0, 0, 0, -1 / 3]);
+  });
+
+  it("keeps datums apart when the sequences diverge or their loss positions overlap", () => {
+    const diverged = { ...turn2, promptTokens: [1, 2, 3, 4, 9, 6] };
+    expect(packDatums(buildDatums([turn1, diverged], { sendWeights: false }).datums)).toHaveLength(2);
+    // The same generation twice (two rollouts that sampled identical tokens) must both count.
+    expect(packDatums(buildDatums([turn1, turn1], { sendWeights: false }).datums)).toHaveLength(2);
+  });
+
+  it("drops datums with all-zero advantages unless nothing would be left", () => {
+    const zero = { ...turn2, advantages: [0] };
+    const { datums } = buildDatums([turn1, zero], { sendWeights: false });
+    expect(dropZeroAdvantage(datums)).toEqual([datums[0]]);
+    const onlyZero = buildDatums([zero], { sendWeights: false }).datums;
+    expect(dropZeroAdvantage(onlyZero)).toEqual(onlyZero);
+  });
+
+  it("gives the node the same loss packed as unpacked", async () => {
+    const policy = await TinkerPolicy.create({ baseUrl: node.url, model: "tiny-gpt", client: { retryBaseMs: 20 } });
+    try {
+      const prompt = [...Array(20).keys()].map((i) => 10 + i);
+      const a: TrainingDatum = { promptTokens: prompt, responseTokens: [40, 41, 42], logprobs: [-5, -5, -5], advantages: [1, 1, 1], role: "act" };
+      const b: TrainingDatum = { promptTokens: [...prompt, 40, 41, 42, 50, 51], responseTokens: [60, 61], logprobs: [-5, -5], advantages: [-0.5, -0.5], role: "act" };
+      const c: TrainingDatum = { promptTokens: [7, 8], responseTokens: [9], logprobs: [-5], advantages: [0.25], role: "rehearse" };
+      const { datums } = buildDatums([a, b, c], { sendWeights: true });
+      const packed = packDatums(datums);
+      expect(packed).toHaveLength(2);
+      const cfg = { clip_low_threshold: 0.8, clip_high_threshold: 1.2 };
+      const plain = await policy.model.forward(datums, "ppo", cfg);
+      const merged = await policy.model.forward(packed, "ppo", cfg);
+      expect(merged.metrics["loss:sum"]).toBeCloseTo(plain.metrics["loss:sum"], 5);
+      expect(merged.metrics["tokens:sum"]).toBe(plain.metrics["tokens:sum"]);
+    } finally {
+      policy.close();
+    }
   });
 });
 

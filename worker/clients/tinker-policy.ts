@@ -115,7 +115,12 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
 
   async forwardBackward(data: TrainingDatum[], loss: LossConfig): Promise<{ metrics: Record<string, number> }> {
     if (data.length === 0) return { metrics: { tokens: 0 } };
-    const { datums, responseTokens } = buildDatums(data, { sendWeights: this.extensions.has("weights") });
+    const built = buildDatums(data, { sendWeights: this.extensions.has("weights") });
+    const responseTokens = built.responseTokens;
+    // Exact savings (the loss is a token sum): without KL/entropy terms a datum whose advantages are
+    // all zero has zero gradient, and a datum that is a prefix of another rides along inside it.
+    const regularised = (loss.klCoef !== 0 && this.extensions.has("kl_coef")) || (loss.entropyCoef !== 0 && this.extensions.has("entropy_coef"));
+    const datums = packDatums(regularised ? built.datums : dropZeroAdvantage(built.datums));
     const config: Record<string, number> = { clip_low_threshold: 1 - loss.clipLow, clip_high_threshold: 1 + loss.clipHigh };
     if (loss.loss === "ppo") {
       if (this.extensions.has("dual_clip_threshold")) config.dual_clip_threshold = loss.dualClip;
@@ -189,6 +194,54 @@ export function buildDatums(data: TrainingDatum[], opts: { sendWeights: boolean 
     return { model_input: tokensInput(seq.slice(0, -1)), loss_fn_inputs: inputs };
   });
   return { datums, responseTokens };
+}
+
+const isActive = (d: Datum, i: number) => d.loss_fn_inputs.advantages.data[i] !== 0 || (d.loss_fn_inputs.weights?.data[i] ?? 0) !== 0;
+
+/**
+ * Drops datums with no non-zero advantage (and no weight), unless that would drop all of them.
+ * Exact for the PG losses when no KL / entropy term is on: such a datum adds nothing to the gradient.
+ * Loss metrics (ratio, clip fraction) are then means over the trained tokens.
+ */
+export function dropZeroAdvantage(datums: Datum[]): Datum[] {
+  const kept = datums.filter((d) => d.loss_fn_inputs.target_tokens.data.some((_, i) => isActive(d, i)));
+  return kept.length > 0 ? kept : datums;
+}
+
+/**
+ * Folds each datum whose full sequence (inputs + last target) is a prefix of a longer datum's into
+ * that datum, when their loss positions do not overlap. With causal attention the logits of the
+ * shared positions are identical, and the loss is a token sum, so the gradient is unchanged; a
+ * multi-turn conversation's act turns usually collapse into one sequence. Returns new datums.
+ */
+export function packDatums(datums: Datum[]): Datum[] {
+  const full = (d: Datum) => [...d.model_input.chunks.flatMap((c) => c.tokens), d.loss_fn_inputs.target_tokens.data.at(-1)!];
+  const items = datums
+    .map((d) => ({ seq: full(d), d: structuredClone(d) }))
+    .sort((a, b) => b.seq.length - a.seq.length);
+  const kept: typeof items = [];
+  for (const item of items) {
+    const n = item.seq.length - 1; // loss positions of the shorter datum: 0..n-1
+    const host = kept.find(
+      (k) =>
+        k.seq.length >= item.seq.length &&
+        item.seq.every((t, i) => k.seq[i] === t) &&
+        item.d.loss_fn_inputs.target_tokens.data.every((_, i) => !isActive(item.d, i) || !isActive(k.d, i)),
+    );
+    if (!host) {
+      kept.push(item);
+      continue;
+    }
+    const from = item.d.loss_fn_inputs;
+    const into = host.d.loss_fn_inputs;
+    for (let i = 0; i < n; i++) {
+      if (!isActive(item.d, i)) continue;
+      into.advantages.data[i] = from.advantages.data[i];
+      into.logprobs.data[i] = from.logprobs.data[i];
+      if (into.weights && from.weights) into.weights.data[i] = from.weights.data[i];
+    }
+  }
+  return kept.map((k) => k.d);
 }
 
 /** Node metric sums → means over the response tokens. */
