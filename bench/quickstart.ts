@@ -4,11 +4,12 @@
  * CPUs. Prints reward and rehearsal fidelity over the first and last five steps and the per-role metrics,
  * and ends with one line of JSON.
  *
- * Options (env): QS_STEPS (default 30), QS_SEED (0), QS_NODE_URL (use a running node instead of starting one).
+ * Options (env): QS_STEPS (default 30), QS_SEED (0), QS_NODE_URL (use a running node instead of starting one);
+ * for tuning experiments QS_LR, QS_TEMP, QS_INSTANCES, QS_K, QS_POOL (task pool size, 0 = whole split).
  */
 import { parseRunConfig, quickstartPreset } from "../contracts/run-config";
 import { TinkerPolicy } from "../worker/clients/tinker-policy";
-import { builtinDomain } from "../worker/domains";
+import { builtinInstanceSource } from "../worker/runner/instances";
 import { runTrainingStep, type StepResult } from "../worker/engine/step";
 import { keyMetricsOf } from "../worker/runner/persist";
 import { startEmbeddedNode } from "../test/processes";
@@ -19,10 +20,12 @@ const seed = Number(process.env.QS_SEED ?? 0);
 const lr = process.env.QS_LR ? Number(process.env.QS_LR) : undefined;
 const instances = process.env.QS_INSTANCES ? Number(process.env.QS_INSTANCES) : undefined;
 const rollouts = process.env.QS_K ? Number(process.env.QS_K) : undefined;
+// QS_POOL=0 trains on the whole split instead of the preset's task pool.
+const pool = process.env.QS_POOL !== undefined ? Number(process.env.QS_POOL) : undefined;
 const parsed = parseRunConfig({
   ...quickstartPreset,
   schedule: { ...quickstartPreset.schedule, steps },
-  data: { ...quickstartPreset.data, seed, ...(instances ? { instancesPerStep: instances } : {}), ...(rollouts ? { rolloutsPerInstance: rollouts } : {}) },
+  data: { ...quickstartPreset.data, seed, ...(pool !== undefined ? { poolSize: pool || undefined } : {}), ...(instances ? { instancesPerStep: instances } : {}), ...(rollouts ? { rolloutsPerInstance: rollouts } : {}) },
   optim: { ...quickstartPreset.optim, ...(lr ? { lr } : {}) },
   ...(process.env.QS_TEMP
     ? {
@@ -42,7 +45,8 @@ const baseUrl = process.env.QS_NODE_URL ?? node!.url;
 // The node runs in its own process group: stop it when the benchmark is interrupted.
 for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => void node?.kill("SIGKILL").then(() => process.exit(130)));
 const policy = await TinkerPolicy.create({ baseUrl, model: config.policy.model });
-const domain = builtinDomain(config.data.dataset);
+// The same instances per step as a quickstart run of the worker (worker/runner/instances.ts).
+const instanceSource = builtinInstanceSource(config);
 const started = Date.now();
 const rows: { step: number; reward: number; fidelity: number; metrics: Record<string, number> }[] = [];
 
@@ -51,11 +55,11 @@ const fmt = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ?
 
 try {
   console.log(`quickstart: ${steps} steps × ${config.data.instancesPerStep} instances × ${config.data.rolloutsPerInstance} rollouts on ${baseUrl}`);
-  console.log(" step  reward  fidelity  act-adv+  reh-adv+  act-len  reh-len  valid   gen-s  upd-s   sec");
+  console.log(" step  reward  fidelity  act-adv+  reh-adv+  act-len  reh-len  valid   gen-s  upd-s   sec  grad-norm");
   for (let step = 1; step <= steps; step++) {
     const t0 = Date.now();
     const result: StepResult = await runTrainingStep({
-      instances: domain.sample(seed * 1_000_003 + step, config.data.instancesPerStep, "train"),
+      instances: instanceSource.forStep(step),
       config,
       policy,
       trainer: policy,
@@ -66,7 +70,7 @@ try {
     const m = result.metrics;
     rows.push({ step, reward: key["reward/mean"] ?? 0, fidelity: key["fidelity/mean"] ?? 0, metrics: m });
     console.log(
-      `${String(step).padStart(5)} ${fmt(key["reward/mean"])}  ${fmt(key["fidelity/mean"])}    ${fmt(m["critic/act/advantages/max"])}    ${fmt(m["critic/rehearse/advantages/max"])}   ${fmt(m["response_length/act/mean"])}   ${fmt(m["response_length/rehearse/mean"])}  ${fmt(m["episode/valid_action_ratio"])} ${fmt(m["timing_s/gen"])} ${fmt(m["timing_s/update_actor"])} ${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}`,
+      `${String(step).padStart(5)} ${fmt(key["reward/mean"])}  ${fmt(key["fidelity/mean"])}    ${fmt(m["critic/act/advantages/max"])}    ${fmt(m["critic/rehearse/advantages/max"])}   ${fmt(m["response_length/act/mean"])}   ${fmt(m["response_length/rehearse/mean"])}  ${fmt(m["episode/valid_action_ratio"])} ${fmt(m["timing_s/gen"])} ${fmt(m["timing_s/update_actor"])} ${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}  ${(m["actor/grad_norm"] ?? NaN).toExponential(2)}`,
     );
   }
 } finally {

@@ -45,6 +45,11 @@ export const runConfigSchema = z
         split: z.enum(["train", "test"]).default("train"),
         /** Explicit instance ids; empty = sample from the split. */
         instanceIds: z.array(z.string().min(1)).max(10_000).default([]),
+        /**
+         * Train on a fixed subset of this many tasks of the split (a seeded draw); each step samples
+         * from it. Unset = the whole split. Small pools let a quick run revisit its tasks.
+         */
+        poolSize: z.number().int().min(1).max(1_000_000).optional(),
         instancesPerStep: z.number().int().min(1).max(4096).default(16),
         rolloutsPerInstance: z.number().int().min(1).max(64).default(4),
         seed: z.number().int().min(0).default(0),

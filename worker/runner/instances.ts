@@ -18,28 +18,41 @@ function mix(seed: number, step: number): number {
 }
 
 export async function instanceSource(prisma: PrismaClient, config: RunConfig, note?: (message: string) => void): Promise<InstanceSource> {
-  const { dataset, split, instanceIds, instancesPerStep, seed } = config.data;
+  const { dataset } = config.data;
   // tau2 retail (executors/tau2.ts): live-user instances scored by the real end state.
   if (dataset === "tau2:retail") return tau2InstanceSource(config, note);
-  if (dataset.startsWith("builtin:")) {
-    const domain = builtinDomain(dataset);
-    if (instanceIds.length) {
-      const chosen = instanceIds.map((id) => {
-        const inst = domain.byId(id);
-        if (!inst) throw new Error(`data.instanceIds: no instance "${id}" in ${dataset}`);
-        return inst;
-      });
-      const cycle = (offset: number) => Array.from({ length: instancesPerStep }, (_, i) => chosen[(offset + i) % chosen.length]!);
-      return { forStep: (step) => cycle((step - 1) * instancesPerStep), evalSet: () => chosen };
-    }
-    return {
-      forStep: (step) => domain.sample(mix(seed, step), instancesPerStep, split),
-      evalSet: () => domain.sample(mix(seed, 0), instancesPerStep, config.kind === "eval" ? split : "test"),
-    };
-  }
+  if (dataset.startsWith("builtin:")) return builtinInstanceSource(config);
   if (dataset.startsWith("dataset:")) return importedDatasetSource(prisma, config, note);
   throw new Error(`dataset ${dataset} is not available to the engine yet (supported: builtin:<name>, tau2:retail, dataset:<id or name>)`);
 }
+
+/** Seed of the draw that fixes a run's task pool (data.poolSize); distinct from every step's seed. */
+const POOL_STEP = 0x5eed;
+
+/** Instances of a built-in domain (no database needed; bench:quickstart uses it too). */
+export function builtinInstanceSource(config: RunConfig): InstanceSource {
+  const { dataset, split, instanceIds, instancesPerStep, seed, poolSize } = config.data;
+  const domain = builtinDomain(dataset);
+  if (instanceIds.length) {
+    const chosen = instanceIds.map((id) => {
+      const inst = domain.byId(id);
+      if (!inst) throw new Error(`data.instanceIds: no instance "${id}" in ${dataset}`);
+      return inst;
+    });
+    return { forStep: (step) => takeCyclic(chosen, instancesPerStep, (step - 1) * instancesPerStep), evalSet: () => chosen };
+  }
+  const evalSet = () => domain.sample(mix(seed, 0), instancesPerStep, config.kind === "eval" ? split : "test");
+  if (poolSize !== undefined) {
+    // The first pass of a seeded draw has no repeats: poolSize distinct tasks (fewer if the split is smaller).
+    const drawn = domain.sample(mix(seed, POOL_STEP), poolSize, split);
+    const pool = [...new Map(drawn.map((inst) => [inst.id, inst])).values()];
+    return { forStep: (step) => takeCyclic(seededShuffle(pool, mix(seed, step)), instancesPerStep, 0), evalSet };
+  }
+  return { forStep: (step) => domain.sample(mix(seed, step), instancesPerStep, split), evalSet };
+}
+
+/** `count` items from `offset` on, wrapping around. */
+const takeCyclic = <T>(items: T[], count: number, offset: number) => Array.from({ length: count }, (_, i) => items[(offset + i) % items.length]!);
 
 // ---------------------------------------------------------------------------------------------
 // dataset:<id or name> — an imported CM2 dataset (server/features/datasets), read from Instance rows
@@ -98,14 +111,15 @@ async function importedDatasetSource(prisma: PrismaClient, config: RunConfig, no
     throw new Error(`dataset ${row.name} has no executable environment: use the rehearse or simulator paradigm, without shadow execution`);
   }
 
-  const primary = await loadSplit(prisma, row.id, row.name, split);
+  const whole = await loadSplit(prisma, row.id, row.name, split);
+  const primary = config.data.poolSize === undefined ? whole : seededShuffle(whole, mix(seed, POOL_STEP)).slice(0, config.data.poolSize);
   if (primary.length === 0) throw new Error(`dataset ${row.name} has no instances in the ${split} split`);
   // CM2 checklists are judged by an LLM; without a judge every item would fail and every reward be 0.
   if (!config.reward.judge && primary.some((inst) => inst.checklists.flat(2).some((item) => !item.check))) {
     throw new Error(`dataset ${row.name} has LLM-judged checklists: set reward.judge to a judge node and model`);
   }
 
-  const take = (items: TaskInstance[], count: number, offset: number) => Array.from({ length: count }, (_, i) => items[(offset + i) % items.length]!);
+  const take = takeCyclic;
   if (instanceIds.length) {
     const byId = new Map(primary.map((inst) => [inst.id, inst]));
     const chosen = instanceIds.map((id) => {

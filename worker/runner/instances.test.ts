@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { parseRunConfig, quickstartPreset, type RunConfig } from "../../contracts/run-config";
+import { builtinInstanceSource } from "./instances";
+
+function configWith(data: Record<string, unknown>): RunConfig {
+  const parsed = parseRunConfig({ ...quickstartPreset, data: { ...quickstartPreset.data, ...data } });
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+  return parsed.config;
+}
+
+const idsOver = (config: RunConfig, steps: number) => {
+  const source = builtinInstanceSource(config);
+  return Array.from({ length: steps }, (_, i) => source.forStep(i + 1).map((inst) => inst.id));
+};
+
+describe("builtinInstanceSource", () => {
+  it("draws every step from a fixed pool of poolSize distinct tasks", () => {
+    const steps = idsOver(configWith({ poolSize: 12, instancesPerStep: 8, seed: 3 }), 20);
+    const seen = new Set(steps.flat());
+    expect(seen.size).toBe(12);
+    for (const ids of steps) {
+      expect(ids).toHaveLength(8);
+      expect(new Set(ids).size).toBe(8); // no repeats within a step
+    }
+    // Steps differ (a fresh seeded shuffle each step) and replay identically (resume).
+    expect(steps[0]).not.toEqual(steps[1]);
+    expect(idsOver(configWith({ poolSize: 12, instancesPerStep: 8, seed: 3 }), 20)).toEqual(steps);
+    // Another seed, another pool.
+    const other = new Set(idsOver(configWith({ poolSize: 12, instancesPerStep: 8, seed: 4 }), 20).flat());
+    expect([...other].filter((id) => seen.has(id)).length).toBeLessThan(12);
+  });
+
+  it("samples the whole split without a pool, and caps a pool at the split's size", () => {
+    expect(new Set(idsOver(configWith({ instancesPerStep: 8 }), 20).flat()).size).toBeGreaterThan(60);
+    const all = new Set(idsOver(configWith({ poolSize: 100_000, instancesPerStep: 8 }), 40).flat());
+    expect(all.size).toBeGreaterThan(100);
+  });
+
+  it("rejects a pool of zero tasks", () => {
+    const parsed = parseRunConfig({ ...quickstartPreset, data: { ...quickstartPreset.data, poolSize: 0 } });
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(JSON.stringify(parsed.errors)).toContain("data.poolSize");
+  });
+});
