@@ -5,7 +5,7 @@
  * and ends with one line of JSON.
  *
  * Options (env): QS_STEPS (default 30), QS_SEED (0), QS_NODE_URL (use a running node instead of starting one);
- * for tuning experiments QS_LR, QS_TEMP, QS_INSTANCES, QS_K, QS_POOL (task pool size, 0 = whole split).
+ * for tuning experiments QS_LR, QS_TEMP, QS_INSTANCES, QS_K, QS_POOL (task pool size, 0 = whole split), QS_KL (KL coefficient, 0 = off).
  */
 import { parseRunConfig, quickstartPreset } from "../contracts/run-config";
 import { TinkerPolicy } from "../worker/clients/tinker-policy";
@@ -26,7 +26,7 @@ const parsed = parseRunConfig({
   ...quickstartPreset,
   schedule: { ...quickstartPreset.schedule, steps },
   data: { ...quickstartPreset.data, seed, ...(pool !== undefined ? { poolSize: pool || undefined } : {}), ...(instances ? { instancesPerStep: instances } : {}), ...(rollouts ? { rolloutsPerInstance: rollouts } : {}) },
-  optim: { ...quickstartPreset.optim, ...(lr ? { lr } : {}) },
+  optim: { ...quickstartPreset.optim, ...(lr ? { lr } : {}), ...(process.env.QS_KL ? { useKl: Number(process.env.QS_KL) > 0, klCoef: Number(process.env.QS_KL) } : {}) },
   ...(process.env.QS_TEMP
     ? {
         sampling: {
