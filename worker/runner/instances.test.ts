@@ -31,7 +31,7 @@ describe("builtinInstanceSource", () => {
   });
 
   it("samples the whole split without a pool, and caps a pool at the split's size", () => {
-    expect(new Set(idsOver(configWith({ instancesPerStep: 8 }), 20).flat()).size).toBeGreaterThan(60);
+    expect(new Set(idsOver(configWith({ poolSize: undefined, instancesPerStep: 8 }), 20).flat()).size).toBeGreaterThan(60);
     const all = new Set(idsOver(configWith({ poolSize: 100_000, instancesPerStep: 8 }), 40).flat());
     expect(all.size).toBeGreaterThan(100);
   });
