@@ -1,7 +1,8 @@
 /**
  * `npm run node:start` — the embedded node on HOST:PORT (default 127.0.0.1:8765).
  * Env: PORT, HOST, NODE_DATA_DIR (checkpoints, default .data/node), NODE_API_KEY (optional),
- * NODE_WEIGHTS_DIR (warm-start checkpoint, default worker/node/weights/tiny-gpt), NODE_TF_BACKEND (wasm).
+ * NODE_WEIGHTS_DIR (warm-start checkpoint, default worker/node/weights/tiny-gpt), NODE_TF_BACKEND (wasm),
+ * ENVACE_NODE_TRAIN_THREADS (threads per forward_backward, default min(2, cores); 1 = main thread only).
  */
 import path from "node:path";
 import { z } from "zod";
@@ -13,6 +14,7 @@ const envSchema = z.object({
   NODE_DATA_DIR: z.string().min(1).default(path.resolve(".data/node")),
   NODE_WEIGHTS_DIR: z.string().min(1).default(DEFAULT_WEIGHTS_DIR),
   NODE_API_KEY: z.string().min(8, "NODE_API_KEY must be at least 8 characters").optional(),
+  ENVACE_NODE_TRAIN_THREADS: z.coerce.number().int().min(1).max(64).optional(),
 });
 
 async function main() {
@@ -22,10 +24,10 @@ async function main() {
     process.exit(2);
   }
   const env = parsed.data;
-  const node = await startNode({ port: env.PORT, host: env.HOST, dataDir: env.NODE_DATA_DIR, warmStartDir: env.NODE_WEIGHTS_DIR, apiKey: env.NODE_API_KEY });
+  const node = await startNode({ port: env.PORT, host: env.HOST, dataDir: env.NODE_DATA_DIR, warmStartDir: env.NODE_WEIGHTS_DIR, apiKey: env.NODE_API_KEY, trainThreads: env.ENVACE_NODE_TRAIN_THREADS });
   const base = node.service.describeBase();
   console.log(
-    `[node] listening on ${node.url} (tinker: ${node.url}/api/v1, openai: ${node.url}/v1) model ${base.name} from ${base.source}, auth ${env.NODE_API_KEY ? "on" : "off"}`,
+    `[node] listening on ${node.url} (tinker: ${node.url}/api/v1, openai: ${node.url}/v1) model ${base.name} from ${base.source}, auth ${env.NODE_API_KEY ? "on" : "off"}, train threads ${node.service.opts.trainThreads}`,
   );
   const stop = () => {
     console.log("[node] shutting down");

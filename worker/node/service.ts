@@ -41,7 +41,7 @@ import {
   modelInputTokens,
 } from "./protocol";
 import { encodeText } from "./tokenizer";
-import { type LossConfig, DEFAULT_LOSS_CONFIG, Trainer, TrainingInputError, type TrainDatum } from "./train";
+import { type LossConfig, DEFAULT_LOSS_CONFIG, Trainer, TrainingInputError, type TrainDatum, defaultTrainThreads } from "./train";
 
 export const BASE_MODEL_NAME = "tiny-gpt";
 export const TOKENIZER_ID = "envace/byte-chat-v1";
@@ -72,6 +72,8 @@ export interface NodeServiceOptions {
   maxQueuedRows?: number;
   /** Ephemeral sampler snapshots kept per model. */
   ephemeralSamplersPerModel?: number;
+  /** Threads per forward_backward (data parallel over worker threads); default defaultTrainThreads(), 1 disables. */
+  trainThreads?: number;
 }
 
 type FutureState = "pending" | "done" | "failed";
@@ -174,6 +176,7 @@ export class NodeService {
       maxQueuedRows: 4096,
       ephemeralSamplersPerModel: 4,
       ...opts,
+      trainThreads: opts.trainThreads ?? defaultTrainThreads(),
     };
   }
 
@@ -330,7 +333,7 @@ export class NodeService {
       id,
       sessionId: session.id,
       base,
-      trainer: new Trainer(base.cfg, base.values, base.params),
+      trainer: new Trainer(base.cfg, base.values, base.params, { threads: this.opts.trainThreads }),
       nextSeq: 1,
       seen: new Map(),
       held: new Map(),

@@ -17,7 +17,10 @@
  * `weights` input (default 1 on every position), so a client that pre-scales advantages by 1/N for a
  * token mean sends weights = mask/N too. The PG term itself ignores `weights`, as on hosted Tinker.
  */
+import os from "node:os";
+import { Worker } from "node:worker_threads";
 import * as tf from "@tensorflow/tfjs";
+import { z } from "zod";
 import {
   type GPTConfig,
   type ParamMap,
@@ -189,23 +192,268 @@ export function tokenLosses(
   return { perToken: tf.mul(perToken, batch.valid) as tf.Tensor2D, logprobs: tf.mul(logprobs, batch.valid) as tf.Tensor2D, metrics };
 }
 
-/** Split datums into consecutive micro-batches of at most `tokenBudget` padded tokens. */
-function microBatches(datums: TrainDatum[], tokenBudget: number): TrainDatum[][] {
-  const out: TrainDatum[][] = [];
-  let cur: TrainDatum[] = [];
-  let maxLen = 0;
-  for (const d of datums) {
-    const nextMax = Math.max(maxLen, d.tokens.length);
-    if (cur.length && nextMax * (cur.length + 1) > tokenBudget) {
+/** A datum with its position in the caller's list, so outputs go back in the caller's order. */
+export interface IndexedDatum {
+  index: number;
+  datum: TrainDatum;
+}
+
+/**
+ * Micro-batches of at most `tokenBudget` padded tokens over the datums sorted longest first, so the
+ * rows of a batch have similar lengths and little compute goes to padding. The loss is a sum over
+ * tokens, so the order of datums does not change it (only the float summation order).
+ */
+export function planMicroBatches(datums: TrainDatum[], tokenBudget: number): IndexedDatum[][] {
+  const sorted = datums.map((datum, index) => ({ index, datum })).sort((a, b) => b.datum.tokens.length - a.datum.tokens.length || a.index - b.index);
+  const out: IndexedDatum[][] = [];
+  let cur: IndexedDatum[] = [];
+  for (const d of sorted) {
+    // Longest first: the batch's padded length is the length of its first row.
+    const maxLen = cur.length ? cur[0].datum.tokens.length : d.datum.tokens.length;
+    if (cur.length && maxLen * (cur.length + 1) > tokenBudget) {
       out.push(cur);
       cur = [];
-      maxLen = 0;
     }
     cur.push(d);
-    maxLen = Math.max(maxLen, d.tokens.length);
   }
   if (cur.length) out.push(cur);
   return out;
+}
+
+export function paddedTokens(mb: IndexedDatum[]): number {
+  return mb.length * Math.max(...mb.map((d) => d.datum.tokens.length));
+}
+
+/** Splits micro-batches into `n` shares with balanced padded-token counts (largest first onto the lightest share). */
+export function splitShares(mbs: IndexedDatum[][], n: number): IndexedDatum[][][] {
+  const shares: IndexedDatum[][][] = Array.from({ length: n }, () => []);
+  const load = new Array<number>(n).fill(0);
+  for (const mb of [...mbs].sort((a, b) => paddedTokens(b) - paddedTokens(a))) {
+    const lightest = load.indexOf(Math.min(...load));
+    shares[lightest].push(mb);
+    load[lightest] += paddedTokens(mb);
+  }
+  return shares.filter((s) => s.length > 0);
+}
+
+/** The result of one share of a call: gradients summed over its micro-batches (null when forward-only). */
+export interface ShareResult {
+  grads: tf.Tensor[] | null;
+  outputs: Array<[number, DatumOutput]>;
+  metrics: Record<string, number>;
+}
+
+function addMetrics(into: Record<string, number>, from: Record<string, number>): void {
+  for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
+}
+
+/** Sums two gradient lists, disposing both. */
+function addGrads(acc: tf.Tensor[] | null, more: tf.Tensor[]): tf.Tensor[] {
+  if (acc === null) return more;
+  const sum = acc.map((g, i) => tf.tidy(() => tf.add(g, more[i])));
+  acc.forEach((g) => g.dispose());
+  more.forEach((g) => g.dispose());
+  return sum;
+}
+
+/**
+ * Runs micro-batches one after another on this thread (the main thread or a gradient worker).
+ * A non-finite loss throws TrainingInputError and leaves nothing allocated.
+ */
+export async function computeShare(
+  params: ParamMap,
+  reference: ParamMap | null,
+  cfg: GPTConfig,
+  mbs: IndexedDatum[][],
+  lossFn: LossFnName,
+  lc: LossConfig,
+  forwardOnly: boolean,
+): Promise<ShareResult> {
+  const names = paramNames(cfg);
+  const outputs: Array<[number, DatumOutput]> = [];
+  const metrics: Record<string, number> = {};
+  let shareGrads: tf.Tensor[] | null = null;
+  try {
+    for (const mb of mbs) {
+      const batch = makeBatch(
+        mb.map((d) => d.datum),
+        lossFn,
+      );
+      try {
+        let perTokenVals: Float32Array;
+        let logprobVals: Float32Array;
+        const metricVals: Record<string, number> = {};
+        let lossValue: number;
+        if (forwardOnly) {
+          const r = tf.tidy(() => {
+            const out = tokenLosses(params, reference, cfg, batch, lossFn, lc);
+            return {
+              per: out.perToken.dataSync() as Float32Array,
+              lp: out.logprobs.dataSync() as Float32Array,
+              metrics: Object.fromEntries(Object.entries(out.metrics).map(([k, t]) => [k, t.dataSync()[0]])),
+            };
+          });
+          perTokenVals = r.per;
+          logprobVals = r.lp;
+          Object.assign(metricVals, r.metrics);
+          lossValue = perTokenVals.reduce((a, b) => a + b, 0);
+          if (!Number.isFinite(lossValue)) throw new TrainingInputError(`loss is not finite (${lossValue}); no gradient was computed`);
+        } else {
+          const grads = tf.tidy(() => {
+            let per: tf.Tensor2D | null = null;
+            let lp: tf.Tensor2D | null = null;
+            let mets: Record<string, tf.Scalar> = {};
+            const f = (...ps: tf.Tensor[]) => {
+              const pm: ParamMap = {};
+              names.forEach((n, i) => (pm[n] = ps[i]));
+              const out = tokenLosses(pm, reference, cfg, batch, lossFn, lc);
+              // valueAndGrads disposes intermediates; keep the outputs we read below.
+              per = tf.keep(out.perToken);
+              lp = tf.keep(out.logprobs);
+              mets = Object.fromEntries(Object.entries(out.metrics).map(([k, t]) => [k, tf.keep(t)]));
+              return tf.sum(out.perToken) as tf.Scalar;
+            };
+            const { value, grads } = tf.valueAndGrads(f)(names.map((n) => params[n]));
+            perTokenVals = per!.dataSync() as Float32Array;
+            logprobVals = lp!.dataSync() as Float32Array;
+            for (const [k, t] of Object.entries(mets)) metricVals[k] = t.dataSync()[0];
+            lossValue = value.dataSync()[0];
+            for (const t of [per!, lp!, ...Object.values(mets)] as tf.Tensor[]) t.dispose();
+            return grads.map((g) => tf.keep(g));
+          });
+          if (!Number.isFinite(lossValue!)) {
+            grads.forEach((g) => g.dispose());
+            throw new TrainingInputError(`loss is not finite (${lossValue!}); the step was refused and no gradient was accumulated`);
+          }
+          shareGrads = addGrads(shareGrads, grads);
+        }
+        mb.forEach(({ index, datum }, b) => {
+          const n = datum.tokens.length;
+          outputs.push([
+            index,
+            {
+              logprobs: Array.from(logprobVals!.subarray(b * batch.T, b * batch.T + n)),
+              elementwise_loss: Array.from(perTokenVals!.subarray(b * batch.T, b * batch.T + n)),
+            },
+          ]);
+        });
+        metrics["loss:sum"] = (metrics["loss:sum"] ?? 0) + lossValue!;
+        addMetrics(metrics, metricVals);
+      } finally {
+        disposeBatch(batch);
+      }
+      await yieldToEventLoop();
+    }
+  } catch (err) {
+    if (shareGrads) (shareGrads as tf.Tensor[]).forEach((g) => g.dispose());
+    throw err;
+  }
+  return { grads: shareGrads, outputs, metrics };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data-parallel forward_backward: the tfjs wasm backend is single-threaded in Node, so a call's
+// micro-batches are shared between the main thread and gradient workers (grad-worker.ts), each
+// running computeShare on its own copy of the weights.
+
+/** workerData of a gradient worker. */
+export interface GradWorkerInit {
+  cfg: GPTConfig;
+  /** tfjs backend of the main thread, so both sides compute the same way. */
+  backend: string;
+}
+
+export interface GradWorkerRequest {
+  id: number;
+  /** Current weights in paramNames(cfg) order. */
+  params: Float32Array[];
+  /** The frozen KL reference, sent once per worker (the worker keeps it). */
+  reference?: Float32Array[];
+  microBatches: IndexedDatum[][];
+  lossFn: LossFnName;
+  lc: LossConfig;
+  forwardOnly: boolean;
+}
+
+export type GradWorkerReply =
+  | { id: number; kind: "ok"; grads: Float32Array[] | null; outputs: Array<[number, DatumOutput]>; metrics: Record<string, number> }
+  /** A TrainingInputError (e.g. a non-finite loss): the whole call is refused, as on the main thread. */
+  | { id: number; kind: "refused"; message: string }
+  /** Anything else: the main thread computes the share itself. */
+  | { id: number; kind: "error"; message: string };
+
+/** Threads per forward_backward: ENVACE_NODE_TRAIN_THREADS, else min(2, available cores). 1 disables the workers. */
+export function defaultTrainThreads(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.ENVACE_NODE_TRAIN_THREADS;
+  if (raw === undefined || raw === "") return Math.min(2, os.availableParallelism());
+  const parsed = z.coerce.number().int().min(1).max(64).safeParse(raw);
+  if (!parsed.success) throw new Error(`ENVACE_NODE_TRAIN_THREADS must be an integer from 1 to 64, got '${raw}'`);
+  return parsed.data;
+}
+
+/** A persistent worker thread that computes shares of forward_backward calls. */
+class GradWorker {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, { resolve: (r: GradWorkerReply) => void; reject: (e: Error) => void }>();
+  private nextId = 1;
+  /** Set once the worker crashed, failed to start or was terminated; it takes no more requests. */
+  failure: Error | null = null;
+  hasReference = false;
+  readonly exited: Promise<void>;
+
+  constructor(init: GradWorkerInit) {
+    const entry = new URL("./grad-worker.ts", import.meta.url).href;
+    // Node 20 does not apply tsx's --import hooks to a worker's TypeScript entry (privatenumber/tsx#354)
+    // and vitest workers have no TS loader at all, so the worker registers tsx before importing its entry.
+    const tsxApi = import.meta.resolve("tsx/esm/api");
+    const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`;
+    this.worker = new Worker(bootstrap, { eval: true, workerData: init });
+    // An idle worker must not keep the process alive; it is ref'd only while a request is pending.
+    this.worker.unref();
+    this.worker.on("message", (reply: GradWorkerReply) => {
+      const p = this.pending.get(reply.id);
+      if (!p) return;
+      this.pending.delete(reply.id);
+      if (this.pending.size === 0) this.worker.unref();
+      p.resolve(reply);
+    });
+    this.worker.on("error", (err) => this.fail(err instanceof Error ? err : new Error(String(err))));
+    this.exited = new Promise((resolve) =>
+      this.worker.once("exit", (code) => {
+        this.fail(new Error(`gradient worker exited with code ${code}`));
+        resolve();
+      }),
+    );
+  }
+
+  run(req: Omit<GradWorkerRequest, "id">): Promise<GradWorkerReply> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.ref();
+      this.worker.postMessage({ ...req, id } satisfies GradWorkerRequest);
+    });
+  }
+
+  private fail(err: Error): void {
+    this.failure ??= err;
+    for (const p of this.pending.values()) p.reject(err);
+    this.pending.clear();
+  }
+
+  terminate(): Promise<void> {
+    this.fail(new Error("gradient worker terminated"));
+    void this.worker.terminate();
+    return this.exited;
+  }
+}
+
+const MAX_WORKER_FAILURES = 3;
+
+export interface TrainerOptions {
+  /** Threads per forward_backward call (default defaultTrainThreads()); 1 computes on the main thread only. */
+  threads?: number;
 }
 
 /** Training state of one model: weights, accumulated gradients, AdamW moments. */
@@ -219,11 +467,24 @@ export class Trainer {
   private v: ParamMap | null = null;
   /** Padded tokens per micro-batch: bounds how long one chunk of work blocks the event loop. */
   tokenBudget = 1024;
+  /** Threads per forward_backward call (main thread + threads−1 gradient workers). */
+  readonly threads: number;
+  /** Calls smaller than this (padded tokens) stay on the main thread: a worker round trip costs more than it saves. */
+  minParallelTokens = 2048;
+  /** Gradient workers, created on the first call that uses them and reused until dispose(). */
+  private workers: GradWorker[] = [];
+  private workerFailureLogged = false;
+  /** Consecutive worker failures; after MAX_WORKER_FAILURES (e.g. a worker that cannot start) this trainer stops using workers. */
+  private workerFailures = 0;
+  /** Counters for diagnostics and tests. */
+  readonly parallelStats = { parallelCalls: 0, workerShares: 0, workerFallbacks: 0 };
 
-  constructor(cfg: GPTConfig, values: Map<string, Float32Array>, reference: ParamMap | null) {
+  constructor(cfg: GPTConfig, values: Map<string, Float32Array>, reference: ParamMap | null, opts: TrainerOptions = {}) {
     this.cfg = cfg;
     this.params = tensorsFromValues(cfg, values);
     this.reference = reference;
+    this.threads = opts.threads ?? defaultTrainThreads();
+    if (!Number.isInteger(this.threads) || this.threads < 1) throw new Error(`Trainer threads must be a positive integer, got ${this.threads}`);
   }
 
   get optimizerSteps(): number {
@@ -256,104 +517,86 @@ export class Trainer {
   /**
    * Computes the loss (and, unless forwardOnly, accumulates its gradient). A non-finite loss
    * refuses the whole call: nothing is accumulated and a TrainingInputError is thrown.
+   * Outputs are in the caller's datum order.
    */
   async forwardBackward(datums: TrainDatum[], lossFn: LossFnName, lc: LossConfig, forwardOnly = false): Promise<ForwardBackwardResult> {
     datums.forEach((d, i) => this.validate(d, i, lossFn));
-    const outputs: DatumOutput[] = [];
-    const metricSums: Record<string, number> = {};
-    const names = Object.keys(this.params);
-    let callGrads: tf.Tensor[] | null = null;
+    const mbs = planMicroBatches(datums, this.tokenBudget);
+    const totalPadded = mbs.reduce((n, mb) => n + paddedTokens(mb), 0);
+    const parallel = this.threads > 1 && this.workerFailures < MAX_WORKER_FAILURES && mbs.length >= 2 && totalPadded >= this.minParallelTokens;
+    const [localShare, ...remoteShares] = parallel ? splitShares(mbs, this.threads) : [mbs];
+    if (remoteShares.length) this.parallelStats.parallelCalls++;
+    // Start the workers first so they compute while this thread computes its own share. The
+    // replies never reject (a failure becomes kind "error"), so none goes unhandled meanwhile.
+    const remote = remoteShares.map((share, i) =>
+      this.runRemote(i, share, lossFn, lc, forwardOnly).catch((err: Error): GradWorkerReply => ({ id: -1, kind: "error", message: err.message })),
+    );
+    const results: ShareResult[] = [];
     try {
-      for (const mb of microBatches(datums, this.tokenBudget)) {
-        const batch = makeBatch(mb, lossFn);
-        try {
-          let perTokenVals: Float32Array;
-          let logprobVals: Float32Array;
-          const metricVals: Record<string, number> = {};
-          let lossValue: number;
-          if (forwardOnly) {
-            const r = tf.tidy(() => {
-              const out = tokenLosses(this.params, this.reference, this.cfg, batch, lossFn, lc);
-              return {
-                per: out.perToken.dataSync() as Float32Array,
-                lp: out.logprobs.dataSync() as Float32Array,
-                metrics: Object.fromEntries(Object.entries(out.metrics).map(([k, t]) => [k, t.dataSync()[0]])),
-              };
-            });
-            perTokenVals = r.per;
-            logprobVals = r.lp;
-            Object.assign(metricVals, r.metrics);
-            lossValue = perTokenVals.reduce((a, b) => a + b, 0);
-            if (!Number.isFinite(lossValue)) throw new TrainingInputError(`loss is not finite (${lossValue}); no gradient was computed`);
-          } else {
-            const grads = tf.tidy(() => {
-              let per: tf.Tensor2D | null = null;
-              let lp: tf.Tensor2D | null = null;
-              let mets: Record<string, tf.Scalar> = {};
-              const f = (...ps: tf.Tensor[]) => {
-                const pm: ParamMap = {};
-                names.forEach((n, i) => (pm[n] = ps[i]));
-                const out = tokenLosses(pm, this.reference, this.cfg, batch, lossFn, lc);
-                // valueAndGrads disposes intermediates; keep the outputs we read below.
-                per = tf.keep(out.perToken);
-                lp = tf.keep(out.logprobs);
-                mets = Object.fromEntries(Object.entries(out.metrics).map(([k, t]) => [k, tf.keep(t)]));
-                return tf.sum(out.perToken) as tf.Scalar;
-              };
-              const { value, grads } = tf.valueAndGrads(f)(names.map((n) => this.params[n]));
-              perTokenVals = per!.dataSync() as Float32Array;
-              logprobVals = lp!.dataSync() as Float32Array;
-              for (const [k, t] of Object.entries(mets)) metricVals[k] = t.dataSync()[0];
-              lossValue = value.dataSync()[0];
-              for (const t of [per!, lp!, ...Object.values(mets)] as tf.Tensor[]) t.dispose();
-              return grads.map((g) => tf.keep(g));
-            });
-            if (!Number.isFinite(lossValue!)) {
-              grads.forEach((g) => g.dispose());
-              throw new TrainingInputError(`loss is not finite (${lossValue!}); the step was refused and no gradient was accumulated`);
-            }
-            if (callGrads === null) callGrads = grads;
-            else {
-              const prev: tf.Tensor[] = callGrads;
-              callGrads = prev.map((g, i) => tf.tidy(() => tf.add(g, grads[i])));
-              prev.forEach((g) => g.dispose());
-              grads.forEach((g) => g.dispose());
-            }
-          }
-          mb.forEach((d, b) => {
-            const n = d.tokens.length;
-            outputs.push({
-              logprobs: Array.from(logprobVals!.subarray(b * batch.T, b * batch.T + n)),
-              elementwise_loss: Array.from(perTokenVals!.subarray(b * batch.T, b * batch.T + n)),
-            });
-          });
-          metricSums["loss:sum"] = (metricSums["loss:sum"] ?? 0) + lossValue!;
-          for (const [k, v] of Object.entries(metricVals)) metricSums[k] = (metricSums[k] ?? 0) + v;
-        } finally {
-          disposeBatch(batch);
-        }
-        await yieldToEventLoop();
+      try {
+        results.push(await computeShare(this.params, this.reference, this.cfg, localShare, lossFn, lc, forwardOnly));
+      } finally {
+        // Even when this share is refused, let the workers finish so the next call finds them idle.
+        await Promise.allSettled(remote);
       }
-      if (callGrads) {
-        const cg: tf.Tensor[] = callGrads;
-        if (this.grads === null) {
-          this.grads = {};
-          names.forEach((n, i) => (this.grads![n] = cg[i]));
+      for (let i = 0; i < remote.length; i++) {
+        const reply = await remote[i];
+        if (reply.kind === "refused") throw new TrainingInputError(reply.message);
+        if (reply.kind === "ok") {
+          this.workerFailures = 0;
+          const shapes = paramShapes(this.cfg);
+          results.push({ grads: reply.grads ? reply.grads.map((g, j) => tf.tensor(g, shapes[j][1], "float32")) : null, outputs: reply.outputs, metrics: reply.metrics });
         } else {
-          const acc: ParamMap = this.grads;
-          names.forEach((n, i) => {
-            const sum = tf.tidy(() => tf.add(acc[n], cg[i]));
-            acc[n].dispose();
-            cg[i].dispose();
-            acc[n] = sum;
-          });
+          // Never lose a call: compute the worker's share here.
+          this.noteWorkerFailure(reply.message);
+          results.push(await computeShare(this.params, this.reference, this.cfg, remoteShares[i], lossFn, lc, forwardOnly));
         }
-        callGrads = null;
       }
-    } finally {
-      if (callGrads) (callGrads as tf.Tensor[]).forEach((g) => g.dispose());
+    } catch (err) {
+      for (const r of results) r.grads?.forEach((g) => g.dispose());
+      throw err;
     }
-    return { outputs, metrics: metricSums };
+
+    const outputs: DatumOutput[] = new Array(datums.length);
+    const metrics: Record<string, number> = {};
+    let callGrads: tf.Tensor[] | null = null;
+    for (const r of results) {
+      for (const [index, out] of r.outputs) outputs[index] = out;
+      addMetrics(metrics, r.metrics);
+      if (r.grads) callGrads = addGrads(callGrads, r.grads);
+    }
+    if (callGrads) {
+      const cg: tf.Tensor[] = callGrads;
+      const names = paramNames(this.cfg);
+      const acc = this.grads;
+      this.grads = acc === null ? Object.fromEntries(names.map((n, i) => [n, cg[i]])) : Object.fromEntries(names.map((n, i) => [n, addGrads([acc[n]], [cg[i]])[0]]));
+    }
+    return { outputs, metrics };
+  }
+
+  /** Sends one share to gradient worker `i` (started on first use; restarted after a crash). */
+  private async runRemote(i: number, share: IndexedDatum[][], lossFn: LossFnName, lc: LossConfig, forwardOnly: boolean): Promise<GradWorkerReply> {
+    if (!this.workers[i] || this.workers[i].failure) this.workers[i] = new GradWorker({ cfg: this.cfg, backend: tf.getBackend() });
+    const worker = this.workers[i];
+    const names = paramNames(this.cfg);
+    // dataSync() may return the backend's own buffer; postMessage copies it, so this thread keeps its weights.
+    const params = names.map((n) => this.params[n].dataSync() as Float32Array);
+    let reference: Float32Array[] | undefined;
+    if (lc.klCoef !== 0 && this.reference && !worker.hasReference) {
+      reference = names.map((n) => this.reference![n].dataSync() as Float32Array);
+      // Messages arrive in order, so later requests find the reference cached there.
+      worker.hasReference = true;
+    }
+    this.parallelStats.workerShares++;
+    return worker.run({ params, reference, microBatches: share, lossFn, lc, forwardOnly });
+  }
+
+  private noteWorkerFailure(message: string): void {
+    this.parallelStats.workerFallbacks++;
+    this.workerFailures++;
+    if (this.workerFailureLogged) return;
+    this.workerFailureLogged = true;
+    console.warn(`[node] gradient worker failed (${message}); computing its share on the main thread`);
   }
 
   /** Global L2 norm of the accumulated gradient (0 when none). */
@@ -444,12 +687,16 @@ export class Trainer {
     }
   }
 
-  dispose(): void {
+  /** Frees the tensors now and terminates the gradient workers; resolves once their threads have exited. */
+  dispose(): Promise<void> {
     disposeParams(this.params);
     this.zeroGrad();
     if (this.m) disposeParams(this.m);
     if (this.v) disposeParams(this.v);
     this.m = this.v = null;
+    const exited = this.workers.map((w) => w.terminate());
+    this.workers = [];
+    return Promise.all(exited).then(() => undefined);
   }
 }
 
