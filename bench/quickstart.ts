@@ -48,7 +48,7 @@ const policy = await TinkerPolicy.create({ baseUrl, model: config.policy.model }
 // The same instances per step as a quickstart run of the worker (worker/runner/instances.ts).
 const instanceSource = builtinInstanceSource(config);
 const started = Date.now();
-const rows: { step: number; reward: number; fidelity: number; metrics: Record<string, number> }[] = [];
+const rows: { step: number; reward: number; fidelity: number; metrics: Record<string, number>; toolFidelity: Record<string, number[]> }[] = [];
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 const fmt = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? "   —  " : x.toFixed(3).padStart(6));
@@ -68,7 +68,11 @@ try {
     });
     const key = keyMetricsOf(result);
     const m = result.metrics;
-    rows.push({ step, reward: key["reward/mean"] ?? 0, fidelity: key["fidelity/mean"] ?? 0, metrics: m });
+    // Fidelity per tool: the mix of calls changes as the act role learns, which moves the overall mean.
+    const toolFidelity: Record<string, number[]> = {};
+    for (const t of result.trajectories)
+      for (const turn of t.turns) if (turn.fidelity && turn.call) (toolFidelity[turn.call.name] ??= []).push(turn.fidelity.score);
+    rows.push({ step, reward: key["reward/mean"] ?? 0, fidelity: key["fidelity/mean"] ?? 0, metrics: m, toolFidelity });
     console.log(
       `${String(step).padStart(5)} ${fmt(key["reward/mean"])}  ${fmt(key["fidelity/mean"])}    ${fmt(m["critic/act/advantages/max"])}    ${fmt(m["critic/rehearse/advantages/max"])}   ${fmt(m["response_length/act/mean"])}   ${fmt(m["response_length/rehearse/mean"])}  ${fmt(m["episode/valid_action_ratio"])} ${fmt(m["timing_s/gen"])} ${fmt(m["timing_s/update_actor"])} ${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}  ${(m["actor/grad_norm"] ?? NaN).toExponential(2)}`,
     );
@@ -92,5 +96,10 @@ const summary = {
 const roleKeys = Object.keys(rows[rows.length - 1]?.metrics ?? {}).filter((k) => /^critic\/(act|rehearse)\/(score|advantages)\/mean$|^response_length\/(act|rehearse)\/mean$|^(act|rehearse)\/valid_action_ratio$/.test(k));
 console.log("\nper-role metrics, mean of first 5 → last 5 steps:");
 for (const k of roleKeys.sort()) console.log(`  ${k.padEnd(34)} ${fmt(mean(first.map((r) => r.metrics[k] ?? NaN)))} → ${fmt(mean(last.map((r) => r.metrics[k] ?? NaN)))}`);
+console.log("rehearsal fidelity by tool, first 5 → last 5 steps (calls):");
+for (const tool of [...new Set(rows.flatMap((r) => Object.keys(r.toolFidelity)))].sort()) {
+  const pooled = (rs: typeof rows) => rs.flatMap((r) => r.toolFidelity[tool] ?? []);
+  console.log(`  ${tool.padEnd(34)} ${fmt(mean(pooled(first)))} → ${fmt(mean(pooled(last)))}   (${pooled(first).length} → ${pooled(last).length})`);
+}
 console.log(JSON.stringify(summary));
 process.exit(0);
