@@ -99,6 +99,7 @@ for (const k of roleKeys.sort()) console.log(`  ${k.padEnd(34)} ${fmt(mean(first
 console.log("rehearsal fidelity by tool, first 5 → last 5 steps (calls):");
 for (const tool of [...new Set(rows.flatMap((r) => Object.keys(r.toolFidelity)))].sort()) {
   const pooled = (rs: typeof rows) => rs.flatMap((r) => r.toolFidelity[tool] ?? []);
+  if (pooled(first).length + pooled(last).length === 0) continue; // a misspelled tool seen only mid-run
   console.log(`  ${tool.padEnd(34)} ${fmt(mean(pooled(first)))} → ${fmt(mean(pooled(last)))}   (${pooled(first).length} → ${pooled(last).length})`);
 }
 console.log(JSON.stringify(summary));
