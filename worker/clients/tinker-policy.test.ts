@@ -70,6 +70,9 @@ describe("packDatums / dropZeroAdvantage", () => {
     const zero = { ...turn2, advantages: [0] };
     const { datums } = buildDatums([turn1, zero], { sendWeights: false });
     expect(dropZeroAdvantage(datums)).toEqual([datums[0]]);
+    // Weights (sent to nodes with the KL/entropy extension) do not keep a zero-advantage datum alive.
+    const weighted = buildDatums([turn1, zero], { sendWeights: true }).datums;
+    expect(dropZeroAdvantage(weighted)).toEqual([weighted[0]]);
     const onlyZero = buildDatums([zero], { sendWeights: false }).datums;
     expect(dropZeroAdvantage(onlyZero)).toEqual(onlyZero);
   });

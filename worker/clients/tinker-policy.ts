@@ -199,12 +199,12 @@ export function buildDatums(data: TrainingDatum[], opts: { sendWeights: boolean 
 const isActive = (d: Datum, i: number) => d.loss_fn_inputs.advantages.data[i] !== 0 || (d.loss_fn_inputs.weights?.data[i] ?? 0) !== 0;
 
 /**
- * Drops datums with no non-zero advantage (and no weight), unless that would drop all of them.
- * Exact for the PG losses when no KL / entropy term is on: such a datum adds nothing to the gradient.
- * Loss metrics (ratio, clip fraction) are then means over the trained tokens.
+ * Drops datums with no non-zero advantage, unless that would drop all of them. Exact for the PG
+ * losses when no KL / entropy term is on (their `weights` then scale nothing): such a datum adds
+ * nothing to the gradient. Loss metrics (ratio, clip fraction) are then means over the trained tokens.
  */
 export function dropZeroAdvantage(datums: Datum[]): Datum[] {
-  const kept = datums.filter((d) => d.loss_fn_inputs.target_tokens.data.some((_, i) => isActive(d, i)));
+  const kept = datums.filter((d) => d.loss_fn_inputs.advantages.data.some((a) => a !== 0));
   return kept.length > 0 ? kept : datums;
 }
 

@@ -7,6 +7,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { DEFAULT_WEIGHTS_DIR, startNode } from "./server";
+import { trainThreadsSchema } from "./train";
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8765),
@@ -14,7 +15,7 @@ const envSchema = z.object({
   NODE_DATA_DIR: z.string().min(1).default(path.resolve(".data/node")),
   NODE_WEIGHTS_DIR: z.string().min(1).default(DEFAULT_WEIGHTS_DIR),
   NODE_API_KEY: z.string().min(8, "NODE_API_KEY must be at least 8 characters").optional(),
-  ENVACE_NODE_TRAIN_THREADS: z.coerce.number().int().min(1).max(64).optional(),
+  ENVACE_NODE_TRAIN_THREADS: trainThreadsSchema.optional(),
 });
 
 async function main() {

@@ -382,11 +382,14 @@ export type GradWorkerReply =
   /** Anything else: the main thread computes the share itself. */
   | { id: number; kind: "error"; message: string };
 
+/** ENVACE_NODE_TRAIN_THREADS as written in the environment (main.ts validates it with the rest of its env). */
+export const trainThreadsSchema = z.coerce.number().int().min(1).max(64);
+
 /** Threads per forward_backward: ENVACE_NODE_TRAIN_THREADS, else min(2, available cores). 1 disables the workers. */
 export function defaultTrainThreads(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.ENVACE_NODE_TRAIN_THREADS;
   if (raw === undefined || raw === "") return Math.min(2, os.availableParallelism());
-  const parsed = z.coerce.number().int().min(1).max(64).safeParse(raw);
+  const parsed = trainThreadsSchema.safeParse(raw);
   if (!parsed.success) throw new Error(`ENVACE_NODE_TRAIN_THREADS must be an integer from 1 to 64, got '${raw}'`);
   return parsed.data;
 }

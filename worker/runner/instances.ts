@@ -119,15 +119,14 @@ async function importedDatasetSource(prisma: PrismaClient, config: RunConfig, no
     throw new Error(`dataset ${row.name} has LLM-judged checklists: set reward.judge to a judge node and model`);
   }
 
-  const take = takeCyclic;
   if (instanceIds.length) {
-    const byId = new Map(primary.map((inst) => [inst.id, inst]));
+    const byId = new Map(whole.map((inst) => [inst.id, inst]));
     const chosen = instanceIds.map((id) => {
       const inst = byId.get(id);
       if (!inst) throw new Error(`data.instanceIds: no instance "${id}" in the ${split} split of dataset ${row.name}`);
       return inst;
     });
-    return { forStep: (step) => take(chosen, instancesPerStep, (step - 1) * instancesPerStep), evalSet: () => chosen };
+    return { forStep: (step) => takeCyclic(chosen, instancesPerStep, (step - 1) * instancesPerStep), evalSet: () => chosen };
   }
   // Training runs evaluate on the test split when the dataset has one, else on the training pool
   // (imports often come as one file per split); evaluation runs use the configured split.
@@ -138,7 +137,7 @@ async function importedDatasetSource(prisma: PrismaClient, config: RunConfig, no
     else note?.(`dataset ${row.name} has no test split: periodic evaluation uses the ${split} split`);
   }
   return {
-    forStep: (step) => take(seededShuffle(primary, mix(seed, step)), instancesPerStep, 0),
-    evalSet: () => take(seededShuffle(evalPool, mix(seed, 0)), Math.min(instancesPerStep, evalPool.length), 0),
+    forStep: (step) => takeCyclic(seededShuffle(primary, mix(seed, step)), instancesPerStep, 0),
+    evalSet: () => takeCyclic(seededShuffle(evalPool, mix(seed, 0)), Math.min(instancesPerStep, evalPool.length), 0),
   };
 }

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { quickstartPreset } from "../../../contracts/run-config";
+import { renderCompletion } from "../../node/chat-format";
 import { parseActOutput, parseRehearseOutput } from "../../engine/parsers";
 import { generateShopInstances, shopTasks } from "./tasks";
 import { generateTrainingTranscripts, goldEpisodeTranscripts } from "./transcripts";
@@ -106,9 +108,7 @@ describe("builtin domain registry", async () => {
 });
 
 describe("quickstart response budget", () => {
-  it("fits every gold act and rehearse output of the training split", async () => {
-    const { quickstartPreset } = await import("../../../contracts/run-config");
-    const { renderCompletion } = await import("../../node/chat-format");
+  it("fits every gold act and rehearse output of the training split", () => {
     const budget = { act: quickstartPreset.sampling!.act!.maxTokens!, rehearse: quickstartPreset.sampling!.rehearse!.maxTokens! };
     // A budget shorter than a gold output caps the task's reward however well the model learns
     // (160 tokens cut the second tool call of every compare task).
