@@ -4,8 +4,9 @@
  * CPUs. Prints reward and rehearsal fidelity over the first and last five steps and the per-role metrics,
  * and ends with one line of JSON.
  *
- * Options (env): QS_STEPS (default 30), QS_SEED (0), QS_NODE_URL (use a running node instead of starting one);
- * for tuning experiments QS_LR, QS_TEMP, QS_INSTANCES, QS_K, QS_POOL (task pool size, 0 = whole split), QS_KL (KL coefficient, 0 = off).
+ * Options (env): QS_STEPS (default: the preset's 40), QS_SEED (0), QS_NODE_URL (use a running node instead of starting one);
+ * for tuning experiments QS_LR, QS_TEMP, QS_INSTANCES, QS_K, QS_POOL (task pool size, 0 = whole split), QS_KL (KL coefficient, 0 = off),
+ * QS_GROUND (reward.rehearsalGrounding, 0 = the method as published).
  */
 import { parseRunConfig, quickstartPreset } from "../contracts/run-config";
 import { TinkerPolicy } from "../worker/clients/tinker-policy";
@@ -14,7 +15,7 @@ import { runTrainingStep, type StepResult } from "../worker/engine/step";
 import { keyMetricsOf } from "../worker/runner/persist";
 import { startEmbeddedNode } from "../test/processes";
 
-const steps = Number(process.env.QS_STEPS ?? 30);
+const steps = Number(process.env.QS_STEPS ?? quickstartPreset.schedule?.steps ?? 40);
 const seed = Number(process.env.QS_SEED ?? 0);
 // Optional overrides for tuning experiments; the figures in docs/ use the preset as it is.
 const lr = process.env.QS_LR ? Number(process.env.QS_LR) : undefined;
@@ -26,6 +27,7 @@ const parsed = parseRunConfig({
   ...quickstartPreset,
   schedule: { ...quickstartPreset.schedule, steps },
   data: { ...quickstartPreset.data, seed, ...(pool !== undefined ? { poolSize: pool || undefined } : {}), ...(instances ? { instancesPerStep: instances } : {}), ...(rollouts ? { rolloutsPerInstance: rollouts } : {}) },
+  ...(process.env.QS_GROUND !== undefined ? { reward: { ...quickstartPreset.reward, rehearsalGrounding: Number(process.env.QS_GROUND) } } : {}),
   optim: { ...quickstartPreset.optim, ...(lr ? { lr } : {}), ...(process.env.QS_KL ? { useKl: Number(process.env.QS_KL) > 0, klCoef: Number(process.env.QS_KL) } : {}) },
   ...(process.env.QS_TEMP
     ? {
@@ -96,11 +98,12 @@ const summary = {
 const roleKeys = Object.keys(rows[rows.length - 1]?.metrics ?? {}).filter((k) => /^critic\/(act|rehearse)\/(score|advantages)\/mean$|^response_length\/(act|rehearse)\/mean$|^(act|rehearse)\/valid_action_ratio$/.test(k));
 console.log("\nper-role metrics, mean of first 5 → last 5 steps:");
 for (const k of roleKeys.sort()) console.log(`  ${k.padEnd(34)} ${fmt(mean(first.map((r) => r.metrics[k] ?? NaN)))} → ${fmt(mean(last.map((r) => r.metrics[k] ?? NaN)))}`);
-console.log("rehearsal fidelity by tool, first 5 → last 5 steps (calls):");
+console.log("rehearsal fidelity by tool, first 5 → last 5 steps (mean score, share exactly right, calls):");
 for (const tool of [...new Set(rows.flatMap((r) => Object.keys(r.toolFidelity)))].sort()) {
   const pooled = (rs: typeof rows) => rs.flatMap((r) => r.toolFidelity[tool] ?? []);
   if (pooled(first).length + pooled(last).length === 0) continue; // a misspelled tool seen only mid-run
-  console.log(`  ${tool.padEnd(34)} ${fmt(mean(pooled(first)))} → ${fmt(mean(pooled(last)))}   (${pooled(first).length} → ${pooled(last).length})`);
+  const exact = (rs: typeof rows) => mean(pooled(rs).map((x) => (x === 1 ? 1 : 0)));
+  console.log(`  ${tool.padEnd(34)} ${fmt(mean(pooled(first)))} → ${fmt(mean(pooled(last)))}   exact ${fmt(exact(first))} → ${fmt(exact(last))}   (${pooled(first).length} → ${pooled(last).length} calls)`);
 }
 console.log(JSON.stringify(summary));
 process.exit(0);

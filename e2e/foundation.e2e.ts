@@ -36,6 +36,7 @@ test.describe.serial("foundation flows", () => {
     await signIn(page);
     await page.getByRole("link", { name: "New run" }).click();
     await expect(page.getByTestId("run-summary")).toContainText("rollouts per step");
+    await expect(page.getByTestId("run-summary")).toContainText("with shadow execution (rehearsals grounded, weight 1)");
     const field = page.locator('[data-field="data.instancesPerStep"]');
     await field.locator("input").fill("0");
     await page.getByRole("button", { name: "Launch run" }).click();
@@ -51,7 +52,7 @@ test.describe.serial("foundation flows", () => {
     await expect(page.getByTestId("run-status")).toHaveText("running", { timeout: 60_000 });
     await expect(page.getByTestId("run-logs")).toContainText("started on worker");
     await expect(page.getByRole("progressbar")).toHaveAttribute("aria-valuenow", /^[1-9]\d*$/, { timeout: 120_000 });
-    await expect(page.getByTestId("run-logs")).toContainText(/step 1\/30: reward/);
+    await expect(page.getByTestId("run-logs")).toContainText(/step 1\/40: reward/);
     await expect(page.getByTestId("run-eta")).toHaveText(/\d+(s|m)/);
 
     await page.getByRole("button", { name: "Cancel run" }).click();

@@ -7,6 +7,7 @@ import {
   judgeTurn,
   normalizedEpisodeReward,
   rowScore,
+  groundedRehearseReward,
   Semaphore,
   serializeForJudge,
 } from "./reward";
@@ -192,5 +193,11 @@ describe("serialisation and normalisation", () => {
     expect(normalizedEpisodeReward(1, 0, 2)).toBe(0);
     expect(rowScore(0.75, false, 0.1)).toBeCloseTo(0.65, 12);
     expect(rowScore(0.75, true, 0.1)).toBe(0.75);
+    // Grounded rehearsal: a convex mix of trajectory reward and the row's fidelity; R alone when off or unmeasured.
+    expect(groundedRehearseReward(0.2, 0.8, 0.5)).toBeCloseTo(0.5, 12);
+    expect(groundedRehearseReward(0.2, 0.8, 1)).toBeCloseTo(0.8, 12);
+    expect(groundedRehearseReward(0.2, 0.8, 0)).toBe(0.2);
+    expect(groundedRehearseReward(0.2, undefined, 0.5)).toBe(0.2);
+    expect(groundedRehearseReward(0.2, NaN, 0.5)).toBe(0.2);
   });
 });

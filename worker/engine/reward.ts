@@ -476,3 +476,14 @@ export function normalizedEpisodeReward(episodeReward: number, numChecklists: nu
 export function rowScore(normalizedReward: number, valid: boolean, penalty: number): number {
   return normalizedReward - (valid ? 0 : penalty);
 }
+
+/**
+ * Grounded rehearsal (an EnvACE Studio option, not in the reference): under shadow execution a rehearse
+ * row's reward mixes the trajectory reward with that row's own fidelity to the real response,
+ * `(1 − weight) · R + weight · fidelity`. With weight 0, or for a row with no real response to compare
+ * against, it is R unchanged, as in the method.
+ */
+export function groundedRehearseReward(normalizedReward: number, fidelity: number | undefined, weight: number): number {
+  if (weight <= 0 || fidelity === undefined || !Number.isFinite(fidelity)) return normalizedReward;
+  return (1 - weight) * normalizedReward + weight * fidelity;
+}

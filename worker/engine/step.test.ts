@@ -52,7 +52,7 @@ describe("runTrainingStep", () => {
     expect(res.samplerPath).toBe("tinker://sampler/r1-step-3");
     expect(calls.fb).toHaveLength(1);
     expect(calls.optim).toEqual([{ lr: 3e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, gradClip: 1 }]);
-    expect(calls.fb[0].loss).toEqual({ loss: "ppo", clipLow: 0.2, clipHigh: 0.2, dualClip: 3, klCoef: 0.05, entropyCoef: 0 });
+    expect(calls.fb[0].loss).toEqual({ loss: "ppo", clipLow: 0.2, clipHigh: 0.2, dualClip: 3, klCoef: 0, entropyCoef: 0 });
     const roles = new Set(calls.fb[0].data.map((d) => d.role));
     expect(roles).toEqual(new Set(["act", "rehearse"]));
 
@@ -84,6 +84,50 @@ describe("runTrainingStep", () => {
     ]) expect(res.metrics[key], key).toBeTypeOf("number");
     expect(res.metrics["fidelity/exact_rate"]).toBe(1);
     expect(res.trajectories[0].fidelity?.comparisons).toBeGreaterThan(0);
+  });
+});
+
+describe("grounded rehearsal (reward.rehearsalGrounding)", () => {
+  // Every second rehearsal answers with a made-up total: fidelity 0.5 against the real cart.
+  function halfWrongRehearsals() {
+    let n = 0;
+    return createShopOraclePolicy({
+      override: (req) => (req.role === "rehearse" && n++ % 2 === 1 ? '\n<execution_result>\n{"cart":{"tea":1},"total":999}\n</execution_result>' : undefined),
+    });
+  }
+  const rehearseRows = (res: Awaited<ReturnType<typeof runTrainingStep>>) =>
+    res.trajectories.flatMap((t) => t.turns.filter((x) => x.role === "rehearse").map((turn) => ({ t, turn })));
+
+  it("mixes each rehearse row's own fidelity into its reward; act rows keep the trajectory reward", async () => {
+    const cfg = config({ reward: { rehearsalGrounding: 0.5 } });
+    const res = await runTrainingStep({ instances: generateShopInstances(7, 4), config: cfg, policy: halfWrongRehearsals(), trainer: recordingTrainer().trainer, stepIndex: 1 });
+    const rows = rehearseRows(res);
+    expect(rows.some(({ turn }) => turn.fidelity!.score < 1)).toBe(true);
+    expect(rows.some(({ turn }) => turn.fidelity!.score === 1)).toBe(true);
+    for (const { t, turn } of rows) expect(turn.score).toBeCloseTo(0.5 * t.reward + 0.5 * turn.fidelity!.score, 12);
+    for (const t of res.trajectories) for (const turn of t.turns) if (turn.role === "act") expect(turn.score).toBe(turn.valid ? t.reward : t.reward - 0.1);
+    // Role-wise baseline: the rehearse advantages still sum to zero per group.
+    const sums = new Map<string, number>();
+    for (const { turn } of rows) sums.set(turn.advantageGroupId!, (sums.get(turn.advantageGroupId!) ?? 0) + turn.advantage!);
+    for (const sum of sums.values()) expect(Math.abs(sum)).toBeLessThan(1e-9);
+  });
+
+  it("is off by default: rehearse rows score the trajectory reward, as in the method", async () => {
+    const defaults = parseRunConfig({});
+    expect(defaults.ok && defaults.config.reward.rehearsalGrounding).toBe(0);
+    const cfg = config({ reward: { rehearsalGrounding: 0 } });
+    const res = await runTrainingStep({ instances: generateShopInstances(7, 4), config: cfg, policy: halfWrongRehearsals(), trainer: recordingTrainer().trainer, stepIndex: 1 });
+    const rows = rehearseRows(res);
+    expect(rows.some(({ turn }) => turn.fidelity!.score < 1)).toBe(true);
+    for (const { t, turn } of rows) expect(turn.score).toBe(t.reward);
+  });
+
+  it("is refused at the config boundary without shadow execution", () => {
+    const r = parseRunConfig({ ...quickstartPreset, rollout: { ...quickstartPreset.rollout, shadowExecution: false }, reward: { rehearsalGrounding: 0.3 } });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors).toEqual([expect.objectContaining({ path: "reward.rehearsalGrounding", message: expect.stringContaining("shadowExecution") })]);
+    const over = parseRunConfig({ ...quickstartPreset, reward: { rehearsalGrounding: 1.5 } });
+    expect(over.ok).toBe(false);
   });
 });
 

@@ -7,7 +7,7 @@ import type { Paradigm, RunConfig } from "../../contracts/run-config";
 import type { ChatClient, ChatMessage, LossConfig, OptimConfig, PolicyClient, Role, SamplingOptions, TrainerClient } from "./io";
 import { summarizeFidelity, type FidelitySummary } from "./fidelity";
 import { buildTrainingData, computeAdvantages, roleGroupId, type GenerationRow } from "./grpo";
-import { ChecklistJudge, type ItemVerdict, judgeTurn, rowScore, type TurnJudgement } from "./reward";
+import { ChecklistJudge, type ItemVerdict, groundedRehearseReward, judgeTurn, rowScore, type TurnJudgement } from "./reward";
 import {
   expandJobs,
   type JudgeTurnHook,
@@ -324,7 +324,11 @@ export async function runTrainingStep(input: TrainingStepInput): Promise<StepRes
         instanceGroupId: t.groupId,
         trajectoryId: t.rolloutId,
         role: turn.role,
-        score: rowScore(t.reward, turn.valid, config.reward.invalidActionPenalty),
+        score: rowScore(
+          turn.role === "rehearse" ? groundedRehearseReward(t.reward, turn.fidelity?.score, config.reward.rehearsalGrounding) : t.reward,
+          turn.valid,
+          config.reward.invalidActionPenalty,
+        ),
         promptTokens: turn.promptTokens,
         responseTokens: turn.tokens,
         logprobs: turn.logprobs,

@@ -106,7 +106,7 @@ export function NewRunForm() {
     const c = parsed.config;
     const rollouts = c.data.instancesPerStep * c.data.rolloutsPerInstance;
     return c.kind === "train"
-      ? `${c.schedule.steps} steps × ${c.data.instancesPerStep} instances × ${c.data.rolloutsPerInstance} rollouts = ${rollouts} rollouts per step, ${rollouts * c.schedule.steps} in all; ${c.rollout.paradigm} paradigm${c.rollout.shadowExecution ? " with shadow execution" : ""} on node "${c.policy.node}" (${c.policy.model}); checkpoint every ${c.schedule.saveEvery}, evaluate every ${c.schedule.evalEvery}.`
+      ? `${c.schedule.steps} steps × ${c.data.instancesPerStep} instances × ${c.data.rolloutsPerInstance} rollouts = ${rollouts} rollouts per step, ${rollouts * c.schedule.steps} in all; ${c.rollout.paradigm} paradigm${c.rollout.shadowExecution ? " with shadow execution" : ""}${c.reward.rehearsalGrounding > 0 ? ` (rehearsals grounded, weight ${c.reward.rehearsalGrounding})` : ""} on node "${c.policy.node}" (${c.policy.model}); checkpoint every ${c.schedule.saveEvery}, evaluate every ${c.schedule.evalEvery}.`
       : `evaluation: ${c.data.instancesPerStep} instances × ${c.trialsPerTask} trial(s) on node "${c.policy.node}" (${c.policy.model}), ${c.rollout.paradigm} paradigm.`;
   }, [config]);
 

@@ -151,4 +151,41 @@ describe("datasets", () => {
     await expect(instanceSource(prisma, config({ reward: {} }))).rejects.toThrow(/set reward.judge/);
     await expect(instanceSource(prisma, config({ data: { dataset: "dataset:missing-one" } }))).rejects.toThrow(/no imported dataset "missing-one"/);
   });
+
+  it("trains on a fixed seeded pool of an import (data.poolSize); instanceIds still resolve in the whole split", async () => {
+    const caller = await callerFor(member.headers);
+    const res = await caller.datasets.import({ name: "weather-pool", text: cm2Jsonl(10, 300) });
+    const config = (data: Record<string, unknown>) => {
+      const parsed = parseRunConfig({
+        kind: "train",
+        data: { dataset: `dataset:${res.dataset.id}`, instancesPerStep: 4, seed: 5, ...data },
+        rollout: { paradigm: "rehearse" },
+        reward: { judge: { node: "judge", model: "judge-model" } },
+      });
+      if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+      return parsed.config;
+    };
+    const source = await instanceSource(prisma, config({ poolSize: 3 }));
+    const seen = new Set<string>();
+    for (let step = 1; step <= 12; step++) for (const inst of source.forStep(step)) seen.add(inst.id);
+    // Every step draws from the same three tasks, and over a dozen steps all three come up.
+    expect(seen.size).toBe(3);
+    const again = await instanceSource(prisma, config({ poolSize: 3 }));
+    expect(again.forStep(7).map((i) => i.id)).toEqual(source.forStep(7).map((i) => i.id));
+    // Another seed draws another pool (ids are cm2-300 … cm2-309).
+    const other = await instanceSource(prisma, config({ poolSize: 3, seed: 6 }));
+    const otherSeen = new Set<string>();
+    for (let step = 1; step <= 12; step++) for (const inst of other.forStep(step)) otherSeen.add(inst.id);
+    expect(otherSeen.size).toBe(3);
+    expect([...otherSeen].sort()).not.toEqual([...seen].sort());
+    // An id outside the pool is still accepted: instanceIds are looked up in the whole split.
+    const outside = ["cm2-300", "cm2-301", "cm2-302", "cm2-303", "cm2-304", "cm2-305", "cm2-306", "cm2-307", "cm2-308", "cm2-309"].find((id) => !seen.has(id))!;
+    const pinned = await instanceSource(prisma, config({ poolSize: 3, instanceIds: [outside] }));
+    expect(pinned.forStep(1).map((i) => i.id)).toEqual([outside, outside, outside, outside]);
+    // A pool larger than the split is the whole split.
+    const big = await instanceSource(prisma, config({ poolSize: 50 }));
+    const bigSeen = new Set<string>();
+    for (let step = 1; step <= 30; step++) for (const inst of big.forStep(step)) bigSeen.add(inst.id);
+    expect(bigSeen.size).toBe(10);
+  });
 });

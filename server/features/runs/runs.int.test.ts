@@ -50,7 +50,7 @@ describe("runs API against real Postgres", () => {
     );
     expect(jobs[0]!.n).toBe(1);
     const logs = await caller.runs.logs({ runId: run.id });
-    expect(logs.map((l) => l.message)).toContain("run queued (train, 30 steps)");
+    expect(logs.map((l) => l.message)).toContain("run queued (train, 40 steps)");
   });
 
   it("rejects an invalid config naming the field, and writes nothing", async () => {
