@@ -167,6 +167,15 @@ export const runConfigSchema = z
         message: "grounded rehearsal compares each rehearsal with the real response: it needs rollout.shadowExecution",
       });
     }
+    if (cfg.reward.rehearsalGrounding > 0 && !cfg.optim.roleWiseBaseline) {
+      // Without per-role groups a trajectory's row scores are averaged into one advantage for both
+      // roles, so the rehearse role's fidelity would leak into the act role's advantage.
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ["reward", "rehearsalGrounding"],
+        message: "grounded rehearsal rewards the rehearse role alone: it needs optim.roleWiseBaseline",
+      });
+    }
     if (cfg.data.dataset === "tau2:retail" && !cfg.rollout.userSimulator) {
       ctx.addIssue({
         code: z.ZodIssueCode.custom,

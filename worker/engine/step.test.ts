@@ -128,6 +128,10 @@ describe("grounded rehearsal (reward.rehearsalGrounding)", () => {
     if (!r.ok) expect(r.errors).toEqual([expect.objectContaining({ path: "reward.rehearsalGrounding", message: expect.stringContaining("shadowExecution") })]);
     const over = parseRunConfig({ ...quickstartPreset, reward: { rehearsalGrounding: 1.5 } });
     expect(over.ok).toBe(false);
+    // A shared (non-role-wise) baseline would pass the rehearse role's fidelity on to the act role.
+    const shared = parseRunConfig({ ...quickstartPreset, optim: { ...quickstartPreset.optim, roleWiseBaseline: false } });
+    expect(shared.ok).toBe(false);
+    if (!shared.ok) expect(shared.errors).toEqual([expect.objectContaining({ path: "reward.rehearsalGrounding", message: expect.stringContaining("optim.roleWiseBaseline") })]);
   });
 });
 
