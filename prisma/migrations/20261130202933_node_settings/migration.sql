@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "node" ADD COLUMN     "settings" JSONB NOT NULL DEFAULT '{}';
+
