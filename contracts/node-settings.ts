@@ -6,8 +6,23 @@
  */
 import { z } from "zod";
 
+/**
+ * Which Tinker-compatible server a node runs. Servers differ in loss normalisation, error shapes and
+ * what they accept (../shared/docs/tinker-protocol.md §3–4); the client adapts to the profile.
+ * "auto" infers it from the server's replies (the embedded node announces itself).
+ */
+export const tinkerServerProfiles = ["auto", "tinker", "skyrl-jax", "skyrl-train", "envace-embedded"] as const;
+export type TinkerServerProfile = (typeof tinkerServerProfiles)[number];
+
 export const nodeSettingsSchema = z
-  .object({})
+  .object({
+    tinker: z
+      .object({
+        server: z.enum(tinkerServerProfiles).default("auto").describe("Which Tinker-compatible server this node runs (loss semantics and quirks differ)"),
+      })
+      .strict()
+      .default({}),
+  })
   .strict();
 
 export type NodeSettings = z.infer<typeof nodeSettingsSchema>;

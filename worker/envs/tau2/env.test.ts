@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RetailEnv, TOOLS } from "./env";
 import { hashRetailDb, parseRetailDb } from "./model";
-import { round2 } from "./pyjson";
+import { round2 } from "../../../lib/python/json";
 import { retailTestData } from "./testdata";
 
 const { db } = retailTestData();

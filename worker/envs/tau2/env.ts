@@ -20,7 +20,7 @@ import {
   type Variant,
 } from "./model";
 import { count, dictKey, iterate, len, lower, pyEquals, PyError, pyType, sortedStrings } from "./pyish";
-import { PyInt, pyFloatRepr, pyJsonDumps, round2 } from "./pyjson";
+import { PyInt, pyFloatRepr, pyJsonDumps, round2 } from "../../../lib/python/json";
 
 export interface ToolResult {
   content: string;

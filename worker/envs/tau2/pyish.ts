@@ -5,7 +5,7 @@
  * agent-supplied value yields an `Error: …` tool message and never a crash.
  */
 import { PyError } from "./calculate";
-import { compareCodePoints } from "./pyjson";
+import { compareCodePoints } from "../../../lib/python/json";
 
 export { PyError };
 

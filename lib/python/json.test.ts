@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseOrderedJson, PyInt, pyFloatRepr, pyJsonDumps, pyJsonString, round2 } from "./pyjson";
+import { parseOrderedJson, PyInt, pyFloatRepr, pyJsonDumps, pyJsonString, round2 } from "./json";
 
 describe("Python float text", () => {
   it.each([

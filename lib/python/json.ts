@@ -1,5 +1,5 @@
 /**
- * Python-compatible JSON text for the tau2 retail port (spec §1, §3).
+ * Python-compatible JSON text (tau2 retail spec §1, §3; BFCL and the EnvACE reference serialise with json.dumps).
  *
  * - `pyFloatRepr`: Python 3 `repr(float)` text (`198.0`, `1e-05`, `36.12999999999999`).
  * - `round2`: Python `round(x, 2)` on a double (ties to even on exact ties).
