@@ -5,7 +5,7 @@ import crypto from "node:crypto";
 process.env.DATABASE_URL ??= inject("databaseUrl");
 
 const { getAuth } = await import("../server/auth");
-const { prisma } = await import("../server/db");
+const { prisma } = await import("../lib/db");
 const { createCaller } = await import("../server/root");
 const { createContext } = await import("../server/trpc/context");
 

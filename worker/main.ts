@@ -1,5 +1,5 @@
 /** Worker process entry point: `npm run worker` (DATABASE_URL must point at a migrated database). */
-import { createPrisma } from "../server/db";
+import { createPrisma } from "../lib/db";
 import { evalExecutor, trainExecutor } from "./runner/executors/train";
 import { RunWorker } from "./runner/worker";
 

@@ -5,7 +5,7 @@
  */
 import type { PrismaClient } from "@prisma/client";
 import type { NodeModel } from "../../contracts/run-config";
-import { decryptSecret } from "../../server/lib/secrets";
+import { decryptSecret } from "../../lib/secrets";
 import { createOpenAIChatClient } from "../clients/openai-chat";
 import { TinkerPolicy } from "../clients/tinker-policy";
 import type { ChatClient, GenerateRequest, GenerateResult, PolicyClient } from "../engine/io";

@@ -7,7 +7,7 @@
  */
 import { runListSelect } from "../runs/service";
 import { Prisma } from "@prisma/client";
-import { prisma } from "../../db";
+import { prisma } from "../../../lib/db";
 import { DomainError } from "../../lib/errors";
 import { diffConfigs } from "./config-diff";
 

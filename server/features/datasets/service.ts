@@ -7,7 +7,7 @@
  */
 import { Prisma } from "@prisma/client";
 import { importCm2, type Cm2ImportError } from "../../../worker/datasets/cm2";
-import { prisma } from "../../db";
+import { prisma } from "../../../lib/db";
 import { DomainError, notFound } from "../../lib/errors";
 
 /** Largest file accepted, in bytes of UTF-8 text (the whole file travels in one request). */

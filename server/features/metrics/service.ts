@@ -3,7 +3,7 @@
  * raw points. Reads walk the metric_point primary key (runId, key, step).
  */
 import { Prisma } from "@prisma/client";
-import { prisma } from "../../db";
+import { prisma } from "../../../lib/db";
 import { notFound } from "../../lib/errors";
 import { nodeSelect } from "../nodes/service";
 

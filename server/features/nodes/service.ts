@@ -1,9 +1,9 @@
 /** Attached model nodes. API keys are encrypted at rest and never selected for responses. */
 import type { Prisma } from "@prisma/client";
 import { probeNode, type NodeKind } from "../../../lib/node-health";
-import { prisma } from "../../db";
+import { prisma } from "../../../lib/db";
 import { DomainError, notFound } from "../../lib/errors";
-import { decryptSecret, encryptSecret } from "../../lib/secrets";
+import { decryptSecret, encryptSecret } from "../../../lib/secrets";
 
 export const nodeSelect = {
   id: true,

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { TRPCError } from "@trpc/server";
 import { bearer, callerFor, prisma, resetDatabase, signUp, type TestUser } from "../../../test/helpers";
-import { sha256 } from "../../lib/secrets";
+import { sha256 } from "../../../lib/secrets";
 import { seedRunRows, trials } from "./testing/seed";
 
 async function codeOf(p: Promise<unknown>): Promise<string> {

@@ -5,9 +5,9 @@
  */
 import { Prisma } from "@prisma/client";
 import type { SessionUser } from "../../trpc/context";
-import { prisma } from "../../db";
+import { prisma } from "../../../lib/db";
 import { DomainError, notFound } from "../../lib/errors";
-import { randomToken, sha256 } from "../../lib/secrets";
+import { randomToken, sha256 } from "../../../lib/secrets";
 import { instanceOutcomes } from "../compare/service";
 import { listMetricKeys, metricSeries } from "../metrics/service";
 import { buildResultTable, scrubForShare, type ReportChart, type ReportDocument, type ReportRun, type ResultTable } from "./lib/document";

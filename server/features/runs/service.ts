@@ -2,7 +2,7 @@
 import type { Prisma } from "@prisma/client";
 import { parseRunConfig } from "../../../contracts/run-config";
 import { terminalStatuses, type RunStatus } from "../../../contracts/jobs";
-import { prisma } from "../../db";
+import { prisma } from "../../../lib/db";
 import { DomainError, notFound } from "../../lib/errors";
 import { sendRunJob } from "../../lib/queue";
 

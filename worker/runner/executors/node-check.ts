@@ -4,7 +4,7 @@
  * whole job for configs whose engine path is not available.
  */
 import { probeNode, type NodeKind } from "../../../lib/node-health";
-import { decryptSecret } from "../../../server/lib/secrets";
+import { decryptSecret } from "../../../lib/secrets";
 import type { RunContext } from "../context";
 import { throwIfCancelled } from "../context";
 
