@@ -75,7 +75,7 @@ async function main() {
     const { prisma } = await import("../lib/db");
     const { createCaller } = await import("../server/root");
     const { seedRun, seedTrajectory } = await import("../test/seed");
-    const { groupPanels } = await import("../app/runs/[id]/charts/chart-math");
+    const { groupPanels } = await import("../app/_components/charts/chart-math");
 
     // ---------- seed ----------
     let t0 = performance.now();

@@ -9,11 +9,11 @@ import type { AppRouter } from "@/server/root";
 import { useTRPC } from "../_lib/trpc";
 import { formatNumber } from "../_lib/format";
 import { StatusBadge } from "../_components/status";
-import { formatConfigValue } from "../../server/features/compare/config-diff";
-import { ChartToolbar, MetricPanels, type ChartSettings } from "../runs/[id]/charts/metric-panels";
-import { useLiveMetrics } from "../runs/[id]/charts/run-charts";
-import { palette } from "../runs/[id]/charts/line-chart";
-import { RunPicker } from "./run-picker";
+import { formatConfigValue } from "../../lib/compare/config-diff";
+import { ChartToolbar, MetricPanels, type ChartSettings } from "../_components/charts/metric-panels";
+import { useLiveMetrics } from "../runs/[id]/run-charts";
+import { palette } from "../_components/charts/line-chart";
+import { RunPicker } from "../_components/run-picker";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -8,8 +8,8 @@ import { formatDuration, formatNumber, formatTime } from "../../_lib/format";
 import { ProgressBar, StatusBadge } from "../../_components/status";
 import { useMe } from "../../_components/require-user";
 import { RunLogs } from "./run-logs";
-import { RunCharts } from "./charts/run-charts";
-import { RunCheckpoints, RunNodes } from "./charts/run-checkpoints";
+import { RunCharts } from "./run-charts";
+import { RunCheckpoints, RunNodes } from "./run-checkpoints";
 
 export function RunView({ id }: { id: string }) {
   const trpc = useTRPC();

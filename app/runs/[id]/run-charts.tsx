@@ -2,9 +2,9 @@
 /** Live charts for one run: refetch on the run's change signal, at most once per 2 s. */
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
-import { useTRPC } from "../../../_lib/trpc";
-import { useChangeEvents, type ChangeEvent } from "../../../_lib/live";
-import { ChartToolbar, MetricPanels, type ChartSettings } from "./metric-panels";
+import { useTRPC } from "../../_lib/trpc";
+import { useChangeEvents, type ChangeEvent } from "../../_lib/live";
+import { ChartToolbar, MetricPanels, type ChartSettings } from "../../_components/charts/metric-panels";
 
 const REFRESH_DEBOUNCE_MS = 2000;
 
