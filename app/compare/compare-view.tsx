@@ -11,7 +11,6 @@ import { formatNumber } from "../_lib/format";
 import { StatusBadge } from "../_components/status";
 import { formatConfigValue } from "../../lib/compare/config-diff";
 import { ChartToolbar, MetricPanels, type ChartSettings } from "../_components/charts/metric-panels";
-import { useLiveMetrics } from "../runs/[id]/run-charts";
 import { palette } from "../_components/charts/line-chart";
 import { RunPicker } from "../_components/run-picker";
 
@@ -124,7 +123,6 @@ function RunsSummary({ data }: { data: CompareData }) {
 
 function Overlays({ runs }: { runs: { id: string; name: string }[] }) {
   const trpc = useTRPC();
-  useLiveMetrics(runs.map((r) => r.id));
   const keyLists = useQueries({ queries: runs.map((r) => trpc.metrics.keys.queryOptions({ runId: r.id })) });
   const [settings, setSettings] = useState<ChartSettings>({ smoothing: 0, axis: "step", zoom: null });
   const [filter, setFilter] = useState("");
