@@ -14,8 +14,43 @@ import { z } from "zod";
 export const tinkerServerProfiles = ["auto", "tinker", "skyrl-jax", "skyrl-train", "envace-embedded"] as const;
 export type TinkerServerProfile = (typeof tinkerServerProfiles)[number];
 
+/** Chat renderers (lib/renderers): "auto" infers one from the model name (Qwen/Qwen3-*, meta-llama/Llama-3.1-*-Instruct, tiny-gpt). */
+export const rendererNames = ["auto", "qwen3", "llama3.1", "tiny-gpt", "hf"] as const;
+
+/** How one model served by the node is rendered into tokens (Tinker-compatible nodes sample from token ids). */
+export const modelRenderSettingsSchema = z
+  .object({
+    renderer: z
+      .enum(rendererNames)
+      .default("auto")
+      .describe("Chat renderer: auto (from the model name), qwen3, llama3.1, tiny-gpt, or hf (the tokenizer directory's own template)"),
+    tokenizer: z
+      .string()
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe("Local directory with the model's tokenizer.json and tokenizer_config.json (replaces the renderer's built-in files)"),
+    enableThinking: z
+      .boolean()
+      .optional()
+      .describe("Qwen3's enable_thinking template switch (unset: the template's default, thinking on)"),
+    contextLength: z
+      .number()
+      .int()
+      .min(16)
+      .max(10_000_000)
+      .optional()
+      .describe("The model's context window in tokens; max_tokens is clamped to it (unset: the server's advertised value, else the renderer's)"),
+  })
+  .strict();
+export type ModelRenderSettingsInput = z.input<typeof modelRenderSettingsSchema>;
+
 export const nodeSettingsSchema = z
   .object({
+    models: z
+      .record(z.string().min(1).max(200), modelRenderSettingsSchema)
+      .default({})
+      .describe("Per-model rendering, keyed by the model name the run config uses (e.g. \"Qwen/Qwen3-8B\")"),
     tinker: z
       .object({
         server: z.enum(tinkerServerProfiles).default("auto").describe("Which Tinker-compatible server this node runs (loss semantics and quirks differ)"),

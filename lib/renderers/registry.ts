@@ -18,11 +18,12 @@ import { readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { rendererNames } from "../../contracts/node-settings";
 import { HfChatRenderer, type HfRendererSpec } from "./hf";
 import { createTinyGptRenderer } from "./tiny-gpt";
 import { type ChatRenderer, RendererConfigError } from "./types";
 
-export const rendererNames = ["auto", "qwen3", "llama3.1", "tiny-gpt", "hf"] as const;
+export { rendererNames };
 export type RendererName = (typeof rendererNames)[number];
 
 /** How one model on a node is rendered (contracts/node-settings.ts `models.<name>`). */

@@ -5,6 +5,8 @@
  */
 import type { PrismaClient } from "@prisma/client";
 import type { NodeModel } from "../../contracts/run-config";
+import { type NodeSettings, parseNodeSettings } from "../../contracts/node-settings";
+import { resolveRenderer } from "../../lib/renderers";
 import { decryptSecret } from "../../server/lib/secrets";
 import { createOpenAIChatClient } from "../clients/openai-chat";
 import { TinkerPolicy } from "../clients/tinker-policy";
@@ -15,16 +17,18 @@ export interface ResolvedNode {
   kind: "embedded" | "openai" | "tinker";
   baseUrl: string;
   apiKey?: string;
+  settings: NodeSettings;
 }
 
 export async function resolveNode(prisma: PrismaClient, name: string, role: string): Promise<ResolvedNode> {
-  const node = await prisma.node.findUnique({ where: { name }, select: { name: true, kind: true, baseUrl: true, apiKeyEnc: true } });
+  const node = await prisma.node.findUnique({ where: { name }, select: { name: true, kind: true, baseUrl: true, apiKeyEnc: true, settings: true } });
   if (!node) throw new Error(`node "${name}" (${role}) is not registered; add it on the Nodes page`);
   return {
     name: node.name,
     kind: node.kind as ResolvedNode["kind"],
     baseUrl: node.baseUrl,
     apiKey: node.apiKeyEnc ? decryptSecret(node.apiKeyEnc) : undefined,
+    settings: parseNodeSettings(node.name, node.settings),
   };
 }
 
@@ -52,5 +56,8 @@ export async function trainingPolicyFor(node: ResolvedNode, model: NodeModel, re
   if (node.kind === "openai") {
     throw new Error(`node "${node.name}" is OpenAI-compatible only; training needs a Tinker-compatible node (embedded, Tinker or SkyRL tx)`);
   }
-  return TinkerPolicy.create({ baseUrl: node.baseUrl, apiKey: node.apiKey, model: model.model, resumeFrom });
+  // The node model's renderer (settings.models[model], else inferred from the name) renders every prompt.
+  const settings = node.settings.models[model.model];
+  const { renderer, enableThinking } = resolveRenderer(model.model, settings, `node "${node.name}"`);
+  return TinkerPolicy.create({ baseUrl: node.baseUrl, apiKey: node.apiKey, model: model.model, resumeFrom, renderer, enableThinking, contextLength: settings?.contextLength });
 }
