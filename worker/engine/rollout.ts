@@ -157,6 +157,12 @@ export async function askLiveUser(
   }
 }
 
+/** A thrown generation error as the machine records it: its text and, when it has one, its string code. */
+function failure(e: unknown): { error: string; cause?: string } {
+  const code = e && typeof e === "object" && typeof (e as { code?: unknown }).code === "string" ? (e as { code: string }).code : undefined;
+  return { error: e instanceof Error ? e.message : String(e), ...(code ? { cause: code } : {}) };
+}
+
 /** Run one rollout to termination. */
 export async function runOneRollout(
   job: RolloutJob,
@@ -180,7 +186,7 @@ export async function runOneRollout(
         const output = await clients.policy.generate({ role: "act", messages: need.messages, tools: need.tools, sampling: config.sampling.act });
         state = applyEvent(state, { kind: "act", output });
       } catch (e) {
-        state = applyEvent(state, { kind: "act_failed", error: e instanceof Error ? e.message : String(e) });
+        state = applyEvent(state, { kind: "act_failed", ...failure(e) });
       }
     } else if (need.kind === "rehearse") {
       // Shadow execution runs beside the generation; the rehearse prompt never sees its result.
@@ -189,7 +195,7 @@ export async function runOneRollout(
         const output = await clients.policy.generate({ role: "rehearse", messages: need.messages, sampling: config.sampling.rehearse });
         state = applyEvent(state, { kind: "rehearse", output, real: await real });
       } catch (e) {
-        state = applyEvent(state, { kind: "rehearse_failed", error: e instanceof Error ? e.message : String(e), real: await real });
+        state = applyEvent(state, { kind: "rehearse_failed", ...failure(e), real: await real });
       }
     } else if (need.kind === "tool") {
       if (need.source === "environment") {
