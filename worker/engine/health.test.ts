@@ -65,7 +65,7 @@ describe("generation health", () => {
     const h = generationHealth([
       { role: "act" },
       { role: "rehearse", error: { code: "GENERATION_FAILED", payload: "timeout" } },
-      { role: "tool" },
+      { role: "environment" },
       { role: "act", error: { code: "GENERATION_FAILED", payload: "outside the Qwen3 vocabulary", cause: "TOKENS_OUT_OF_VOCABULARY" } },
       { role: "act", error: { code: "JSON_DECODE_ERROR" } },
     ]);

@@ -78,7 +78,7 @@ export async function trainExecutor(ctx: RunContext): Promise<void> {
   signal.addEventListener("abort", () => policy.close(), { once: true });
   // tau2 retail: prompts are fitted to the node's context (the retail policy alone exceeds small ones).
   const sampler = config.data.dataset === "tau2:retail" ? contextFittingPolicy(policy) : policy;
-  const aux = await auxiliaryClients(ctx);
+  const aux = { ...(await auxiliaryClients(ctx)), countTokens: (text: string) => policy.renderer.countTokens(text) };
   if (resume.step > 0) await ctx.log("info", `resuming after committed step ${resume.step} from ${resume.statePath}`);
   else await ctx.log("info", `training ${total} steps: ${config.data.instancesPerStep} instances × ${config.data.rolloutsPerInstance} rollouts, ${config.rollout.paradigm} paradigm`);
 
