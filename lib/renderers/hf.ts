@@ -46,7 +46,7 @@ const SENTINEL: RenderMessage[] = [
   { role: "user", content: "I am a user." },
 ];
 
-const SEGMENT_CACHE_LIMIT = 4096;
+const CACHE_LIMIT = 4096;
 
 /** Special-token strings transformers passes to every template (its special_tokens_map). */
 function specialTokensMap(config: Record<string, unknown>): Record<string, unknown> {
@@ -92,7 +92,10 @@ export class HfChatRenderer implements ChatRenderer {
   private readonly template: Template;
   private readonly specials: Record<string, unknown>;
   private readonly thinking?: { open: string; close: string };
-  private readonly segments = new Map<string, string>();
+  private readonly texts = new Map<string, string>();
+  private readonly pieceIds = new Map<string, number[]>();
+  /** Added tokens the tokenizer splits on before anything else (no lstrip): safe piece boundaries. */
+  private readonly splitTokens: string[];
 
   constructor(spec: HfRendererSpec) {
     this.name = spec.name;
@@ -124,6 +127,8 @@ export class HfChatRenderer implements ChatRenderer {
       throw new RendererConfigError(`renderer "${spec.name}": ${spec.source}: the vocabulary is not contiguous (${vocab.size} tokens, largest id ${max})`);
     }
     this.vocabSize = max + 1;
+    const added = Array.isArray(spec.tokenizerJson.added_tokens) ? (spec.tokenizerJson.added_tokens as { content?: unknown; lstrip?: unknown }[]) : [];
+    this.splitTokens = added.filter((t) => typeof t.content === "string" && t.content !== "" && t.lstrip !== true).map((t) => t.content as string);
     this.stopTokens = spec.stopTokens.map((t) => {
       const id = this.tokenizer.token_to_id(t);
       if (id === undefined) throw new RendererConfigError(`renderer "${spec.name}": ${spec.source}: stop token ${t} is not in the vocabulary`);
@@ -152,11 +157,17 @@ export class HfChatRenderer implements ChatRenderer {
   renderPrompt(messages: readonly RenderMessage[], options: RenderOptions = {}): number[] {
     // apply_chat_template(tokenize=True) tokenises the rendered text without adding special tokens:
     // the template writes BOS itself where the model wants it.
-    return this.encode(this.renderText(messages, options));
+    if (options.history !== "incremental") return this.encode(this.renderText(messages, options));
+    // Incremental prompts repeat earlier pieces: each piece that starts with an added token (the
+    // tokenizer splits there before normalising and pre-tokenising) is tokenised alone and cached;
+    // otherwise the whole text is tokenised, so the ids always equal encode(renderText(...)).
+    const pieces = this.incrementalPieces(messages, options);
+    if (!pieces.slice(1).every((p) => this.startsAtSplit(p))) return this.encode(pieces.join(""));
+    return pieces.flatMap((p) => this.memo(this.pieceIds, p, () => this.encode(p)));
   }
 
   renderText(messages: readonly RenderMessage[], options: RenderOptions = {}): string {
-    return options.history === "incremental" ? this.renderIncremental(messages, options) : this.renderOnce(messages, options, options.addGenerationPrompt ?? true);
+    return options.history === "incremental" ? this.incrementalPieces(messages, options).join("") : this.renderOnce(messages, options, options.addGenerationPrompt ?? true);
   }
 
   decode(ids: readonly number[]): string {
@@ -196,31 +207,32 @@ export class HfChatRenderer implements ChatRenderer {
   }
 
   /**
-   * The reference's caller token buffer as a pure function of the messages: the messages before the
-   * first assistant message render together (with the generation prompt); then each assistant
-   * message, each run of tool messages and each user/system message renders after the sentinel,
-   * which is cut off; the generation prompt is appended wherever the next assistant turn starts.
+   * The reference's caller token buffer as a pure function of the messages, as text pieces: the
+   * messages before the first assistant message render together (with the generation prompt); then
+   * each assistant message, each run of tool messages and each user/system message renders after the
+   * sentinel, which is cut off; the generation prompt is added wherever the next assistant turn starts.
    */
-  private renderIncremental(messages: readonly RenderMessage[], options: RenderOptions): string {
+  private incrementalPieces(messages: readonly RenderMessage[], options: RenderOptions): string[] {
     const first = messages.findIndex((m) => m.role === "assistant");
-    if (first < 0) return this.renderOnce(messages, options, options.addGenerationPrompt ?? true);
+    if (first < 0) return [this.renderOnce(messages, options, options.addGenerationPrompt ?? true)];
     if (first === 0) throw new RenderError(this.name, "incremental rendering needs the prompt's opening messages before the first assistant message");
+    const key = this.optionsKey(options);
     const initial = messages.slice(0, first);
-    const initialWith = this.renderOnce(initial, options, true);
-    const initialWithout = this.renderOnce(initial, options, false);
+    const initialKey = `${key}\u0000${JSON.stringify(initial)}`;
+    const initialWith = this.memo(this.texts, `with\u0000${initialKey}`, () => this.renderOnce(initial, options, true));
+    const initialWithout = this.memo(this.texts, `without\u0000${initialKey}`, () => this.renderOnce(initial, options, false));
     if (!initialWith.startsWith(initialWithout)) throw new RenderError(this.name, "the template's generation prompt is not a suffix of the prompt; incremental rendering is not possible");
     const generationPrompt = initialWith.slice(initialWithout.length);
-    const baseWithout = this.segment(SENTINEL, options, false);
-    const baseWith = this.segment(SENTINEL, options, true);
-    const toolsKey = JSON.stringify(options.tools ?? null);
+    const baseWithout = this.memo(this.texts, `base\u0000${key}`, () => this.renderOnce(SENTINEL, options, false));
+    const baseWith = this.memo(this.texts, `base+\u0000${key}`, () => this.renderOnce(SENTINEL, options, true));
 
-    let out = initialWith;
+    const pieces = [initialWith];
     const ensurePrompt = () => {
-      if (!out.endsWith(generationPrompt)) out += generationPrompt;
+      if (!pieces[pieces.length - 1].endsWith(generationPrompt)) pieces.push(generationPrompt);
     };
     for (let i = first; i < messages.length; ) {
       const m = messages[i];
-      let group: RenderMessage[];
+      let group: readonly RenderMessage[];
       if (m.role === "tool") {
         let j = i;
         while (j < messages.length && messages[j].role === "tool") j++;
@@ -230,32 +242,43 @@ export class HfChatRenderer implements ChatRenderer {
         group = [m];
         i++;
       }
-      const rendered = this.cachedSegment(group, options, toolsKey);
+      const rendered = this.memo(this.texts, `seg\u0000${key}\u0000${JSON.stringify(group)}`, () => this.renderOnce([...SENTINEL, ...group], options, false));
       if (m.role === "assistant") {
         ensurePrompt();
-        if (rendered.startsWith(baseWith)) out += rendered.slice(baseWith.length);
-        else if (rendered.startsWith(baseWithout)) out = out.slice(0, out.length - generationPrompt.length) + rendered.slice(baseWithout.length);
-        else throw new RenderError(this.name, "the template renders the sentinel differently with a message after it; incremental rendering is not possible");
+        if (rendered.startsWith(baseWith)) pieces.push(rendered.slice(baseWith.length));
+        else if (rendered.startsWith(baseWithout)) {
+          // The template renders this message's header differently from the generation prompt (e.g.
+          // reasoning kept with thinking off): the message replaces the generation prompt.
+          const last = pieces.pop()!;
+          const kept = last.slice(0, last.length - generationPrompt.length);
+          if (kept) pieces.push(kept);
+          pieces.push(rendered.slice(baseWithout.length));
+        } else throw new RenderError(this.name, "the template renders the sentinel differently with a message after it; incremental rendering is not possible");
       } else {
         if (!rendered.startsWith(baseWithout)) throw new RenderError(this.name, "the template renders the sentinel differently with a message after it; incremental rendering is not possible");
-        out += rendered.slice(baseWithout.length);
+        pieces.push(rendered.slice(baseWithout.length));
       }
     }
     if (options.addGenerationPrompt ?? true) ensurePrompt();
-    return out;
+    return pieces.filter((p) => p.length > 0);
   }
 
-  private segment(group: RenderMessage[], options: RenderOptions, addGenerationPrompt: boolean): string {
-    return this.renderOnce(group === SENTINEL ? SENTINEL : [...SENTINEL, ...group], options, addGenerationPrompt);
+  /** Whether the tokenizer splits right before `text` (it starts with an added token that strips nothing on its left). */
+  private startsAtSplit(text: string): boolean {
+    return this.splitTokens.some((t) => text.startsWith(t));
   }
 
-  private cachedSegment(group: RenderMessage[], options: RenderOptions, toolsKey: string): string {
-    const key = `${options.enableThinking}\u0000${options.parseToolArguments ?? false}\u0000${toolsKey}\u0000${JSON.stringify(group)}`;
-    const hit = this.segments.get(key);
+  private optionsKey(options: RenderOptions): string {
+    return `${options.enableThinking}\u0000${options.parseToolArguments ?? false}\u0000${JSON.stringify(options.tools ?? null)}`;
+  }
+
+  /** A bounded memo (oldest entry evicted first). */
+  private memo<T>(cache: Map<string, T>, key: string, make: () => T): T {
+    const hit = cache.get(key);
     if (hit !== undefined) return hit;
-    const rendered = this.segment(group, options, false);
-    if (this.segments.size >= SEGMENT_CACHE_LIMIT) this.segments.delete(this.segments.keys().next().value!);
-    this.segments.set(key, rendered);
-    return rendered;
+    const value = make();
+    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+    cache.set(key, value);
+    return value;
   }
 }

@@ -150,6 +150,14 @@ describe("incremental rendering (the reference's caller token buffer)", () => {
     expect(qwen().renderPrompt(conversation, { tools, history: "incremental" })).toEqual(referenceBuffer(conversation));
   });
 
+  it("tokenises piece by piece exactly as the whole text (Qwen3 and Llama 3.1)", () => {
+    for (const r of [qwen(), llama()]) {
+      const messages = r === qwen() ? conversation : conversation.map((m) => (m.tool_calls ? { ...m, content: "" } : m));
+      const ids = r.renderPrompt(messages, { tools, history: "incremental", parseToolArguments: true });
+      expect(ids).toEqual(r.encode(r.renderText(messages, { tools, history: "incremental", parseToolArguments: true })));
+    }
+  });
+
   it("keeps every past assistant turn's <think> text, which a full render drops before the last user turn", () => {
     const r = qwen();
     const full = r.renderText(conversation, { tools });
