@@ -5,6 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as tinyChat from "../../worker/node/chat-format";
 import {
+  attributeRenderer,
   HfChatRenderer,
   inferRendererName,
   loadRenderer,
@@ -257,5 +258,16 @@ describe("tiny-gpt renderer", () => {
 
   it("is a RendererConfigError to give it a tokenizer directory", () => {
     expect(() => loadRenderer("tiny-gpt", "/tmp")).toThrow(RendererConfigError);
+  });
+});
+
+describe("attributeRenderer", () => {
+  it("names the node and model in vocabulary errors and delegates everything else", () => {
+    const base = loadRenderer("tiny-gpt");
+    const r = attributeRenderer(base, 'node "gpu1", model "Qwen/Qwen3-8B"');
+    expect(r.name).toBe("tiny-gpt");
+    expect(r.stopTokens).toEqual(base.stopTokens);
+    expect(r.renderPrompt([{ role: "user", content: "hi" }])).toEqual(base.renderPrompt([{ role: "user", content: "hi" }]));
+    expect(() => r.decode([999])).toThrow(/^node "gpu1", model "Qwen\/Qwen3-8B": node returned token ids outside the tiny-gpt byte vocabulary \(999;/);
   });
 });

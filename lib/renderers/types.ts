@@ -101,10 +101,12 @@ export class TokenOutOfVocabularyError extends Error {
     readonly vocabularyName: string,
     readonly vocabSize: number,
     readonly badIds: number[],
+    /** Who sampled them (e.g. `node "gpu1", model "Qwen/Qwen3-8B"`), when known. */
+    readonly owner?: string,
   ) {
     const shown = badIds.slice(0, 5).join(", ") + (badIds.length > 5 ? `, … (${badIds.length} in all)` : "");
     super(
-      `node returned token ids outside the ${vocabularyName} vocabulary (${shown}; valid ids are 0–${vocabSize - 1}, renderer "${renderer}") — is the node's model the one this run renders for?`,
+      `${owner ? `${owner}: ` : ""}node returned token ids outside the ${vocabularyName} vocabulary (${shown}; valid ids are 0–${vocabSize - 1}, renderer "${renderer}") — is the node's model the one this run renders for?`,
     );
     this.name = "TokenOutOfVocabularyError";
   }
@@ -129,4 +131,18 @@ export class RenderError extends Error {
     super(`renderer "${renderer}": ${message}`);
     this.name = "RenderError";
   }
+}
+
+/** The same renderer, whose vocabulary errors name who sampled the ids (a node and its model). */
+export function attributeRenderer(renderer: ChatRenderer, owner: string): ChatRenderer {
+  const attributed = Object.create(renderer) as ChatRenderer;
+  (attributed as { decode: ChatRenderer["decode"] }).decode = (ids) => {
+    try {
+      return renderer.decode(ids);
+    } catch (e) {
+      if (e instanceof TokenOutOfVocabularyError && !e.owner) throw new TokenOutOfVocabularyError(e.renderer, e.vocabularyName, e.vocabSize, e.badIds, owner);
+      throw e;
+    }
+  };
+  return attributed;
 }

@@ -56,7 +56,7 @@ describe("a run against a node whose ids do not fit the run's renderer", () => {
       return r.status === "succeeded" || r.status === "failed" ? r : null;
     }, 240_000, `run to finish\n${worker.output()}`);
     expect(done.status, worker.output()).toBe("failed");
-    expect(done.error).toMatch(/^training step 1: node returned token ids outside the tiny-charset vocabulary \(.*valid ids are 0–30, renderer "hf:.*tiny-charset"\) — is the node's model the one this run renders for\?$/);
+    expect(done.error).toMatch(/^training step 1: node "mismatched", model "tiny-gpt": node returned token ids outside the tiny-charset vocabulary \(.*valid ids are 0–30, renderer "hf:.*tiny-charset"\) — is the node's model the one this run renders for\?$/);
     expect(await prisma.step.count({ where: { runId: run.id } })).toBe(0);
     const logs = (await caller.runs.logs({ runId: run.id, limit: 100 })).map((l) => l.message);
     expect(logs.some((m) => m.includes("outside the tiny-charset vocabulary"))).toBe(true);

@@ -6,7 +6,7 @@
 import type { PrismaClient } from "@prisma/client";
 import type { NodeModel } from "../../contracts/run-config";
 import { type NodeSettings, parseNodeSettings } from "../../contracts/node-settings";
-import { resolveRenderer } from "../../lib/renderers";
+import { attributeRenderer, resolveRenderer } from "../../lib/renderers";
 import { decryptSecret } from "../../server/lib/secrets";
 import { createOpenAIChatClient } from "../clients/openai-chat";
 import { TinkerPolicy } from "../clients/tinker-policy";
@@ -59,5 +59,13 @@ export async function trainingPolicyFor(node: ResolvedNode, model: NodeModel, re
   // The node model's renderer (settings.models[model], else inferred from the name) renders every prompt.
   const settings = node.settings.models[model.model];
   const { renderer, enableThinking } = resolveRenderer(model.model, settings, `node "${node.name}"`);
-  return TinkerPolicy.create({ baseUrl: node.baseUrl, apiKey: node.apiKey, model: model.model, resumeFrom, renderer, enableThinking, contextLength: settings?.contextLength });
+  return TinkerPolicy.create({
+    baseUrl: node.baseUrl,
+    apiKey: node.apiKey,
+    model: model.model,
+    resumeFrom,
+    renderer: attributeRenderer(renderer, `node "${node.name}", model "${model.model}"`),
+    enableThinking,
+    contextLength: settings?.contextLength,
+  });
 }
