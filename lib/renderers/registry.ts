@@ -246,7 +246,7 @@ export function resolveRenderer(model: string, settings: ModelRenderSettings | u
   }
 }
 
-/** For the render command: a model name, or a path to a tokenizer directory. */
+/** For the render command: a renderer name, a model name, or a path to a tokenizer directory. */
 export function rendererForModelOrDir(modelOrDir: string): ChatRenderer {
   let isDir = false;
   try {
@@ -254,7 +254,13 @@ export function rendererForModelOrDir(modelOrDir: string): ChatRenderer {
   } catch {
     // not a path: a model name
   }
-  if (isDir) return loadRenderer("hf", modelOrDir);
-  const byName = (rendererNames as readonly string[]).includes(modelOrDir) && modelOrDir !== "auto" && modelOrDir !== "hf";
-  return resolveRenderer(modelOrDir, byName ? { renderer: modelOrDir as Exclude<RendererName, "auto"> } : undefined, "render").renderer;
+  if (isDir || /^(\.{0,2}\/|~)/.test(modelOrDir)) return loadRenderer("hf", modelOrDir);
+  if ((rendererNames as readonly string[]).includes(modelOrDir) && modelOrDir !== "auto" && modelOrDir !== "hf") return loadRenderer(modelOrDir as Exclude<RendererName, "auto">);
+  const inferred = inferRendererName(modelOrDir);
+  if (!inferred) {
+    throw new RendererConfigError(
+      `no renderer is known for model "${modelOrDir}": pass a tokenizer directory, a renderer name (qwen3, llama3.1, tiny-gpt) or a well-known model name (Qwen/Qwen3-*, meta-llama/Llama-3.1-*-Instruct)`,
+    );
+  }
+  return loadRenderer(inferred);
 }
