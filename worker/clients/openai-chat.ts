@@ -169,6 +169,8 @@ export class StreamedReply {
   }
 
   reply(): ChatReply {
+    if (this.finish === undefined || this.finish === null)
+      throw new ChatCallError(`${this.label}: the stream ended before a finish_reason (connection cut mid-reply?)`, undefined, "connection");
     const calls = this.calls.filter(Boolean);
     const nameless = calls.findIndex((c) => !c.name);
     if (nameless >= 0) throw new ChatCallError(`${this.label}: malformed stream: tool call ${nameless} has no name`, undefined, "malformed");
@@ -374,13 +376,12 @@ export class OpenAIChatClient implements ChatClient {
   private describe(error: unknown, attempts: number): Error {
     if (error instanceof ChatCallError) return error;
     const tries = attempts > 1 ? ` after ${attempts} attempts` : "";
-    if (error instanceof APIError && typeof error.status === "number") {
-      const detail = serverMessage(error);
-      return new ChatCallError(`${this.label}: HTTP ${error.status}${tries}: ${detail}`, error.status, "http");
-    }
     if (error instanceof APIUserAbortError) return new ChatCallError(`${this.label}: the call was cancelled`, undefined, "aborted");
-    if (error instanceof APIError) return new ChatCallError(`${this.label}: ${serverMessage(error)}`, undefined, "http");
     if (error instanceof APIConnectionError) return new ChatCallError(`${this.label}: cannot reach the node${tries}: ${causeText(error)}`, undefined, "connection");
+    if (error instanceof APIError && typeof error.status === "number") {
+      return new ChatCallError(`${this.label}: HTTP ${error.status}${tries}: ${serverMessage(error)}`, error.status, "http");
+    }
+    if (error instanceof APIError) return new ChatCallError(`${this.label}: ${serverMessage(error)}`, undefined, "http");
     return error instanceof Error ? error : new Error(String(error));
   }
 
@@ -413,6 +414,9 @@ export class OpenAIChatClient implements ChatClient {
         kick();
         reply.add(chunk);
       }
+      // The package ends the iteration quietly when the request is aborted: say why.
+      if (timedOut) throw new ChatCallError(`${this.label}: ${timedOut}`, undefined, "timeout");
+      if (outer?.aborted) throw abortedError(outer);
       return reply.reply();
     } catch (e) {
       if (timedOut) throw new ChatCallError(`${this.label}: ${timedOut}`, undefined, "timeout");
@@ -434,9 +438,15 @@ function serverMessage(error: APIError): string {
   return error.message;
 }
 
+/** The innermost cause's message (fetch wraps the socket error, e.g. ECONNREFUSED, twice). */
 function causeText(error: Error): string {
-  const cause = (error as { cause?: unknown }).cause;
-  return cause instanceof Error ? cause.message : error.message;
+  let inner: Error = error;
+  for (let depth = 0; depth < 5; depth++) {
+    const cause = (inner as { cause?: unknown }).cause;
+    if (!(cause instanceof Error)) break;
+    inner = cause;
+  }
+  return inner.message;
 }
 
 export function createOpenAIChatClient(opts: OpenAIChatOptions): OpenAIChatClient {
