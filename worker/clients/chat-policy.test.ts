@@ -59,6 +59,7 @@ describe("chat reply → act text", () => {
   const cases: [string, ChatReply, string][] = [
     ["content only", { text: "Hello.", finishReason: "stop" }, "Hello."],
     ["reasoning and content (vLLM keeps the newlines around both)", { text: "\n\nHello.", reasoning: "\nwhy\n", finishReason: "stop" }, "<think>\nwhy\n</think>\n\nHello."],
+    ["reasoning and content as the client gives them", { text: "Hello.", reasoning: "\nwhy\n", finishReason: "stop" }, "<think>\nwhy\n</think>\n\nHello."],
     ["reasoning without newlines", { text: "Hello.", reasoning: "why" }, "<think>\nwhy\n</think>\n\nHello."],
     ["empty reasoning", { text: "Hi", reasoning: "\n\n" }, "<think>\n\n</think>\n\nHi"],
     [

@@ -33,7 +33,7 @@ describe("OpenAIChatClient against a vLLM-like node", () => {
     const chat = client(d, { settings: { extraBody: { chat_template_kwargs: { enable_thinking: true }, top_k: 20 } } });
     const reply = await chat.complete({ messages: [{ role: "user", content: "lamp?" }], tools, temperature: 0.6, topP: 0.95, maxTokens: 300, seed: 7 });
     expect(reply).toEqual({
-      text: "\n\nChecking.\n",
+      text: "Checking.\n",
       reasoning: "\nThe user wants the lamp.\n",
       toolCalls: [{ id: expect.stringMatching(/^chatcmpl-tool-/), name: "get_item", arguments: '{"item": "lamp", "qty": 2}' }],
       finishReason: "tool_calls",
@@ -142,9 +142,9 @@ describe("OpenAIChatClient against a vLLM-like node", () => {
     // 100 tokens at ≥ 40 tokens/s: 1 s + 2.5 s.
     const budgeted = client(judge, { settings: { requestTimeoutS: 1, minDecodeTokensPerS: 40 } });
     expect(budgeted.deadlineMs(ask)).toEqual({ totalMs: 3500, idleMs: 1000 });
-    expect((await budgeted.complete(ask)).text).toBe('\n\n{"answer": true}');
+    expect((await budgeted.complete(ask)).text).toBe('{"answer": true}');
     const streamed = await client(judge, { settings: { requestTimeoutS: 1, minDecodeTokensPerS: 40, stream: true } }).complete(ask);
-    expect(streamed).toMatchObject({ text: '\n\n{"answer": true}', reasoning: `\n${"reasoning ".repeat(30)}\n`, finishReason: "stop" });
+    expect(streamed).toMatchObject({ text: '{"answer": true}', reasoning: `\n${"reasoning ".repeat(30)}\n`, finishReason: "stop" });
 
     const stalled = await vllm({ streamChunkDelayMs: 1500, respond: () => "a long pause between every chunk" });
     await expect(

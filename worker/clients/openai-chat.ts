@@ -124,6 +124,15 @@ function finishReasonOf(reason: string | null | undefined): ChatReply["finishRea
   return reason === "length" ? "length" : reason === "tool_calls" ? "tool_calls" : "stop";
 }
 
+/**
+ * The content as the reply's text. When the node split the reasoning off, the newlines that separated
+ * it from the answer (Qwen3 writes `</think>\n\n`) are not part of the answer: a judge's verdict or a
+ * user simulator's message starts at its first character.
+ */
+function contentText(content: string, reasoning: string | null | undefined): string {
+  return typeof reasoning === "string" ? content.replace(/^\n+/, "") : content;
+}
+
 /** The reply of a validated non-streamed completion (first choice). */
 export function replyFromCompletion(raw: unknown, label: string): ChatReply {
   const parsed = completionSchema.safeParse(raw);
@@ -133,7 +142,7 @@ export function replyFromCompletion(raw: unknown, label: string): ChatReply {
   const reasoning = m.reasoning_content ?? m.reasoning;
   const calls = m.tool_calls ?? [];
   return {
-    text: m.content ?? "",
+    text: contentText(m.content ?? "", reasoning),
     ...(typeof reasoning === "string" ? { reasoning } : {}),
     ...(calls.length ? { toolCalls: calls.map((c, k) => ({ id: c.id || `call_${k}`, name: c.function.name, arguments: c.function.arguments })) } : {}),
     finishReason: calls.length && choice.finish_reason !== "length" ? "tool_calls" : finishReasonOf(choice.finish_reason),
@@ -175,7 +184,7 @@ export class StreamedReply {
     const nameless = calls.findIndex((c) => !c.name);
     if (nameless >= 0) throw new ChatCallError(`${this.label}: malformed stream: tool call ${nameless} has no name`, undefined, "malformed");
     return {
-      text: this.content,
+      text: contentText(this.content, this.reasoning),
       ...(this.reasoning !== undefined ? { reasoning: this.reasoning } : {}),
       ...(calls.length ? { toolCalls: calls.map((c, k) => ({ id: c.id || `call_${k}`, name: c.name, arguments: c.arguments })) } : {}),
       finishReason: calls.length && this.finish !== "length" ? "tool_calls" : finishReasonOf(this.finish),
