@@ -235,10 +235,6 @@ class NodeSlots {
       this.waiters.push(grant);
     });
   }
-
-  get inFlight(): number {
-    return this.active;
-  }
 }
 
 function once(fn: () => void): () => void {
@@ -258,11 +254,6 @@ function slotsFor(key: string, limit: number): NodeSlots {
   if (!slots) slotsByNode.set(key, (slots = new NodeSlots(limit)));
   else if (slots.limit !== limit) slots.setLimit(limit);
   return slots;
-}
-
-/** Requests in flight to a node from this process (for tests and diagnostics). */
-export function nodeRequestsInFlight(nodeName: string, baseUrl: string): number {
-  return slotsByNode.get(slotKey(nodeName, baseUrl))?.inFlight ?? 0;
 }
 
 function slotKey(nodeName: string | undefined, baseUrl: string): string {
