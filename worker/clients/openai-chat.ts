@@ -319,7 +319,8 @@ export class OpenAIChatClient implements ChatClient {
   deadlineMs(req: Pick<ChatRequest, "timeoutMs" | "maxTokens">): { totalMs: number; idleMs: number } {
     const base = Math.max(req.timeoutMs ?? this.opts.defaultTimeoutMs ?? 0, this.settings.requestTimeoutS * 1000);
     const decode = req.maxTokens ? (req.maxTokens / this.settings.minDecodeTokensPerS) * 1000 : 0;
-    return { totalMs: Math.ceil(base + decode), idleMs: base };
+    // setTimeout fires at once beyond 2^31-1 ms: clamp (about 24 days).
+    return { totalMs: Math.min(Math.ceil(base + decode), 2 ** 31 - 1), idleMs: base };
   }
 
   /** The request body: vendor extras first, then what this call sets (the settings schema refuses overlaps). */
