@@ -29,7 +29,8 @@ export interface EnvironmentContext {
 /** A policy that can measure its prompts (TinkerPolicy is one): needed to fit prompts into a small context. */
 export interface ContextAwarePolicy extends PolicyClient {
   readonly contextLength: number | null;
-  readonly renderer: { renderPrompt(messages: ChatMessage[], tools?: ToolSchema[]): number[] };
+  /** The prompt ids generate() would send (same renderer, same options). */
+  promptTokens(messages: ChatMessage[], tools?: ToolSchema[]): number[];
 }
 
 /** The policy as the runner resolved it from its node. */
@@ -51,10 +52,11 @@ export interface RunEnvironment {
    */
   userSimulator?: { missing: string };
   /**
-   * The policy the rollouts sample, built from the node's policy (e.g. tau2 fits prompts into a small
-   * context). Absent: the runner's default for the node's protocol.
+   * The policy the rollouts sample, wrapping the node's (e.g. tau2 fits prompts into a small context).
+   * `standard` is what the runner samples otherwise: the Tinker policy itself, or the one chat-policy
+   * adapter (worker/clients/chat-policy.ts) over a chat-only node. Absent: `standard`.
    */
-  samplingPolicy?(node: NodePolicy): PolicyClient;
+  samplingPolicy?(node: NodePolicy, standard: PolicyClient): PolicyClient;
   /** Evaluation runs use this paradigm whatever the config says; `why` is logged when it replaces the configured one. */
   evaluationParadigm?: { paradigm: "environment"; why: string };
   /** Extra metrics of an evaluation step (e.g. tau2's pass^k), stored with the step's own. */

@@ -13,7 +13,6 @@ import { seededShuffle, stepSeed, takeCyclic } from "../../../lib/random";
 import type { TaskInstance } from "../../engine/types";
 import type { EnvironmentKind, RunEnvironment } from "../environment";
 import type { Tau2RetailSource } from "./adapter";
-import { chatClientPolicy } from "./episode";
 import { contextFittingPolicy } from "./fit-context";
 import { perTaskResults, tau2EvalMetrics, tau2LiveInstance, tau2TaskIdOf, TAU2_RETAIL_DATASET } from "./live";
 import { loadRetailDb, type RetailDb } from "./model";
@@ -85,9 +84,8 @@ export function tau2RetailEnvironment(config: RunConfig, note: (message: string)
       return (evalSet = seededPick(chosen, Math.min(instancesPerStep, chosen.length), seed, 0));
     },
     userSimulator: { missing: "tau2:retail needs a user simulator: set rollout.userSimulator to a model on an OpenAI-compatible node" },
-    // The retail policy alone exceeds a small node's context: prompts are fitted to it. Chat-only
-    // nodes get the tools as text.
-    samplingPolicy: (node) => (node.protocol === "tinker" ? contextFittingPolicy(node.policy) : chatClientPolicy(node.chat)),
+    // The retail policy alone exceeds a small node's context: prompts are fitted to it.
+    samplingPolicy: (node, standard) => (node.protocol === "tinker" ? contextFittingPolicy(node.policy) : standard),
     evaluationParadigm: { paradigm: "environment", why: "tau2 evaluation runs the real tools" },
     evaluationMetrics: (result) => tau2EvalMetrics(result.trajectories),
     evaluationReport(result) {

@@ -64,7 +64,7 @@ export function contextFittingPolicy(policy: ContextAwarePolicy): PolicyClient {
   return {
     generate(req: GenerateRequest): Promise<GenerateResult> {
       const budget = context - Math.min(req.sampling.maxTokens, Math.floor(context / 2));
-      const messages = fitMessagesToContext(req.messages, (m) => policy.renderer.renderPrompt(m, req.tools).length, budget);
+      const messages = fitMessagesToContext(req.messages, (m) => policy.promptTokens(m, req.tools).length, budget);
       return policy.generate(messages === req.messages ? req : { ...req, messages });
     },
   };

@@ -7,7 +7,8 @@ import type { ChatClient, PolicyClient } from "../../engine/io";
 import type { StepResult } from "../../engine/step";
 import { openEnvironment, type NodePolicy, type RunEnvironment } from "../../envs";
 import { CancelledError, type RunContext } from "../context";
-import { chatClientFor, chatPolicy, resolveNode } from "../nodes";
+import { chatPolicy } from "../../clients/chat-policy";
+import { chatClientFor, resolveNode } from "../nodes";
 import { keyMetricsOf } from "../persist";
 
 /** Client replacements for tests; production (worker/main.ts) never passes any. */
@@ -75,10 +76,10 @@ export async function auxiliaryClients(ctx: RunContext, env: RunEnvironment, ove
   return out;
 }
 
-/** The policy the rollouts sample: the environment's wrapper when it has one, else the node's own policy. */
+/** The policy the rollouts sample: the node's own (a chat-only node's through the chat-policy adapter), as the environment wraps it. */
 export function samplingPolicy(env: RunEnvironment, node: NodePolicy): PolicyClient {
-  if (env.samplingPolicy) return env.samplingPolicy(node);
-  return node.protocol === "tinker" ? node.policy : chatPolicy(node.chat);
+  const standard = node.protocol === "tinker" ? node.policy : chatPolicy(node.chat);
+  return env.samplingPolicy ? env.samplingPolicy(node, standard) : standard;
 }
 
 export function stepSummary(result: StepResult): string {

@@ -27,7 +27,8 @@ export async function trainExecutor(ctx: RunContext, overrides: ClientOverrides 
     signal.addEventListener("abort", () => policy.close(), { once: true });
     const sampler = samplingPolicy(env, { protocol: "tinker", policy });
     try {
-      const aux = await auxiliaryClients(ctx, env, overrides);
+      // The engine measures appended text with the node model's own tokenizer.
+      const aux = { ...(await auxiliaryClients(ctx, env, overrides)), countTokens: (text: string) => policy.renderer.countTokens(text) };
       if (resume.step > 0) await ctx.log("info", `resuming after committed step ${resume.step} from ${resume.statePath}`);
       else await ctx.log("info", `training ${total} steps: ${config.data.instancesPerStep} instances × ${config.data.rolloutsPerInstance} rollouts, ${config.rollout.paradigm} paradigm`);
 
