@@ -63,3 +63,15 @@ export function pyPrefix(s: string, n: number): string {
   }
   return s.slice(0, units);
 }
+
+/** Characters for which Python's `str.isspace()` is true (what `str.strip()` with no argument removes). */
+const PY_SPACE = "\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000";
+
+/** Python `s.strip()` (JS `trim()` differs: it strips U+FEFF and keeps U+001C–U+001F and U+0085). */
+export function pyStrip(s: string): string {
+  let start = 0;
+  let end = s.length;
+  while (start < end && PY_SPACE.includes(s[start]!)) start++;
+  while (end > start && PY_SPACE.includes(s[end - 1]!)) end--;
+  return s.slice(start, end);
+}
