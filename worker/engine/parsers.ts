@@ -83,6 +83,15 @@ export function pyDumps(value: unknown, ensureAscii: boolean): { ok: true; json:
   }
 }
 
+/** The plain-JS view of a parsed value, total. */
+function plainView(value: OrderedJson): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: toPlainJson(value) };
+  } catch (e) {
+    return { ok: false, error: `maximum recursion depth exceeded (${errorText(e)})` };
+  }
+}
+
 /** A tool / simulator error payload as the reference writes it (`format_tool_error`: ensure_ascii=True). */
 export function toolErrorContent(code: string, message: string, details?: Record<string, unknown>): string {
   const dumped = pyDumps(toolError(code, message, details), true);
@@ -228,7 +237,14 @@ export function parseActOutput(rawText: string): ActParseResult {
           arguments: pyStr(args),
         });
       }
-      calls.push({ name: name.trim(), arguments: toPlainJson(args), argumentsJson: sanitizeText(serialised.json) });
+      const plain = plainView(args);
+      if (!plain.ok) {
+        return fail("NON_SERIALIZABLE_ARGUMENTS", {
+          error_tool_call: "NON_SERIALIZABLE_ARGUMENTS: a tool call's arguments cannot be serialised",
+          detail: plain.error,
+        });
+      }
+      calls.push({ name: name.trim(), arguments: plain.value, argumentsJson: sanitizeText(serialised.json) });
     }
   }
 
@@ -358,7 +374,9 @@ export function parseRehearseOutput(rawText: string): RehearseParseResult {
       error: serialised.error,
     });
   }
-  return { ok: true, value: toPlainJson(value), content: sanitizeText(serialised.json) };
+  const plain = plainView(value);
+  if (!plain.ok) return fail("NON_SERIALIZABLE_EXECUTION_RESULT", "The execution result cannot be serialised to JSON", { error: plain.error });
+  return { ok: true, value: plain.value, content: sanitizeText(serialised.json) };
 }
 
 /** True when a tool message content is a JSON object holding the `error_tool_call` key. */

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import type { ChatMessage, ToolSchema } from "./io";
-import { compareResponses, summarizeFidelity } from "./fidelity";
 import {
   buildCompactRehearsePrompt,
   buildRehearsePrompt,
@@ -88,19 +87,5 @@ describe("external simulator prompt", () => {
     expect(parseSimulatorResponse('{"analysis":"a","execution_result":[]}')).toEqual({ ok: true, content: "[]" });
     expect(parseSimulatorResponse('{"analysis":"a","execution_result":{}}').ok).toBe(false);
     expect(parseSimulatorResponse("nope").ok).toBe(false);
-  });
-});
-
-describe("fidelity", () => {
-  it("scores exact matches, partial key agreement and error agreement", () => {
-    expect(compareResponses('{"a":1,"b":[1,2]}', '{"b":[1,2],"a":1}')).toEqual({ exact: true, keyAgreement: 1, errorAgreement: true, score: 1 });
-    const partial = compareResponses('{"a":1,"b":2,"c":3}', '{"a":1,"b":5,"d":4}');
-    expect(partial.exact).toBe(false);
-    expect(partial.keyAgreement).toBeCloseTo(1 / 4, 12);
-    const err = compareResponses('{"error_tool_call":{"code":"X","message":"m"}}', '{"price":4}');
-    expect(err).toMatchObject({ exact: false, errorAgreement: false, keyAgreement: 0 });
-    expect(compareResponses("plain", "plain").exact).toBe(true);
-    expect(summarizeFidelity([])).toBeNull();
-    expect(summarizeFidelity([partial, compareResponses("{}", "{}")])).toMatchObject({ comparisons: 2, exactRate: 0.5 });
   });
 });

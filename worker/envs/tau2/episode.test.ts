@@ -105,11 +105,12 @@ describe("runTau2Episode", () => {
       },
     });
     expect(seen).toEqual([0, 1, 2, 3, 4]); // each probe saw only the earlier calls' results
-    expect(traj.toolCalls[0].rehearsal).toEqual({ predicted: "yusuf_rossi_9620", agreement: { exact: true, keyAgreement: 1, errorAgreement: true, score: 1 } });
+    expect(traj.toolCalls[0].rehearsal).toEqual({ predicted: "yusuf_rossi_9620", agreement: { exact: true, errorAgreement: true, score: 1, outcome: "values", divergences: [] } });
     const order = traj.toolCalls[1].rehearsal!;
     expect(order.agreement!.exact).toBe(false);
-    expect(order.agreement!.keyAgreement).toBeGreaterThan(0);
-    expect(order.agreement!.keyAgreement).toBeLessThan(0.2);
+    expect(order.agreement!.score).toBeGreaterThan(0);
+    expect(order.agreement!.score).toBeLessThan(0.2);
+    expect(order.agreement!.divergences.map((d) => d.path)).toContain("$.status");
     expect(traj.toolCalls[2].rehearsal).toEqual({ predicted: null, probeError: "probe offline" });
     expect(traj.fidelity).toMatchObject({ probed: 5, probeFailures: 3, comparisons: 2, exactRate: 0.5, errorAgreementRate: 1 });
     expect(traj.reward.reward).toBe(1);

@@ -3,7 +3,7 @@
  * user simulator (any ChatClient) and, optionally, the rehearsal-fidelity probe, which asks the policy
  * to predict each tool response BEFORE the real call runs.
  */
-import { compareResponses, isErrorValue, summarizeFidelity as summarizeEngineFidelity, type Fidelity, type FidelitySummary as EngineFidelitySummary } from "../../engine/fidelity";
+import { compareResponses, summarizeFidelity as summarizeEngineFidelity, type Fidelity, type FidelitySummary as EngineFidelitySummary } from "../../engine/fidelity";
 import type { ChatClient, ChatMessage, GenerateRequest, PolicyClient, SamplingOptions, ToolSchema } from "../../engine/io";
 import { parseActOutput, parseRehearseOutput, safeParseJson, stripThink } from "../../engine/parsers";
 import { buildRehearsePrompt, renderToolCalls } from "../../engine/prompts";
@@ -54,8 +54,8 @@ export type Tau2Message =
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /**
- * Rehearsed-vs-real agreement: the engine's measure (exact JSON match, leaf key/value agreement,
- * score), with `errorAgreement` judged by tau2's own error flag (`Error: …` texts are not JSON).
+ * Rehearsed-vs-real agreement: the engine's measure (docs/FIDELITY.md), with the real side's error
+ * judged by tau2's own error flag.
  */
 export type FidelityAgreement = Fidelity;
 
@@ -90,7 +90,7 @@ export function summarizeFidelity(calls: ToolCallRecord[]): FidelitySummary | un
   const probed = calls.filter((c) => c.rehearsal);
   if (probed.length === 0) return undefined;
   const scored = probed.map((c) => c.rehearsal!.agreement).filter((a): a is Fidelity => a !== undefined);
-  const base = summarizeEngineFidelity(scored) ?? { comparisons: 0, exactRate: 0, meanKeyAgreement: 0, errorAgreementRate: 0, meanScore: 0 };
+  const base = summarizeEngineFidelity(scored) ?? { comparisons: 0, exactRate: 0, errorAgreementRate: 0, meanScore: 0, invalidRate: 0 };
   return { ...base, probed: probed.length, probeFailures: probed.length - scored.length };
 }
 
@@ -111,16 +111,9 @@ export interface RunTau2EpisodeOptions {
   signal?: AbortSignal;
 }
 
-/** A predicted response "is an error" when it reads like a tau2 error text or an engine error object. */
-function predictsError(predicted: string): boolean {
-  if (/^\s*error\b/i.test(predicted)) return true;
-  const parsed = safeParseJson(predicted);
-  return parsed.ok && isErrorValue(parsed.value);
-}
-
-/** How well a rehearsed tool response agrees with the real one. */
+/** How well a rehearsed tool response agrees with the real one (tau2's own error flag decides the real side). */
 export function fidelityAgreement(predicted: string, real: string, realError: boolean): Fidelity {
-  return { ...compareResponses(predicted.trim(), real), errorAgreement: predictsError(predicted) === realError };
+  return compareResponses(predicted, real, { realError });
 }
 
 function toolCallMessage(turn: AgentTurn): ChatMessage {
