@@ -5,5 +5,6 @@ import { get } from "./procedures/get";
 import { list } from "./procedures/list";
 import { logs } from "./procedures/logs";
 import { resume } from "./procedures/resume";
+import { worldModelProcedure } from "./procedures/world-model";
 
-export const runsRouter = router({ create, list, get, cancel, resume, logs });
+export const runsRouter = router({ create, list, get, cancel, resume, logs, worldModel: worldModelProcedure });
