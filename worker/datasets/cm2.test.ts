@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { importCm2 } from "./cm2";
-import { qwen3PromptLength, renderQwen3Prompt } from "../../lib/tokens/qwen3-prompt-length";
+import { loadRenderer } from "../../lib/renderers";
 
 const tool = {
   type: "function",
@@ -138,9 +138,14 @@ describe("importCm2", () => {
     expect(all.ok && all.instances).toHaveLength(3);
   });
 
-  it("counts Qwen3 tokens of the chat template as HF apply_chat_template renders it (golden text from Python jinja2)", () => {
-    const tools = [{ type: "function", function: { name: "get_forecast", description: "Daily forecast", parameters: { type: "object", properties: { city: { type: "string" }, days: { type: "integer" } }, required: ["city"] }, strict: false } }];
-    const messages = [
+  it("the reference's count, through the Qwen3 renderer: HF's chat-template text (golden from Python jinja2) and ids", () => {
+    const qwen3 = loadRenderer("qwen3");
+    const renderQwen3Prompt = (messages: { role: "system" | "user"; content: string }[], tools: never[] | null) =>
+      qwen3.renderText(messages, { tools: tools ?? undefined, enableThinking: true, addGenerationPrompt: true });
+    const qwen3PromptLength = () => (messages: { role: "system" | "user"; content: string }[], tools: never[] | null) =>
+      qwen3.renderPrompt(messages, { tools: tools ?? undefined, enableThinking: true, addGenerationPrompt: true }).length;
+    const tools = [{ type: "function", function: { name: "get_forecast", description: "Daily forecast", parameters: { type: "object", properties: { city: { type: "string" }, days: { type: "integer" } }, required: ["city"] }, strict: false } }] as never[];
+    const messages: { role: "system" | "user"; content: string }[] = [
       { role: "system", content: "You are a travel assistant." },
       { role: "user", content: "Will it rain in Paris tomorrow?" },
     ];

@@ -7,7 +7,7 @@
  */
 import { Prisma } from "@prisma/client";
 import { importCm2, type Cm2ImportError } from "../../../worker/datasets/cm2";
-import { qwen3PromptLength } from "../../../lib/tokens/qwen3-prompt-length";
+import { qwen3PromptLength } from "./prompt-length";
 import { prisma } from "../../db";
 import { DomainError, notFound } from "../../lib/errors";
 
@@ -58,7 +58,7 @@ export async function importDataset(input: ImportDatasetInput) {
   const parsed = importCm2(input.text, {
     skipInvalid: input.skipInvalid,
     maxChecklists: input.maxChecklists,
-    promptLength: input.maxPromptLength === null ? undefined : { maxTokens: input.maxPromptLength - PROMPT_LENGTH_MARGIN, count: qwen3PromptLength() },
+    promptLength: input.maxPromptLength === null ? undefined : { maxTokens: input.maxPromptLength - PROMPT_LENGTH_MARGIN, count: qwen3PromptLength },
   });
   if (!parsed.ok) {
     const shown = lineErrors(parsed.errors);

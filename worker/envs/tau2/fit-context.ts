@@ -56,7 +56,8 @@ export function fitMessagesToContext(messages: ChatMessage[], length: PromptLeng
 /** A policy whose prompts are measured by the node's own renderer (TinkerPolicy exposes both). */
 export interface ContextAwarePolicy extends PolicyClient {
   readonly contextLength: number | null;
-  readonly renderer: { renderPrompt(messages: ChatMessage[], tools?: ToolSchema[]): number[] };
+  /** The prompt ids generate() would send (same renderer, same options). */
+  promptTokens(messages: ChatMessage[], tools?: ToolSchema[]): number[];
 }
 
 /**
@@ -69,7 +70,7 @@ export function contextFittingPolicy(policy: ContextAwarePolicy): PolicyClient {
   return {
     generate(req: GenerateRequest): Promise<GenerateResult> {
       const budget = context - Math.min(req.sampling.maxTokens, Math.floor(context / 2));
-      const messages = fitMessagesToContext(req.messages, (m) => policy.renderer.renderPrompt(m, req.tools).length, budget);
+      const messages = fitMessagesToContext(req.messages, (m) => policy.promptTokens(m, req.tools).length, budget);
       return policy.generate(messages === req.messages ? req : { ...req, messages });
     },
   };

@@ -203,7 +203,7 @@ describe("fitting prompts into a small context", () => {
     const seen: number[] = [];
     const inner = {
       contextLength: 300,
-      renderer: { renderPrompt: (m: ChatMessage[]) => Array.from({ length: length(m) }, () => 0) },
+      promptTokens: (m: ChatMessage[]) => Array.from({ length: length(m) }, () => 0),
       async generate(req: GenerateRequest) {
         seen.push(length(req.messages));
         return fakeGeneration("", "ok");

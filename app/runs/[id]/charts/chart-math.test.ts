@@ -46,6 +46,12 @@ describe("groupPanels", () => {
     expect(groupPanels(["reward/act/mean", "reward/mean"])[0]!.charts.map((c) => c.base)).toEqual(["reward", "reward/act"]);
   });
 
+  it("charts the share of failed generations in its own open panel", () => {
+    const panels = groupPanels(["reward/mean", "generation/failed_share", "generation/failed", "generation/attempted"]);
+    expect(panels.map((p) => p.id)).toEqual(["reward", "generation"]);
+    expect(panels[1]!.charts.map((c) => c.base)).toEqual(["generation/attempted", "generation/failed", "generation/failed_share"]);
+  });
+
   it("keeps keys whose last segment is not a statistic on their own chart", () => {
     expect(chartBase("val/pass@4")).toBe("val/pass@4");
     expect(chartBase("reward/mean")).toBe("reward");

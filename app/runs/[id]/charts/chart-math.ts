@@ -30,6 +30,7 @@ const families: { id: string; title: string; match: (k: string) => boolean }[] =
   { id: "advantage", title: "Advantages and returns", match: (k) => /^critic\//.test(k) },
   { id: "fidelity", title: "Rehearsal fidelity", match: (k) => k.startsWith("fidelity/") },
   { id: "judge", title: "Judge", match: (k) => k.startsWith("judge/") },
+  { id: "generation", title: "Generation health (failed generations per step)", match: (k) => k.startsWith("generation/") },
   { id: "length", title: "Response and prompt lengths", match: (k) => /^(response_length|prompt_length)\//.test(k) },
   { id: "actor", title: "Policy update (KL, entropy, clipping, loss)", match: (k) => /^(actor|training)\//.test(k) },
   { id: "val", title: "Validation", match: (k) => k.startsWith("val/") },
