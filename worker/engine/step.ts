@@ -275,8 +275,8 @@ export function rolloutMetrics(trajectories: TrajectoryResult[], rolloutsPerInst
   if (fs) {
     m["fidelity/comparisons"] = fs.comparisons;
     m["fidelity/exact_rate"] = fs.exactRate;
-    m["fidelity/key_agreement"] = fs.meanKeyAgreement;
     m["fidelity/error_agreement"] = fs.errorAgreementRate;
+    m["fidelity/invalid_rate"] = fs.invalidRate;
     m["fidelity/score"] = fs.meanScore;
   }
   const verdicts = trajectories.flatMap((t) => t.verdicts);
