@@ -19,7 +19,7 @@ afterAll(async () => {
   await node?.close();
 });
 
-const loss: LossConfig = { loss: "ppo", clipLow: 0.2, clipHigh: 0.2, dualClip: 3, klCoef: 0.01, entropyCoef: 0.001 };
+const loss: LossConfig = { loss: "ppo", clipLow: 0.2, clipHigh: 0.2, dualClip: 3, klCoef: 0.01, klType: "low_var_kl", entropyCoef: 0.001, lossAgg: "token-mean", recomputeLogprobs: false };
 const optim = { lr: 0.02, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.01, gradClip: 1 };
 
 describe("buildDatums", () => {
@@ -28,7 +28,7 @@ describe("buildDatums", () => {
       { promptTokens: [1, 2, 3], responseTokens: [4, 5], logprobs: [-1, -2], advantages: [0.5, 0.5], role: "act" },
       { promptTokens: [7], responseTokens: [8, 9], logprobs: [-3, -4], advantages: [-1, -1], role: "rehearse" },
     ];
-    const { datums, responseTokens } = buildDatums(data, { sendWeights: true });
+    const { datums, responseTokens } = buildDatums(data, { lossAgg: "token-mean", weights: "aggregation" });
     expect(responseTokens).toBe(4);
     expect(datums[0].model_input.chunks[0].tokens).toEqual([1, 2, 3, 4]);
     expect(datums[0].loss_fn_inputs.target_tokens.data).toEqual([2, 3, 4, 5]);
@@ -37,7 +37,7 @@ describe("buildDatums", () => {
     expect(datums[0].loss_fn_inputs.weights.data).toEqual([0, 0, 0.25, 0.25]);
     expect(datums[1].model_input.chunks[0].tokens).toEqual([7, 8]);
     expect(datums[1].loss_fn_inputs.advantages.data).toEqual([-0.25, -0.25]);
-    expect(() => buildDatums([{ ...data[0], logprobs: [-1] }], { sendWeights: false })).toThrow(/2 response tokens but 1 logprobs/);
+    expect(() => buildDatums([{ ...data[0], logprobs: [-1] }], { lossAgg: "token-mean", weights: "none" })).toThrow(/2 response tokens but 1 logprobs/);
   });
 });
 
@@ -47,7 +47,7 @@ describe("packDatums / dropZeroAdvantage", () => {
   const turn2: TrainingDatum = { promptTokens: [1, 2, 3, 4, 5, 6], responseTokens: [7], logprobs: [-3], advantages: [-1], role: "act" };
 
   it("folds a datum that is a prefix of another into it, keeping every loss position", () => {
-    const { datums } = buildDatums([turn1, turn2], { sendWeights: true });
+    const { datums } = buildDatums([turn1, turn2], { lossAgg: "token-mean", weights: "aggregation" });
     const packed = packDatums(datums);
     expect(packed).toHaveLength(1);
     expect(packed[0].model_input.chunks[0].tokens).toEqual([1, 2, 3, 4, 5, 6]);
@@ -61,19 +61,19 @@ describe("packDatums / dropZeroAdvantage", () => {
 
   it("keeps datums apart when the sequences diverge or their loss positions overlap", () => {
     const diverged = { ...turn2, promptTokens: [1, 2, 3, 4, 9, 6] };
-    expect(packDatums(buildDatums([turn1, diverged], { sendWeights: false }).datums)).toHaveLength(2);
+    expect(packDatums(buildDatums([turn1, diverged], { lossAgg: "token-mean", weights: "none" }).datums)).toHaveLength(2);
     // The same generation twice (two rollouts that sampled identical tokens) must both count.
-    expect(packDatums(buildDatums([turn1, turn1], { sendWeights: false }).datums)).toHaveLength(2);
+    expect(packDatums(buildDatums([turn1, turn1], { lossAgg: "token-mean", weights: "none" }).datums)).toHaveLength(2);
   });
 
   it("drops datums with all-zero advantages unless nothing would be left", () => {
     const zero = { ...turn2, advantages: [0] };
-    const { datums } = buildDatums([turn1, zero], { sendWeights: false });
+    const { datums } = buildDatums([turn1, zero], { lossAgg: "token-mean", weights: "none" });
     expect(dropZeroAdvantage(datums)).toEqual([datums[0]]);
     // Weights (sent to nodes with the KL/entropy extension) do not keep a zero-advantage datum alive.
-    const weighted = buildDatums([turn1, zero], { sendWeights: true }).datums;
+    const weighted = buildDatums([turn1, zero], { lossAgg: "token-mean", weights: "aggregation" }).datums;
     expect(dropZeroAdvantage(weighted)).toEqual([weighted[0]]);
-    const onlyZero = buildDatums([zero], { sendWeights: false }).datums;
+    const onlyZero = buildDatums([zero], { lossAgg: "token-mean", weights: "none" }).datums;
     expect(dropZeroAdvantage(onlyZero)).toEqual(onlyZero);
   });
 
@@ -84,7 +84,7 @@ describe("packDatums / dropZeroAdvantage", () => {
       const a: TrainingDatum = { promptTokens: prompt, responseTokens: [40, 41, 42], logprobs: [-5, -5, -5], advantages: [1, 1, 1], role: "act" };
       const b: TrainingDatum = { promptTokens: [...prompt, 40, 41, 42, 50, 51], responseTokens: [60, 61], logprobs: [-5, -5], advantages: [-0.5, -0.5], role: "act" };
       const c: TrainingDatum = { promptTokens: [7, 8], responseTokens: [9], logprobs: [-5], advantages: [0.25], role: "rehearse" };
-      const { datums } = buildDatums([a, b, c], { sendWeights: true });
+      const { datums } = buildDatums([a, b, c], { lossAgg: "token-mean", weights: "aggregation" });
       const packed = packDatums(datums);
       expect(packed).toHaveLength(2);
       const cfg = { clip_low_threshold: 0.8, clip_high_threshold: 1.2 };
