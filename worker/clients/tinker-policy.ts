@@ -158,25 +158,21 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
     if (data.length === 0) return { metrics: { tokens: 0 } };
     const sem = this.lossSemantics;
     for (const w of unhonouredLossSettings(sem, loss)) this.warnOnce(w.key, w.message);
-    const built = buildDatums(data, { lossAgg: loss.lossAgg, weights: sem.weights });
-    // Exact savings (the loss is a token sum): without KL/entropy terms a datum whose advantages are
-    // all zero has zero gradient, and a datum that is a prefix of another rides along inside it.
-    const regularised = (loss.klCoef !== 0 && sem.kl) || (loss.entropyCoef !== 0 && sem.entropy);
-    let datums = packDatums(regularised ? built.datums : dropZeroAdvantage(built.datums));
+    const prepared = prepareDatums(data, loss, sem);
+    let datums = prepared.datums;
     const extra: Record<string, number> = {};
     if (loss.recomputeLogprobs) {
       const r = await this.recomputeLogprobs(datums);
       datums = r.datums;
       extra.recomputed_logprob_abs_diff = r.meanAbsDiff;
     }
-    datums = applyServerReduction(datums, sem);
     const out = await this.model.forwardBackward(datums, loss.loss, lossFnConfig(loss, sem));
     if (this.assumedProfile) {
       const mismatch = checkProfileAgainstReply(sem.profile, out.metrics ?? {});
       if (mismatch) throw new Error(mismatch);
       this.assumedProfile = false;
     }
-    return { metrics: { ...summarise(out, datums, sem, built.responseTokens), ...extra } };
+    return { metrics: { ...summarise(out, datums, sem, prepared.responseTokens), ...extra } };
   }
 
   /**
@@ -244,6 +240,19 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
     const r = await this.model.saveWeightsForSampler();
     if (r.sampling_session_id) this.samplingTarget = { samplingSessionId: r.sampling_session_id };
   }
+}
+
+/**
+ * One update's rows → the datums sent to the server, exactly: aggregation weights over all the rows
+ * (buildDatums), then two savings that rely on the loss being a token sum — without KL/entropy
+ * terms a datum whose advantages are all zero has zero gradient, and a datum that is a prefix of
+ * another rides along inside it — then the server's reduction undone (applyServerReduction).
+ */
+export function prepareDatums(data: TrainingDatum[], loss: LossConfig, sem: ServerLossSemantics): { datums: Datum[]; responseTokens: number } {
+  const built = buildDatums(data, { lossAgg: loss.lossAgg, weights: sem.weights });
+  const regularised = (loss.klCoef !== 0 && sem.kl) || (loss.entropyCoef !== 0 && sem.entropy);
+  const packed = packDatums(regularised ? built.datums : dropZeroAdvantage(built.datums));
+  return { datums: applyServerReduction(packed, sem), responseTokens: built.responseTokens };
 }
 
 /** loss_fn_config codes of the embedded node's `kl_type` extension. */
