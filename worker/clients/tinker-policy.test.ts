@@ -144,3 +144,66 @@ describe("TinkerPolicy against the embedded node", () => {
     await expect(chat.complete({ messages: [{ role: "user", content: "x" }], signal: ctrl.signal })).rejects.toThrow();
   });
 });
+
+describe("the configured loss, end to end on the embedded node", () => {
+  const ppo = (ratio: number, A: number, c: number) => {
+    const l = Math.max(-A * ratio, -A * Math.min(Math.max(ratio, 0.8), 1.28));
+    return A < 0 ? Math.min(l, -c * A) : l;
+  };
+  const seqMeanTokenMean = (rows: number[][]) => rows.reduce((s, r) => s + r.reduce((a, b) => a + b, 0) / r.length, 0) / rows.length;
+
+  it("loss = verl's seq-mean-token-mean PPO + k1 KL, from the node's own log-probs; recomputed ratios are 1", async () => {
+    const warnings: string[] = [];
+    const policy = await TinkerPolicy.create({ baseUrl: node.url, model: "tiny-gpt", client: { retryBaseMs: 20 }, onWarning: (m) => warnings.push(m) });
+    const fresh = await TinkerPolicy.create({ baseUrl: node.url, model: "tiny-gpt", client: { retryBaseMs: 20 } });
+    try {
+      expect(policy.lossSemantics.profile).toBe("envace-embedded");
+      const sampling = { temperature: 1, topP: 1, maxTokens: 10, seed: 9 };
+      const gens = await Promise.all(
+        ["find order 7", "cancel order 3", "list items"].map((content) => policy.generate({ role: "act", messages: [{ role: "user", content }], sampling })),
+      );
+      const rows: TrainingDatum[] = gens.map((g, i) => ({
+        promptTokens: g.promptTokens,
+        responseTokens: g.tokens,
+        logprobs: g.logprobs,
+        advantages: g.tokens.map(() => [1.5, -2, 0.7][i]),
+        role: "act",
+      }));
+      // Move the weights so that ratios ≠ 1 and the policy differs from the reference.
+      await policy.forwardBackward(rows, loss);
+      await policy.optimStep({ ...optim, lr: 0.05 });
+
+      // The learner's and the reference's log-probs of the response tokens, as the node computes them.
+      const probe = buildDatums(rows, { lossAgg: "token-mean", weights: "none" }).datums;
+      const learner = (await policy.model.forward(probe, "cross_entropy")).loss_fn_outputs.map((o) => o.logprobs.data);
+      const ref = (await fresh.model.forward(probe, "cross_entropy")).loss_fn_outputs.map((o) => o.logprobs.data);
+      const at = (all: number[][], i: number) => all[i].slice(rows[i].promptTokens.length - 1);
+      const pgRows = rows.map((r, i) => at(learner, i).map((lp, j) => ppo(Math.exp(lp - r.logprobs[j]), r.advantages[j], 3)));
+      const klRows = rows.map((_, i) => at(learner, i).map((lp, j) => lp - at(ref, i)[j]));
+      const cfg: LossConfig = { ...loss, lossAgg: "seq-mean-token-mean", klType: "k1", klCoef: 0.1, entropyCoef: 0, clipHigh: 0.28 };
+      const fb = await policy.forwardBackward(rows, cfg);
+      const wantPg = seqMeanTokenMean(pgRows);
+      const wantKl = seqMeanTokenMean(klRows);
+      expect(Math.abs(wantPg)).toBeGreaterThan(1e-3);
+      expect(Math.abs(wantKl)).toBeGreaterThan(1e-4);
+      expect(fb.metrics.pg_loss).toBeCloseTo(wantPg, 4);
+      expect(fb.metrics.kl_loss).toBeCloseTo(wantKl, 4);
+      expect(fb.metrics.loss).toBeCloseTo(wantPg + 0.1 * wantKl, 4);
+      expect(fb.metrics.ratio_mean).not.toBeCloseTo(1, 2);
+      // Another KL estimator is another number.
+      const k2 = await policy.forwardBackward(rows, { ...cfg, klType: "k2" });
+      expect(k2.metrics.kl_loss).toBeCloseTo(seqMeanTokenMean(klRows.map((r) => r.map((d) => 0.5 * d * d))), 4);
+
+      // recomputeLogprobs: the ratio is taken against the trainer's log-probs (1 before the update).
+      const recomputed = await policy.forwardBackward(rows, { ...cfg, recomputeLogprobs: true });
+      expect(recomputed.metrics.ratio_mean).toBeCloseTo(1, 4);
+      expect(recomputed.metrics.recomputed_logprob_abs_diff).toBeGreaterThan(1e-3);
+      expect(recomputed.metrics.clip_frac).toBe(0);
+      expect(warnings).toEqual([]);
+      await policy.optimStep(optim);
+    } finally {
+      policy.close();
+      fresh.close();
+    }
+  }, 60_000);
+});

@@ -5,6 +5,7 @@
  */
 import type { PrismaClient } from "@prisma/client";
 import type { NodeModel } from "../../contracts/run-config";
+import { type NodeSettings, parseNodeSettings } from "../../contracts/node-settings";
 import { decryptSecret } from "../../server/lib/secrets";
 import { createOpenAIChatClient } from "../clients/openai-chat";
 import { TinkerPolicy } from "../clients/tinker-policy";
@@ -15,16 +16,18 @@ export interface ResolvedNode {
   kind: "embedded" | "openai" | "tinker";
   baseUrl: string;
   apiKey?: string;
+  settings: NodeSettings;
 }
 
 export async function resolveNode(prisma: PrismaClient, name: string, role: string): Promise<ResolvedNode> {
-  const node = await prisma.node.findUnique({ where: { name }, select: { name: true, kind: true, baseUrl: true, apiKeyEnc: true } });
+  const node = await prisma.node.findUnique({ where: { name }, select: { name: true, kind: true, baseUrl: true, apiKeyEnc: true, settings: true } });
   if (!node) throw new Error(`node "${name}" (${role}) is not registered; add it on the Nodes page`);
   return {
     name: node.name,
     kind: node.kind as ResolvedNode["kind"],
     baseUrl: node.baseUrl,
     apiKey: node.apiKeyEnc ? decryptSecret(node.apiKeyEnc) : undefined,
+    settings: parseNodeSettings(node.name, node.settings),
   };
 }
 
@@ -48,9 +51,17 @@ export function chatPolicy(chat: ChatClient): PolicyClient {
   };
 }
 
-export async function trainingPolicyFor(node: ResolvedNode, model: NodeModel, resumeFrom?: string): Promise<TinkerPolicy> {
+/** `onWarning` receives, once each, the loss/optimiser settings the node's server cannot honour (for the run log). */
+export async function trainingPolicyFor(node: ResolvedNode, model: NodeModel, resumeFrom?: string, onWarning?: (message: string) => void): Promise<TinkerPolicy> {
   if (node.kind === "openai") {
     throw new Error(`node "${node.name}" is OpenAI-compatible only; training needs a Tinker-compatible node (embedded, Tinker or SkyRL tx)`);
   }
-  return TinkerPolicy.create({ baseUrl: node.baseUrl, apiKey: node.apiKey, model: model.model, resumeFrom });
+  return TinkerPolicy.create({
+    baseUrl: node.baseUrl,
+    apiKey: node.apiKey,
+    model: model.model,
+    resumeFrom,
+    server: node.settings.tinker.server,
+    onWarning: onWarning && ((m) => onWarning(`node "${node.name}": ${m}`)),
+  });
 }

@@ -74,7 +74,7 @@ export async function trainExecutor(ctx: RunContext): Promise<void> {
   if (resume.step > 0 && !resume.statePath) throw new Error(`cannot resume: step ${resume.step} has no saved training state`);
 
   const policyNode = await resolveNode(prisma, config.policy.node, "policy");
-  const policy = await trainingPolicyFor(policyNode, config.policy, resume.statePath ?? undefined);
+  const policy = await trainingPolicyFor(policyNode, config.policy, resume.statePath ?? undefined, (m) => void ctx.log("warn", m));
   signal.addEventListener("abort", () => policy.close(), { once: true });
   // tau2 retail: prompts are fitted to the node's context (the retail policy alone exceeds small ones).
   const sampler = config.data.dataset === "tau2:retail" ? contextFittingPolicy(policy) : policy;
