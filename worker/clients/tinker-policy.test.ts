@@ -7,6 +7,9 @@ import { VOCAB_SIZE } from "../node/tokenizer";
 import { TinkerPolicy, buildDatums, dropZeroAdvantage, packDatums } from "./tinker-policy";
 import { createOpenAIChatClient } from "./openai-chat";
 import type { LossConfig, TrainingDatum } from "../engine/io";
+import { recordingTinkerModel } from "../../test/doubles/tinker-model";
+import { type ServerProfile, resolveServerProfile, serverLossSemantics } from "./loss-semantics";
+import type { Datum } from "./tinker-client";
 
 const SMALL = { vocabSize: VOCAB_SIZE, contextLength: 128, nLayer: 1, nHead: 2, dModel: 32 };
 let node: RunningNode;
@@ -206,4 +209,72 @@ describe("the configured loss, end to end on the embedded node", () => {
       fresh.close();
     }
   }, 60_000);
+});
+
+describe("TinkerPolicy against servers that cannot run here (recorded)", () => {
+  const rowsOf = (): TrainingDatum[] => [
+    { promptTokens: [1, 2, 3], responseTokens: [4, 5], logprobs: [-1, -2], advantages: [0.5, 0.5], role: "act" },
+    { promptTokens: [7], responseTokens: [8, 9, 10, 11], logprobs: [-3, -4, -1, -1], advantages: [-1, -1, -1, -1], role: "rehearse" },
+  ];
+  // The private constructor, reached the way create() reaches it, with a recording model.
+  const policyOn = (profile: ServerProfile, model: unknown, warnings: string[], assumed: string | null = null) =>
+    Reflect.construct(TinkerPolicy, [null, model, null, null, new Set(), serverLossSemantics(profile), (m: string) => warnings.push(m), assumed]) as TinkerPolicy;
+  const jaxReply = (data: Datum[]) => ({
+    loss_fn_output_type: "scalar",
+    loss_fn_outputs: data.map((d) => ({ elementwise_loss: { data: d.loss_fn_inputs.advantages.data.map((a, i) => -a * (d.loss_fn_inputs.weights?.data[i] ?? 1)), dtype: "float32" as const } })),
+    metrics: {},
+  });
+
+  it("SkyRL JAX: mask weights, advantages scaled by B·W per datum, SkyRL's config keys, warnings once, loss from elementwise_loss", async () => {
+    const warnings: string[] = [];
+    const { model, calls } = recordingTinkerModel({ reply: jaxReply });
+    const policy = policyOn("skyrl-jax", model, warnings);
+    const cfg: LossConfig = { ...loss, lossAgg: "seq-mean-token-mean" };
+    const fb = await policy.forwardBackward(rowsOf(), cfg);
+    await policy.forwardBackward(rowsOf(), cfg);
+    await policy.optimStep(optim);
+    await policy.optimStep(optim);
+    const sent = calls[0].data!;
+    expect(sent[0].loss_fn_inputs.weights.data).toEqual([0, 0, 1, 1]);
+    // A·w·B·W: w = 1/(2·2) for row 0, B = 2 datums, W = 2 response tokens → 0.5 · 0.25 · 4 = 0.5.
+    expect(sent[0].loss_fn_inputs.advantages.data).toEqual([0, 0, 0.5, 0.5]);
+    expect(sent[1].loss_fn_inputs.advantages.data).toEqual([-1, -1, -1, -1]); // −1 · 1/8 · 2 · 4
+    expect(calls[0].config).toEqual({ clip_low_threshold: 0.8, clip_high_threshold: 1.2 });
+    // JAX: mean over datums of Σ weights·(−A') / Σ weights = (−0.5 + 1) / 2.
+    expect(fb.metrics.loss).toBeCloseTo(0.25, 12);
+    expect(warnings.map((w) => w.split(":")[0])).toEqual([
+      "no dual clip on this node (server profile skyrl-jax)",
+      "no KL term on this node (server profile skyrl-jax)",
+      "no entropy term on this node (server profile skyrl-jax)",
+      "optim_step has no gradient clipping on this node (server profile skyrl-jax)",
+    ]);
+  });
+
+  it("auto on SkyRL assumes JAX, says so, and stops before optim_step when a SkyRL-Train reply proves otherwise", async () => {
+    const warnings: string[] = [];
+    const { model } = recordingTinkerModel({ reply: (data) => ({ loss_fn_output_type: "scalar", loss_fn_outputs: data.map(() => ({})), metrics: { "total_loss:sum": 0.3, "pg_loss:sum": 0.3 } }) });
+    const assumed = resolveServerProfile("auto", { embedded: false, modelId: model.modelId });
+    const policy = policyOn(assumed.profile, model, warnings, assumed.assumed);
+    expect(warnings[0]).toMatch(/assuming its default JAX backend/);
+    await expect(policy.forwardBackward(rowsOf(), { ...loss, klCoef: 0, entropyCoef: 0 })).rejects.toThrow(/set this node's server profile to skyrl-train/);
+  });
+
+  it("hosted Tinker: token-mean advantages, no weights, recomputed log-probs through a forward pass", async () => {
+    const { model, calls } = recordingTinkerModel({
+      reply: (data) => ({
+        loss_fn_output_type: "scalar",
+        loss_fn_outputs: data.map((d) => ({ logprobs: { data: d.loss_fn_inputs.target_tokens.data.map(() => -0.5), dtype: "float32" as const } })),
+        metrics: { "loss:sum": 0.1 },
+      }),
+    });
+    const policy = policyOn("tinker", model, []);
+    const fb = await policy.forwardBackward(rowsOf(), { ...loss, lossAgg: "token-mean", recomputeLogprobs: true });
+    expect(calls.map((c) => c.op)).toEqual(["forward", "forward_backward"]);
+    const sent = calls[1].data!;
+    expect(sent[0].loss_fn_inputs.weights).toBeUndefined();
+    expect(sent[0].loss_fn_inputs.advantages.data).toEqual([0, 0, 0.5 / 6, 0.5 / 6]);
+    expect(sent[0].loss_fn_inputs.logprobs.data).toEqual([0, 0, -0.5, -0.5]); // the trainer's, on response positions only
+    expect(fb.metrics.recomputed_logprob_abs_diff).toBeCloseTo((0.5 + 1.5 + 2.5 + 3.5 + 0.5 + 0.5) / 6, 12);
+    expect(fb.metrics.loss).toBe(0.1);
+  });
 });
