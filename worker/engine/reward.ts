@@ -5,6 +5,7 @@
  * checklists; the episode is normalised as R = E / numChecklists / numChecklistTurns.
  */
 import type { ChatClient, ChatMessage } from "./io";
+import { completeWithin } from "./chat-call";
 import { isToolErrorContent, safeParseJson, safeStringify, splitThinking } from "./parsers";
 import { deepEqual } from "./fidelity";
 import type { ChecklistItem, ProgrammaticCheck, TaskInstance, ToolEnvironment } from "./types";
@@ -148,22 +149,6 @@ export class Semaphore {
 
 const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-async function withTimeout<T>(ms: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      reject(new Error(`timed out after ${ms} ms`));
-    }, ms);
-  });
-  try {
-    return await Promise.race([fn(controller.signal), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 export class ChecklistJudge {
   private readonly semaphore: Semaphore;
   private readonly sleep: (ms: number) => Promise<void>;
@@ -189,16 +174,13 @@ export class ChecklistJudge {
       const attempts = Math.max(1, this.config.retries);
       for (let attempt = 0; attempt < attempts; attempt++) {
         try {
-          const res = await withTimeout(this.config.timeoutMs, (signal) =>
-            client.complete({
-              messages: [{ role: "user", content: prompt }],
-              temperature: this.config.temperature,
-              topP: this.config.topP,
-              maxTokens: this.config.maxTokens,
-              jsonSchema: { name: JUDGE_VERDICT_SCHEMA.name, schema: JUDGE_VERDICT_SCHEMA.schema as unknown as Record<string, unknown>, strict: true },
-              signal,
-            }),
-          );
+          const res = await completeWithin(client, this.config.timeoutMs, {
+            messages: [{ role: "user", content: prompt }],
+            temperature: this.config.temperature,
+            topP: this.config.topP,
+            maxTokens: this.config.maxTokens,
+            jsonSchema: { name: JUDGE_VERDICT_SCHEMA.name, schema: JUDGE_VERDICT_SCHEMA.schema as unknown as Record<string, unknown>, strict: true },
+          });
           const parsed = safeParseJson(res.text);
           if (!parsed.ok || typeof parsed.value !== "object" || parsed.value === null) {
             lastError = `verdict is not a JSON object: ${String(res.text).slice(0, 120)}`;

@@ -5,6 +5,7 @@
  * and shadow execution → the instance's executable environment, turn ends → the judge hook.
  */
 import type { ChatClient, PolicyClient, SamplingOptions } from "./io";
+import { completeWithin } from "./chat-call";
 import {
   applyEvent,
   nextNeed,
@@ -99,24 +100,19 @@ async function simulateExternally(
   const messages = buildSimulatorPrompt({ call, tools: state.tools, fewShot: state.fewShot });
   let lastError = "unknown";
   for (let attempt = 0; attempt < Math.max(1, s.attempts); attempt++) {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), s.timeoutMs);
     try {
-      const res = await client.complete({
+      const res = await completeWithin(client, s.timeoutMs, {
         messages,
         temperature: s.temperature,
         topP: s.topP,
         maxTokens: s.maxTokens,
         jsonSchema: { ...SIMULATOR_RESPONSE_SCHEMA, schema: SIMULATOR_RESPONSE_SCHEMA.schema as unknown as Record<string, unknown> },
-        signal: controller.signal,
       });
       const parsed = parseSimulatorResponse(res.text);
       if (parsed.ok) return { content: parsed.content, failed: false };
       lastError = parsed.error;
     } catch (e) {
       lastError = e instanceof Error ? e.message : String(e);
-    } finally {
-      clearTimeout(timer);
     }
     if (attempt + 1 < s.attempts) await sleep(Math.min(2 ** (attempt + 1), 30) * 1000);
   }

@@ -4,12 +4,12 @@
  * inference-only nodes during evaluation).
  */
 import type { PrismaClient } from "@prisma/client";
+import { parseNodeSettings, type NodeSettings } from "../../contracts/node-settings";
 import type { NodeModel } from "../../contracts/run-config";
-import { type NodeSettings, parseNodeSettings } from "../../contracts/node-settings";
 import { decryptSecret } from "../../server/lib/secrets";
 import { createOpenAIChatClient } from "../clients/openai-chat";
 import { TinkerPolicy } from "../clients/tinker-policy";
-import type { ChatClient, GenerateRequest, GenerateResult, PolicyClient } from "../engine/io";
+import type { ChatClient } from "../engine/io";
 
 export interface ResolvedNode {
   name: string;
@@ -31,24 +31,17 @@ export async function resolveNode(prisma: PrismaClient, name: string, role: stri
   };
 }
 
+/** An OpenAI-compatible chat client for a model on the node, with the node's `openai` settings. */
 export function chatClientFor(node: ResolvedNode, model: string, timeoutMs?: number): ChatClient {
   if (node.kind === "tinker") throw new Error(`node "${node.name}" speaks only the training protocol; judges and simulators need an OpenAI-compatible node`);
-  return createOpenAIChatClient({ baseUrl: `${node.baseUrl.replace(/\/+$/, "")}/v1`, apiKey: node.apiKey, model, timeoutMs });
-}
-
-/** A text-only policy over chat completions (no token ids or logprobs): usable for evaluation, not training. */
-export function chatPolicy(chat: ChatClient): PolicyClient {
-  return {
-    async generate(req: GenerateRequest): Promise<GenerateResult> {
-      const res = await chat.complete({
-        messages: req.messages,
-        temperature: req.sampling.temperature,
-        topP: req.sampling.topP,
-        maxTokens: req.sampling.maxTokens,
-      });
-      return { text: res.text, promptTokens: [], tokens: [], logprobs: [], finishReason: "stop" };
-    },
-  };
+  return createOpenAIChatClient({
+    baseUrl: `${node.baseUrl.replace(/\/+$/, "")}/v1`,
+    apiKey: node.apiKey,
+    model,
+    nodeName: node.name,
+    settings: node.settings.openai,
+    defaultTimeoutMs: timeoutMs,
+  });
 }
 
 /** `onWarning` receives, once each, the loss/optimiser settings the node's server cannot honour (for the run log). */

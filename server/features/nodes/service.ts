@@ -1,5 +1,6 @@
 /** Attached model nodes. API keys are encrypted at rest and never selected for responses. */
 import type { Prisma } from "@prisma/client";
+import type { NodeSettings } from "../../../contracts/node-settings";
 import { probeNode, type NodeKind } from "../../../lib/node-health";
 import { prisma } from "../../db";
 import { DomainError, notFound } from "../../lib/errors";
@@ -24,7 +25,7 @@ export async function listNodes() {
   return rows.map(({ apiKeyEnc, ...n }) => ({ ...n, hasApiKey: apiKeyEnc != null }));
 }
 
-export async function addNode(input: { name: string; kind: NodeKind; baseUrl: string; apiKey?: string }) {
+export async function addNode(input: { name: string; kind: NodeKind; baseUrl: string; apiKey?: string; settings?: NodeSettings }) {
   const exists = await prisma.node.findUnique({ where: { name: input.name }, select: { id: true } });
   if (exists) throw new DomainError("CONFLICT", `a node named ${input.name} already exists`, [{ path: "name", message: "already taken" }]);
   return prisma.node.create({
@@ -33,6 +34,7 @@ export async function addNode(input: { name: string; kind: NodeKind; baseUrl: st
       kind: input.kind,
       baseUrl: input.baseUrl,
       apiKeyEnc: input.apiKey ? encryptSecret(input.apiKey) : null,
+      ...(input.settings ? { settings: input.settings as Prisma.InputJsonObject } : {}),
     },
     select: nodeSelect,
   });

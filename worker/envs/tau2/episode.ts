@@ -287,58 +287,6 @@ export function policyClientAgent(
 }
 
 /**
- * An agent over a plain ChatClient: the tool schemas go into the system message (the client has no
- * tools parameter), earlier calls and results are written as `<tool_call>` / `<tool_response>` text,
- * and the reply is read with `parse`.
- */
-export function chatClientAgent(
-  client: ChatClient,
-  opts: { temperature?: number; maxTokens?: number } = {},
-  parse: (text: string, idPrefix: string) => AgentTurn = parseAgentText,
-): Tau2AgentFn {
-  let turns = 0;
-  return async ({ messages, tools }) => {
-    const { text } = await client.complete({ messages: toolsAsText(messages, tools), temperature: opts.temperature, maxTokens: opts.maxTokens });
-    return parse(text, `call_${turns++}`);
-  };
-}
-
-/**
- * A plain chat model's view of a tool-using conversation: the tool schemas and the `<tool_call>` format
- * are appended to the system message, earlier calls are written as `<tool_call>` text and tool results
- * as `<tool_response>` user messages (no tool roles, so any chat endpoint accepts it).
- */
-export function toolsAsText(messages: ChatMessage[], tools: ToolSchema[]): ChatMessage[] {
-  const toolText =
-    "\n\n# Tools\nTo call a function, write a newline, <tool_call>, a newline, {\"name\": <function-name>, \"arguments\": <args-json-object>}, a newline and </tool_call>.\n" +
-    `<tools>\n${tools.map((t) => JSON.stringify(t)).join("\n")}\n</tools>`;
-  const hasSystem = messages[0]?.role === "system";
-  const rest = hasSystem ? messages.slice(1) : messages;
-  const flattened = rest.map((m): ChatMessage =>
-    m.role === "tool"
-      ? { role: "user", content: `<tool_response>\n${m.content}\n</tool_response>` }
-      : m.tool_calls?.length
-        ? { role: "assistant", content: `${m.content}${renderToolCalls(m.tool_calls)}` }
-        : m,
-  );
-  return [{ role: "system", content: (hasSystem ? messages[0].content : "") + toolText }, ...flattened];
-}
-
-/**
- * The policy on an OpenAI-compatible (inference-only) node: act prompts carry the tools as text (see
- * `toolsAsText`), rehearse prompts go as they are. Text only: no token ids, so evaluation, not training.
- */
-export function chatClientPolicy(client: ChatClient): PolicyClient {
-  return {
-    async generate(req: GenerateRequest) {
-      const messages = req.role === "act" && req.tools?.length ? toolsAsText(req.messages, req.tools) : req.messages;
-      const { text } = await client.complete({ messages, temperature: req.sampling.temperature, topP: req.sampling.topP, maxTokens: req.sampling.maxTokens });
-      return { text, promptTokens: [], tokens: [], logprobs: [], finishReason: "stop" as const };
-    },
-  };
-}
-
-/**
  * A fidelity probe that asks the policy's rehearse role, with the engine's rehearse prompt, to write the
  * response of `call` before it runs. A plain-text prediction (tau2 returns ids and `Error: …` as text)
  * is taken from inside <execution_result> when it is not a JSON object.

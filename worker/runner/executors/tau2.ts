@@ -15,7 +15,8 @@ import type { RunConfig } from "../../../contracts/run-config";
 import type { ChatClient, PolicyClient } from "../../engine/io";
 import { runEvaluation } from "../../engine/step";
 import type { TaskInstance } from "../../engine/types";
-import { chatClientPolicy, contextFittingPolicy, perTaskResults, tau2EvalMetrics, tau2LiveInstance, tau2TaskIdOf } from "../../envs/tau2";
+import { chatPolicy } from "../../clients/chat-policy";
+import { contextFittingPolicy, perTaskResults, tau2EvalMetrics, tau2LiveInstance, tau2TaskIdOf } from "../../envs/tau2";
 import { loadRetailDb, type RetailDb } from "../../envs/tau2/model";
 import { loadTasks, retailDataFiles, type Tau2Task } from "../../envs/tau2/tasks";
 import type { Tau2RetailSource } from "../../envs/tau2/adapter";
@@ -165,7 +166,8 @@ export async function tau2EvalExecutor(ctx: RunContext, opts: Tau2EvalOptions = 
   const policyNode = await resolveNode(prisma, config.policy.node, "policy");
   const tinker = policyNode.kind === "openai" ? null : await trainingPolicyFor(policyNode, config.policy);
   // Tinker-compatible nodes: prompts are fitted to the node's context (the retail policy alone exceeds small ones).
-  const policy: PolicyClient = tinker ? contextFittingPolicy(tinker) : chatClientPolicy(chatClientFor(policyNode, config.policy.model));
+  // OpenAI-compatible nodes: the one chat-policy adapter (tools as function-calling tools).
+  const policy: PolicyClient = tinker ? contextFittingPolicy(tinker) : chatPolicy(chatClientFor(policyNode, config.policy.model));
   signal.addEventListener("abort", () => tinker?.close(), { once: true });
   try {
     await ctx.log(

@@ -7,6 +7,7 @@ import { runEvaluation, runTrainingStep, type StepResult } from "../../engine/st
 import type { ChatClient } from "../../engine/io";
 import { CancelledError, throttledProgress, throwIfCancelled, type RunContext } from "../context";
 import { instanceSource } from "../instances";
+import { chatPolicy } from "../../clients/chat-policy";
 import { chatClientFor, resolveNode, trainingPolicyFor } from "../nodes";
 import { keyMetricsOf, persistStep, resumePoint } from "../persist";
 import { checkNodes } from "./node-check";
@@ -139,7 +140,6 @@ export async function evalExecutor(ctx: RunContext): Promise<void> {
   const source = await instanceSource(prisma, config);
   const policyNode = await resolveNode(prisma, config.policy.node, "policy");
   const aux = await auxiliaryClients(ctx);
-  const { chatPolicy } = await import("../nodes");
   const tinker = policyNode.kind === "openai" ? null : await trainingPolicyFor(policyNode, config.policy);
   const policy = tinker ?? chatPolicy(chatClientFor(policyNode, config.policy.model));
   signal.addEventListener("abort", () => tinker?.close(), { once: true });
