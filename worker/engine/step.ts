@@ -168,7 +168,10 @@ export function lossConfigFrom(config: RunConfig): LossConfig {
     clipHigh: o.clipHigh,
     dualClip: o.dualClip,
     klCoef: o.useKl ? o.klCoef : 0,
+    klType: o.klType,
     entropyCoef: o.entropyCoef,
+    lossAgg: o.lossAgg,
+    recomputeLogprobs: o.recomputeLogprobs,
   };
 }
 
