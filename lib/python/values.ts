@@ -315,8 +315,7 @@ function eqInner(a: PyValue, b: PyValue): boolean {
 
 /** Python `a <op> b` ordering for `<`, `<=`, `>`, `>=`; TypeError text as Python's. */
 export function pyCompare(a: PyValue, op: "<" | "<=" | ">" | ">=", b: PyValue): boolean {
-  const c = orderOf(a, b);
-  if (c === "incomparable") throw typeError(`'${op}' not supported between instances of '${pyTypeName(a)}' and '${pyTypeName(b)}'`);
+  const c = orderOf(a, b, op);
   if (c === undefined) return false; // NaN
   switch (op) {
     case "<":
@@ -330,11 +329,13 @@ export function pyCompare(a: PyValue, op: "<" | "<=" | ">" | ">=", b: PyValue): 
   }
 }
 
-function orderOf(a: PyValue, b: PyValue): number | undefined | "incomparable" {
+/** Ordering of two values, or undefined for NaN; raises TypeError for types that do not compare. */
+function orderOf(a: PyValue, b: PyValue, op: string): number | undefined {
   if (isNumber(a) && isNumber(b)) return compareNumbers(a, b);
   if (typeof a === "string" && typeof b === "string") return compareStrings(a, b);
-  if (Array.isArray(a) && Array.isArray(b)) return compareSequences(a, b);
-  if (a instanceof PyTuple && b instanceof PyTuple) return compareSequences(a.items, b.items);
+  // Sequences compare their first differing items with the same operator (so errors name the items' types).
+  if (Array.isArray(a) && Array.isArray(b)) return compareSequences(a, b, op);
+  if (a instanceof PyTuple && b instanceof PyTuple) return compareSequences(a.items, b.items, op);
   if (a instanceof PyObject) {
     const c = a.compare(b);
     if (c !== undefined) return c;
@@ -343,14 +344,14 @@ function orderOf(a: PyValue, b: PyValue): number | undefined | "incomparable" {
     const c = b.compare(a);
     if (c !== undefined) return -c;
   }
-  return "incomparable";
+  throw typeError(`'${op}' not supported between instances of '${pyTypeName(a)}' and '${pyTypeName(b)}'`);
 }
 
-function compareSequences(a: readonly PyValue[], b: readonly PyValue[]): number | undefined | "incomparable" {
+function compareSequences(a: readonly PyValue[], b: readonly PyValue[], op: string): number | undefined {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     if (a[i] === b[i] || pyEq(a[i], b[i])) continue;
-    return orderOf(a[i], b[i]);
+    return orderOf(a[i], b[i], op);
   }
   return a.length - b.length;
 }
@@ -382,6 +383,18 @@ export function pySorted(items: readonly PyValue[]): PyValue[] {
 
 // ---------------------------------------------------------------------------------------------------------------
 // repr / str
+
+/** CPython ≥ 3.11 refuses int → str conversions of more than 4300 digits (sys.int_info.default_max_str_digits). */
+export const INT_MAX_STR_DIGITS = 4300;
+
+/** `str(int)`, with CPython's digit limit. */
+export function intText(n: bigint): string {
+  const text = n.toString();
+  if (text.length - (n < 0n ? 1 : 0) > INT_MAX_STR_DIGITS) {
+    throw valueError(`Exceeds the limit (${INT_MAX_STR_DIGITS} digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit`);
+  }
+  return text;
+}
 
 const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
 
@@ -422,7 +435,7 @@ function reprInner(v: PyValue, active: Set<object>): string {
     case "boolean":
       return v ? "True" : "False";
     case "bigint":
-      return v.toString();
+      return intText(v);
     case "number":
       return pyFloatRepr(v);
     case "string":
@@ -476,7 +489,7 @@ function jsonKey(k: PyValue): string {
   if (typeof k === "string") return k;
   if (k === null) return "null";
   if (typeof k === "boolean") return k ? "true" : "false";
-  if (typeof k === "bigint") return k.toString();
+  if (typeof k === "bigint") return intText(k);
   if (typeof k === "number") return jsonFloat(k);
   throw typeError(`keys must be str, int, float, bool or None, not ${pyTypeName(k)}`);
 }
@@ -487,7 +500,7 @@ function dumpInner(v: PyValue, out: string[], active: Set<object>): void {
     case "boolean":
       return void out.push(v ? "true" : "false");
     case "bigint":
-      return void out.push(v.toString());
+      return void out.push(intText(v));
     case "number":
       return void out.push(jsonFloat(v));
     case "string":

@@ -6,7 +6,8 @@ It runs upstream's own Python (the reference copy in $ENVACE_DATA_DIR/bfcl/refer
 ../shared/data/bfcl/reference) and writes compact expectations under test/fixtures/bfcl/. The tests
 replay the same inputs with the TypeScript port and compare exactly; they need no Python.
 
-    python3 scripts/bfcl/make_goldens.py            # needs mpmath (pure-Python backend) and TZ-independent
+    python3 scripts/bfcl/make_goldens.py                 # everything (a few minutes); needs mpmath (pure-Python backend)
+    python3 scripts/bfcl/make_goldens.py --only edge     # after editing edge-cases.jsonl
     ENVACE_DATA_DIR=/path/to/data python3 scripts/bfcl/make_goldens.py
 
 Outputs (the shared data itself is never copied):
@@ -31,6 +32,7 @@ arguments, long_context.py's dicts) across a whole process. The port scopes both
 script reloads the back-end modules before every task (and every perturbation) to match.
 `datetime.today()` (TravelAPI's age check) is pinned to FIXED_TODAY; the port's tests pin the same day.
 """
+import argparse
 import copy
 import datetime as _dt
 import hashlib
@@ -224,12 +226,21 @@ def write_jsonl(path: Path, lines: list):
 
 
 def main():
+    parser = argparse.ArgumentParser(description="Write BFCL goldens under test/fixtures/bfcl.")
+    parser.add_argument("--only", choices=["replay", "edge", "checker"], help="regenerate one part only (default: all)")
+    only = parser.parse_args().only
     OUT.mkdir(parents=True, exist_ok=True)
-    replay, full = replay_ground_truth()
-    write_jsonl(OUT / "gt-replay.jsonl", replay)
-    write_jsonl(OUT / "gt-replay-full.jsonl", full)
-    write_jsonl(OUT / "edge-expected.jsonl", run_edge_cases())
-    write_jsonl(OUT / "checker.jsonl", run_checker())
+    if only in (None, "replay"):
+        replay, full = replay_ground_truth()
+        write_jsonl(OUT / "gt-replay.jsonl", replay)
+        write_jsonl(OUT / "gt-replay-full.jsonl", full)
+        print(f"wrote {len(replay)} ground-truth replays ({len(full)} in full)")
+    if only in (None, "edge"):
+        write_jsonl(OUT / "edge-expected.jsonl", run_edge_cases())
+        print("wrote the edge-case expectations")
+    if only in (None, "checker"):
+        write_jsonl(OUT / "checker.jsonl", run_checker())
+        print("wrote the checker verdicts")
     meta = {
         "source": "ShishirPatil/gorilla berkeley-function-call-leaderboard/bfcl_eval (see the data README)",
         "python": sys.version.split()[0],
@@ -241,7 +252,6 @@ def main():
     with open(OUT / "meta.json", "w", encoding="utf-8") as f:
         json.dump(meta, f, indent=2)
         f.write("\n")
-    print(f"wrote {len(replay)} replays, {len(full)} full replays and the edge/checker expectations to {OUT}")
 
 
 if __name__ == "__main__":
