@@ -112,8 +112,9 @@ type MpValue = { kind: "real"; v: bf.BigFloat } | { kind: "complex"; re: bf.BigF
 
 /** `mpmath.log(x)` at the context precision. */
 export function mpLog(x: PyValue, ctx: MpContext): MpValue {
+  const v = convert(x, Math.min(ctx.prec, MAX_PREC_BITS));
+  // mpmath would grind for minutes; refuse only once there is something to compute.
   if (ctx.prec > MAX_PREC_BITS) throw new PyException("MemoryError", "");
-  const v = convert(x, ctx.prec);
   if (v.special) {
     if (v.special === "zero") return { kind: "real", v: bf.NINF };
     if (v.special === "inf") return { kind: "real", v: bf.INF };

@@ -12,7 +12,7 @@ import { PyDecimal, validatePrecision } from "./decimal";
 import { MpContext, mpDiv, mpLog } from "./mpmath";
 import { formatFixed, pyAbs, pyAdd, pyFloat, pyFloorDiv, pyInt, pyMod, pyMul, pyNeg, pyPow, pyRound, pySub, pyTrueDiv } from "./numbers";
 import { PyRandom } from "./random";
-import { parseExpression, type Expr } from "./syntax";
+import { parseExpression, UnsupportedSyntax, type Expr } from "./syntax";
 import { PyDict, pyCompare, pyEq, PyException, pyJsonDumpsValue, pyRepr, PySet, pyStr, PyTuple, type PyValue } from "./values";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -75,6 +75,8 @@ describe("SyntaxError messages of eval()", () => {
         return { src: entry.src, result: "OK" };
       } catch (err) {
         if (err instanceof PyException) return { src: entry.src, result: `SyntaxError: ${err.pyMessage}` };
+        // Valid Python outside the evaluated subset: the syntax itself was accepted.
+        if (err instanceof UnsupportedSyntax) return { src: entry.src, result: "OK" };
         throw err;
       }
     });

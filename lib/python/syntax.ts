@@ -37,7 +37,7 @@ const syntaxError = (message: string, line: number) => new PyException("SyntaxEr
 // -----------------------------------------------------------------------------------------------------------------
 // Tokenizer
 
-type TokenType = "name" | "number" | "string" | "op" | "newline" | "end";
+type TokenType = "name" | "number" | "string" | "op" | "newline" | "end" | "error";
 interface Token {
   type: TokenType;
   text: string;
@@ -105,7 +105,12 @@ function tokenize(source: string, mode: "eval" | "module"): Token[] {
       while (pos < src.length && src[pos] !== "\n" && src[pos] !== "\r") pos++;
       continue;
     }
-    if (ch === "\\" && (src[pos + 1] === "\n" || src[pos + 1] === "\r")) {
+    if (ch === "\\") {
+      if (src[pos + 1] !== "\n" && src[pos + 1] !== "\r") {
+        // CPython reports this only when the parser reaches it (the tokenizer sets no exception itself).
+        push("error", "unexpected character after line continuation character");
+        break;
+      }
       pos += src[pos + 1] === "\r" && src[pos + 2] === "\n" ? 3 : 2;
       line++;
       if (pos >= src.length) throw syntaxError("unexpected EOF while parsing", line - 1);
@@ -208,7 +213,10 @@ function readString(src: string, start: number, line: number, prefix: string): {
   }
   const body = src.slice(bodyStart, pos);
   const end = pos + delim.length;
-  if (prefix.includes("b")) return { end, endLine: curLine, value: null, unsupported: "bytes literals" };
+  if (prefix.includes("b")) {
+    if (/[^\x00-\x7f]/.test(body)) throw syntaxError("bytes can only contain ASCII literal characters", startLine);
+    return { end, endLine: curLine, value: null, unsupported: "bytes literals" };
+  }
   if (prefix.includes("f")) return { end, endLine: curLine, value: null, unsupported: "f-strings" };
   const value = prefix.includes("r") ? body.replace(/\r\n?/g, "\n") : decodeEscapes(body, startLine);
   return { end, endLine: curLine, value };
@@ -333,12 +341,22 @@ class Parser {
   private i = 0;
   constructor(private readonly tokens: Token[]) {}
 
+  /**
+   * The current token. Reaching the end of input inside brackets is CPython's tokenizer error ("'(' was
+   * never closed"), which wins over any parser error, so looking at it raises.
+   */
   get peek(): Token {
-    return this.tokens[this.i];
+    const t = this.tokens[this.i];
+    if (t.type === "error") throw syntaxError(t.text, t.line);
+    if (t.type === "end") {
+      const unclosed = (this.tokens as Token[] & { unclosed?: { ch: string; line: number } }).unclosed;
+      if (unclosed) throw syntaxError(`'${unclosed.ch}' was never closed`, unclosed.line);
+    }
+    return t;
   }
   /** The current token's type (a method, so TypeScript does not narrow it across calls). */
   at(): TokenType {
-    return this.tokens[this.i].type;
+    return this.peek.type;
   }
   next(): Token {
     return this.tokens[this.i++];
@@ -352,12 +370,51 @@ class Parser {
   }
   /** Generic parser error at the current token; an unclosed bracket at the end of input wins. */
   fail(at: Token = this.peek): never {
-    if (at.type === "end") {
-      const unclosed = (this.tokens as Token[] & { unclosed?: { ch: string; line: number } }).unclosed;
-      if (unclosed) throw syntaxError(`'${unclosed.ch}' was never closed`, unclosed.line);
+    // CPython's error pass tries to read an expression from here; running into the end of input
+    // inside brackets then reports the unclosed bracket.
+    if (this.startsExpression(at)) {
+      const save = this.i;
+      this.i = this.tokens.indexOf(at);
+      try {
+        this.parseExpression();
+      } catch (err) {
+        if (err instanceof PyException && err.pyMessage.includes("was never closed")) throw err;
+      } finally {
+        this.i = save;
+      }
     }
     this.rejectUnsupported(at);
     throw syntaxError("invalid syntax", at.line);
+  }
+
+  /** Whether a `:` appears at this bracket level before the subscript's closing `]`. */
+  isSliceAhead(): boolean {
+    const level = this.tokens[this.i].level;
+    for (let j = this.i; j < this.tokens.length; j++) {
+      const t = this.tokens[j];
+      if (t.type === "end") return false;
+      if (t.level === level && t.type === "op" && t.text === ":") return true;
+      if (t.level === level - 1 && t.type === "op" && t.text === "]") return false;
+    }
+    return false;
+  }
+
+  /** `[*xs]`, `(*xs,)`, `{*xs}`: valid Python, not evaluated here. */
+  rejectStarred(): void {
+    if (!this.isOp("*")) return;
+    this.next();
+    if (!this.startsExpression(this.peek)) this.fail();
+    this.parseExpression();
+    throw new UnsupportedSyntax("starred expressions");
+  }
+
+  /** `(a=1)`, `[a=1]`, `{a=1}`: CPython's invalid_named_expression message. */
+  rejectNamedAssignment(): void {
+    const t = this.tokens[this.i];
+    const next = this.tokens[this.i + 1];
+    if (t.type === "name" && !KEYWORDS.has(t.text) && next?.type === "op" && next.text === "=") {
+      throw syntaxError("invalid syntax. Maybe you meant '==' or ':=' instead of '='?", t.line);
+    }
   }
   private rejectUnsupported(at: Token): void {
     const prev = this.tokens[this.tokens.indexOf(at) - 1];
@@ -368,7 +425,7 @@ class Parser {
     if (at.type === "name" && ["if", "for", "and", "or", "in", "is", "not", "lambda", "await", "yield"].includes(at.text)) {
       throw new UnsupportedSyntax(`'${at.text}' expressions`);
     }
-    if (at.type === "op" && ["<", ">", "<=", ">=", "==", "!=", "@", "&", "|", "^", "<<", ">>", ":=", ":"].includes(at.text)) {
+    if (at.type === "op" && ["<", ">", "<=", ">=", "==", "!=", "@", "&", "|", "^", "<<", ">>", ":="].includes(at.text)) {
       throw new UnsupportedSyntax(`the '${at.text}' operator`);
     }
   }
@@ -388,7 +445,20 @@ class Parser {
     const t = this.peek;
     if (t.level === 0 || !this.startsExpression(t)) return;
     const first = this.tokens[elementStart];
-    if (first.type === "name" && (SOFT_KEYWORDS.has(first.text) || this.tokens[elementStart + 1]?.type === "string")) return;
+    if (first.type === "name" && SOFT_KEYWORDS.has(first.text)) return;
+    if (first.type === "name" && this.tokens[elementStart + 1]?.type === "string" && element.kind === "name") {
+      // `x 'a' …`: not a missing comma at `x`, but CPython tries again from the string.
+      const save = this.i;
+      try {
+        const str = this.parseExpression();
+        this.checkMissingComma(str, save);
+      } catch (err) {
+        if (err instanceof PyException) throw err;
+      } finally {
+        this.i = save;
+      }
+      return;
+    }
     const save = this.i;
     let after: Token;
     try {
@@ -450,6 +520,7 @@ class Parser {
       else if (this.isOp("[")) {
         this.next();
         if (this.isOp("]")) this.fail();
+        if (this.isOp(":") || this.isSliceAhead()) throw new UnsupportedSyntax("slices");
         const index = this.parseTupleOrExpression("]");
         this.expectOp("]");
         e = { kind: "subscript", object: e, index, line: e.line };
@@ -471,8 +542,10 @@ class Parser {
     let repeated: { name: string; line: number } | undefined;
     while (!this.isOp(")")) {
       if (this.isOp("*") || this.isOp("**")) {
-        const star = this.next();
-        if (star.text === "**" && this.isOp(")")) this.fail();
+        this.next();
+        if (!this.startsExpression(this.peek)) this.fail();
+        this.parseExpression();
+        if (this.isOp("=")) this.fail();
         throw new UnsupportedSyntax("argument unpacking");
       }
       const start = this.peek;
@@ -509,7 +582,9 @@ class Parser {
     const items: Expr[] = [];
     let trailingComma = false;
     for (;;) {
+      this.rejectStarred();
       if (!this.startsExpression(this.peek)) this.fail();
+      this.rejectNamedAssignment();
       const start = this.i;
       const e = this.parseExpression();
       this.checkMissingComma(e, start);
@@ -569,7 +644,9 @@ class Parser {
       this.next();
       const items: Expr[] = [];
       while (!this.isOp("]")) {
+        this.rejectStarred();
         if (!this.startsExpression(this.peek)) this.fail();
+        this.rejectNamedAssignment();
         const start = this.i;
         const e = this.parseExpression();
         this.checkMissingComma(e, start);
@@ -595,7 +672,9 @@ class Parser {
       return { kind: "dict", entries: [], line: open.line };
     }
     if (this.isOp("**")) throw new UnsupportedSyntax("dict unpacking");
+    this.rejectStarred();
     if (!this.startsExpression(this.peek)) this.fail();
+    this.rejectNamedAssignment();
     const firstStart = this.i;
     const first = this.parseExpression();
     if (this.isOp(":")) {
@@ -640,7 +719,11 @@ class Parser {
 export function parseExpression(source: string): Expr {
   const tokens = tokenize(source, "eval");
   const p = new Parser(tokens);
-  if (p.at() === "end" || p.at() === "newline") throw syntaxError("invalid syntax", 0);
+  if (p.at() === "end" || p.at() === "newline") {
+    // eval("") reports line 0; input with only blank lines or comments reports its last line.
+    const text = source.replace(/^[ \t]+/, "");
+    throw syntaxError("invalid syntax", text === "" ? 0 : Math.max(1, text.replace(/[\r\n]+$/, "").split(/\r\n|\r|\n/).length));
+  }
   const start = p.peek;
   if (!p.startsExpression(start)) p.fail();
   const e = parseTopLevel(p);

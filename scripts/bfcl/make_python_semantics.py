@@ -47,6 +47,9 @@ SYNTAX = [
     " f(1)", "f(1)\n", "f(x=1,)", "f(x=0777)", "f(x=1_000)", "f(x=1__0)", "f(x=0x1F)", "f(x=.5)", "f(x=1.)", "f(x='a' 'b')", "f(x=$)", "f(x=\u20ac)",
     "f(1=2)", "f(x=1 y=2)", "f(x='a' b)", "f(x 'a')", "f(x=[1,\n2)", "f(x=1,\ny=2 3)", "f(x='\\x4')", "f(x='\\u12')", "f)", "f(x={'a':})",
     "f(x={1:2, 3})", "f(x=1)\ng()", "f(x=0b102)", "f(x=0o8)", "f(x=0x)", "f(x=1e)", "a.(1)", "f(x=-)", "f(x=[1][0])", "f(x={1,2})",
+    "\\", "a \\ b", "(a=1)", "[a=1]", "f(x, (a=1))", "{a=1}", "f(a=(b=1))", "f(x) {y", "a b(c", "a, b(c", "f(x=1 # c", "# c", "\n\n# c", "   ",
+    "f(*)", "f(*x=1)", "f(x 'a' b)", "touch(file_n'ame='f')x')", "startEngine(ignitionM=ode=\\'START')", "f(x=1,, g(", "f(,x(", "1 + (",
+    "cd+(folder='x')", "ls,(a=True)", "gt_sto{ck_info(sybol='GOOG')", "f(x=b'\u00e9')", "f(x=[1, *'ab'])",
 ]
 
 RANDOM = [
