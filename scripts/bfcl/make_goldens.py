@@ -22,6 +22,9 @@ Outputs (the shared data itself is never copied):
                        for the hand-written cases in edge-cases.jsonl: errors raised by the classes, Python
                        TypeErrors, randomness, floats, dates, nested arguments, unknown functions, malformed
                        call strings.
+  fuzz.jsonl           120 real tasks (by id) with 20 calls each whose arguments have random types and
+                       values (wrong types, missing/unknown arguments, ground-truth calls mixed in), and
+                       the digest of upstream's result for each.
   checker.jsonl        per task, upstream multi_turn_checker verdicts for the ground truth and deterministic
                        perturbations of it (dropped calls, empty turns, split steps, duplicated calls):
                        true, or the error type, a digest of the message, the differing attributes and
@@ -219,6 +222,66 @@ def run_checker():
     return lines
 
 
+FUZZ_VALUES = [
+    "'x'", "''", "'docs'", "'USR002'", "'AAPL'", "'SFO'", "'2024-11-15'", "'economy'", "'#tag'", "'a.txt'", "'..'", "'/'", "0", "1", "-3",
+    "5", "12345", "2.5", "-0.5", "1e3", "True", "False", "None", "[]", "['a', 'b']", "[1, 2.5]", "{}", "{'title': 'T'}", "(1,)",
+    "'{symbol}'", "10**3", "'START'", "'on'", "'fuel'", "100.0", "-1e-7", "2**64", "'\u00e9\u4e2d'", "{'a': {'b': [1]}}", "'a|b'",
+    "'Open'", "'USD'", "'EUR'", "'2024/01/01'", "0.1", "3.0", "[None]", "'ls()'", "'x(y)'", "('a', 'b')", "{1, 2}", "-0.0",
+    "999999999999", "'driver'", "['driver', 'passenger']", "'engage'", "'celsius'", "'fahrenheit'", "'km'", "'m'", "'l'", "'w'", "'c'",
+]
+
+
+def fuzz_calls(rng, task, gt, docs):
+    """Calls of the task's classes with arguments of every type (and some ground-truth calls between them)."""
+    calls = []
+    flat = [c for turn in gt for c in turn]
+    for _ in range(20):
+        if flat and rng.random() < 0.3:
+            calls.append(rng.choice(flat))
+            continue
+        doc = rng.choice(docs[rng.choice(task["involved_classes"])])
+        required = doc["parameters"].get("required", [])
+        positional, keywords = [], []
+        for name in doc["parameters"]["properties"]:
+            if (name in required and rng.random() > 0.1) or rng.random() < 0.4:
+                value = rng.choice(FUZZ_VALUES)
+                if rng.random() < 0.2 and not keywords:
+                    positional.append(value)
+                else:
+                    keywords.append(f"{name}={value}")
+        if rng.random() < 0.05:
+            keywords.append(f"bogus={rng.choice(FUZZ_VALUES)}")
+        calls.append(f"{doc['name']}({', '.join(positional + keywords)})")
+    return [calls[:10], calls[10:]]
+
+
+def run_fuzz():
+    """Randomly typed calls on 120 real tasks (inputs are stored by task id; the data stays in the data dir)."""
+    import random as _random
+
+    rng = _random.Random(20260115)
+    docs = {}
+    for cls, name in [("GorillaFileSystem", "gorilla_file_system"), ("MathAPI", "math_api"), ("MessageAPI", "message_api"), ("TwitterAPI", "posting_api"),
+                      ("TicketAPI", "ticket_api"), ("TradingBot", "trading_bot"), ("TravelAPI", "travel_booking"), ("VehicleControlAPI", "vehicle_control")]:
+        docs[cls] = load_jsonl(DATA / "data" / "multi_turn_func_doc" / f"{name}.json")
+    lines = []
+    for category in CATEGORIES:
+        entries = load_jsonl(DATA / "data" / f"BFCL_v4_{category}.json")
+        answers = {a["id"]: a["ground_truth"] for a in load_jsonl(DATA / "data" / "possible_answer" / f"BFCL_v4_{category}.json")}
+        for entry in rng.sample(entries, 30):
+            turns = fuzz_calls(rng, entry, answers[entry["id"]], docs)
+            fresh_modules("long_context" in category)
+            results = []
+            for turn in turns:
+                out, _ = multi_turn_utils.execute_multi_turn_func_call(
+                    turn, entry["initial_config"], entry["involved_classes"], MODEL, entry["id"],
+                    long_context=("long_context" in category or "composite" in category),
+                )
+                results.append([digest(r) for r in out])
+            lines.append({"id": entry["id"], "turns": turns, "results": results})
+    return lines
+
+
 def write_jsonl(path: Path, lines: list):
     with open(path, "w", encoding="utf-8") as f:
         for line in lines:
@@ -227,7 +290,7 @@ def write_jsonl(path: Path, lines: list):
 
 def main():
     parser = argparse.ArgumentParser(description="Write BFCL goldens under test/fixtures/bfcl.")
-    parser.add_argument("--only", choices=["replay", "edge", "checker"], help="regenerate one part only (default: all)")
+    parser.add_argument("--only", choices=["replay", "edge", "checker", "fuzz"], help="regenerate one part only (default: all)")
     only = parser.parse_args().only
     OUT.mkdir(parents=True, exist_ok=True)
     if only in (None, "replay"):
@@ -241,6 +304,9 @@ def main():
     if only in (None, "checker"):
         write_jsonl(OUT / "checker.jsonl", run_checker())
         print("wrote the checker verdicts")
+    if only in (None, "fuzz"):
+        write_jsonl(OUT / "fuzz.jsonl", run_fuzz())
+        print("wrote the randomly typed calls and their result digests")
     meta = {
         "source": "ShishirPatil/gorilla berkeley-function-call-leaderboard/bfcl_eval (see the data README)",
         "python": sys.version.split()[0],

@@ -116,3 +116,32 @@ describe.skipIf(!dataPresent)("multi-turn checker against upstream's verdicts", 
     600_000,
   );
 });
+
+interface FuzzLine {
+  id: string;
+  turns: string[][];
+  results: string[][];
+}
+
+describe.skipIf(!dataPresent)("randomly typed calls on real tasks", () => {
+  it(
+    "return upstream's exact text (wrong types, missing and unknown arguments, mixed with ground truth)",
+    () => {
+      const tasks = new Map([...allTasks().values()].flat().map((t) => [t.id, t]));
+      const mismatches: string[] = [];
+      let calls = 0;
+      for (const line of readFixtureLines<FuzzLine>("fuzz.jsonl")) {
+        const env = createBfclEnvironment(tasks.get(line.id)!, { now });
+        line.turns.forEach((turn, t) => {
+          env.execute(turn).forEach((text, i) => {
+            calls++;
+            if (textDigest(text) !== line.results[t][i]) mismatches.push(`${line.id} turn ${t}: ${turn[i]} → ${text.slice(0, 200)}`);
+          });
+        });
+      }
+      expect(mismatches).toEqual([]);
+      expect(calls).toBe(2400);
+    },
+    600_000,
+  );
+});
