@@ -1,7 +1,10 @@
 /**
  * PolicyClient + TrainerClient (worker/engine/io.ts) on top of a Tinker-compatible node.
  *
- * Sampling: render the chat with the model's chat format → asample (tokens + logprobs) → decode.
+ * Sampling (token in / token out): the node model's renderer (lib/renderers) renders and tokenises
+ *   the chat once → asample with the renderer's stop tokens (tokens + logprobs) → the sampled ids are
+ *   kept verbatim (they are what is trained) and decoded only for parsing; an id outside the
+ *   renderer's vocabulary is a TokenOutOfVocabularyError.
  * Training: each TrainingDatum becomes one Tinker Datum over the full sequence prompt+response:
  *   model_input = seq[0..n-2], target_tokens = seq[1..n-1]; logprobs/advantages are 0 on prompt
  *   positions and the sampling logprobs / advantages on response positions.
@@ -17,27 +20,22 @@ import type {
   PolicyClient,
   TrainerClient,
   TrainingDatum,
-  ChatMessage,
   ToolSchema,
 } from "../engine/io";
-import * as tinyChat from "../node/chat-format";
+import { type ChatRenderer, loadRenderer, type RenderOptions } from "../../lib/renderers";
 import { type Datum, TinkerClient, type TinkerModel, type TinkerClientOptions, tokensInput } from "./tinker-client";
-
-/** How a model's chat template turns messages into tokens and tokens into text. */
-export interface ChatRenderer {
-  renderPrompt(messages: ChatMessage[], tools?: ToolSchema[]): number[];
-  decode(tokens: number[]): string;
-  stopTokens: number[];
-}
-
-export const tinyGptRenderer: ChatRenderer = { renderPrompt: tinyChat.renderPrompt, decode: tinyChat.decode, stopTokens: tinyChat.stopTokens };
 
 export interface TinkerPolicyOptions {
   baseUrl: string;
   apiKey?: string;
   /** Base model name on the node (e.g. "tiny-gpt"). */
   model: string;
+  /** How the node's model renders prompts (default: the embedded node's tiny-gpt format). */
   renderer?: ChatRenderer;
+  /** Qwen3's enable_thinking switch (undefined: the template's default). */
+  enableThinking?: boolean;
+  /** The model's context window; wins over the node's advertised value and the renderer's. */
+  contextLength?: number;
   /** Resume from a training checkpoint (tinker://…/weights/…) right after create_model. */
   resumeFrom?: string;
   client?: Partial<TinkerClientOptions>;
@@ -55,6 +53,7 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
     readonly contextLength: number | null,
     /** Loss-config extensions the node accepts (empty on hosted Tinker / SkyRL). */
     readonly extensions: Set<string>,
+    readonly enableThinking?: boolean,
   ) {
     this.samplingTarget = { baseModel: model.baseModel };
   }
@@ -67,7 +66,9 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
       const entry = caps.supported_models.find((m) => m.model_name === opts.model);
       if (!entry) throw new Error(`node ${opts.baseUrl} does not serve '${opts.model}' (it serves: ${caps.supported_models.map((m) => m.model_name).join(", ")})`);
       const model = await client.createModel(opts.model);
-      const policy = new TinkerPolicy(client, model, opts.renderer ?? tinyGptRenderer, entry.max_context_length ?? null, new Set(caps.node?.extensions ?? []));
+      const renderer = opts.renderer ?? loadRenderer("tiny-gpt");
+      const contextLength = opts.contextLength ?? entry.max_context_length ?? renderer.contextLength ?? null;
+      const policy = new TinkerPolicy(client, model, renderer, contextLength, new Set(caps.node?.extensions ?? []), opts.enableThinking);
       if (opts.resumeFrom) await policy.loadState(opts.resumeFrom);
       return policy;
     } catch (e) {
@@ -85,8 +86,29 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
     return this.samplingTarget;
   }
 
+  /**
+   * How every prompt of this policy is rendered: the reference's incremental caller buffer (each past
+   * assistant turn keeps its <think> text; worker/engine/DIFFERENCES.md), tool-call arguments written
+   * by the template's own tojson (as the model writes them), the node model's thinking switch.
+   */
+  renderOptions(tools?: ToolSchema[]): RenderOptions {
+    return {
+      tools,
+      addGenerationPrompt: true,
+      history: "incremental",
+      parseToolArguments: true,
+      ...(this.enableThinking !== undefined ? { enableThinking: this.enableThinking } : {}),
+    };
+  }
+
+  /** The prompt ids generate() would send for these messages. */
+  promptTokens(messages: GenerateRequest["messages"], tools?: ToolSchema[]): number[] {
+    return this.renderer.renderPrompt(messages, this.renderOptions(tools));
+  }
+
   async generate(req: GenerateRequest): Promise<GenerateResult> {
-    const promptTokens = this.renderer.renderPrompt(req.messages, req.tools);
+    // Rendered and tokenised once; these exact ids are sent, stored and trained.
+    const promptTokens = this.promptTokens(req.messages, req.tools);
     let maxTokens = req.sampling.maxTokens;
     if (this.contextLength !== null) {
       // Prompt fills the context: nothing can be generated; report it as a length stop.
@@ -99,12 +121,16 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
       top_p: req.sampling.topP,
       top_k: -1,
       ...(req.sampling.seed !== undefined ? { seed: req.sampling.seed } : {}),
-      stop: this.renderer.stopTokens,
+      // Servers such as SkyRL stop only at the ids a request names: the template's end tokens.
+      stop: [...this.renderer.stopTokens],
     });
     const seq = res.sequences[0];
     if (!seq) throw new Error("asample returned no sequence");
     if (!seq.logprobs || seq.logprobs.length !== seq.tokens.length) throw new Error("asample returned no per-token logprobs");
-    return { text: this.renderer.decode(seq.tokens), promptTokens, tokens: seq.tokens, logprobs: seq.logprobs, finishReason: seq.stop_reason };
+    // decode() refuses ids outside the renderer's vocabulary (TokenOutOfVocabularyError): the node
+    // serves another model than the one this run renders for.
+    const text = this.renderer.decode(seq.tokens);
+    return { text, promptTokens, tokens: seq.tokens, logprobs: seq.logprobs, finishReason: seq.stop_reason };
   }
 
   private warnOnce(key: string, message: string): void {
