@@ -95,7 +95,7 @@ def digest(text: str) -> str:
 
 
 def canon(v):
-    """A JSON-able canonical form of a state value (mirrored in worker/envs/bfcl/golden.test-helpers.ts)."""
+    """A JSON-able canonical form of a state value (mirrored by worker/envs/bfcl/state.ts)."""
     fs = importlib.import_module(f"{BACKEND_PREFIX}.gorilla_file_system")
     if v is None or isinstance(v, (bool, str)):
         return v
@@ -173,7 +173,7 @@ def run_edge_cases():
 
 
 def perturbations(gt: list) -> dict:
-    """Deterministic variants of a ground truth, as model results (turn → steps → calls)."""
+    """Deterministic variants of a ground truth, as model results (turn → steps → calls); test/fixtures/bfcl-perturb.ts builds the same."""
     as_steps = [[list(turn)] if turn else [] for turn in gt]
     variants = {"gt": as_steps, "split": [[[c] for c in turn] for turn in gt]}
     nonempty = [i for i, turn in enumerate(gt) if turn]

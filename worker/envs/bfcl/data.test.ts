@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { bfclDataDir, loadFunctionDocs, loadLongContext, loadMultiTurnTasks } from "./data";
-import { hasBfclData } from "./testdata";
+import { hasBfclData } from "../../../test/fixtures/bfcl-data";
 import { initialTools, toOpenAiTools, toolsPerTurn } from "./tools";
 
 function fakeDataDir(files: Record<string, string>): string {

@@ -4,7 +4,7 @@ import { checkMultiTurn } from "./checker";
 import type { BfclTask } from "./data";
 import { groundTruthAgent, runBfclEpisode, type BfclAgent } from "./episode";
 import { multiTurnOverall, scoreCategory } from "./scores";
-import { allTasks, GOLDEN_TODAY_MS, hasBfclData } from "./testdata";
+import { allTasks, GOLDEN_TODAY_MS, hasBfclData } from "../../../test/fixtures/bfcl-data";
 import { HOLDOUT_USER_MESSAGE, MAXIMUM_STEP_LIMIT } from "./tools";
 
 const now = () => GOLDEN_TODAY_MS;

@@ -7,9 +7,9 @@ import { describe, expect, it } from "vitest";
 import { checkMultiTurn } from "./checker";
 import { readCallCases, runCallCases, type CallResultLine } from "./cases";
 import { createBfclEnvironment } from "./environment";
-import { perturbations, type Perturbation } from "./perturb";
+import { perturbations, type Perturbation } from "../../../test/fixtures/bfcl-perturb";
 import { fullTextSha256, stateDigest, textDigest } from "./state";
-import { allTasks, FIXTURES, GOLDEN_TODAY_MS, hasBfclData, readFixtureLines } from "./testdata";
+import { allTasks, FIXTURES, GOLDEN_TODAY_MS, hasBfclData, readFixtureLines } from "../../../test/fixtures/bfcl-data";
 import path from "node:path";
 
 const now = () => GOLDEN_TODAY_MS;

@@ -5,7 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { fullTextSha256 } from "../state";
-import { FIXTURES, hasBfclData } from "../testdata";
+import { FIXTURES, hasBfclData } from "../../../../test/fixtures/bfcl-data";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, "../../../..");
