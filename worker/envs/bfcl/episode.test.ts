@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { PyDict } from "../../../lib/python/values";
 import { checkMultiTurn } from "./checker";
@@ -8,6 +11,15 @@ import { allTasks, GOLDEN_TODAY_MS, hasBfclData } from "../../../test/fixtures/b
 import { HOLDOUT_USER_MESSAGE, MAXIMUM_STEP_LIMIT } from "./tools";
 
 const now = () => GOLDEN_TODAY_MS;
+
+/** A data directory with just MathAPI's function documents, so the loop tests run without the shared data. */
+const mathDocsDir = (() => {
+  const dir = mkdtempSync(path.join(tmpdir(), "bfcl-docs-"));
+  mkdirSync(path.join(dir, "data/multi_turn_func_doc"), { recursive: true });
+  const doc = (name: string) => ({ name, description: name, parameters: { type: "dict", properties: {}, required: [] } });
+  writeFileSync(path.join(dir, "data/multi_turn_func_doc/math_api.json"), [doc("add"), doc("mean")].map((d) => JSON.stringify(d)).join("\n") + "\n");
+  return dir;
+})();
 
 function mathTask(groundTruth: string[][], extra: Partial<BfclTask> = {}): BfclTask {
   return {
@@ -68,10 +80,15 @@ describe("the scripted multi-turn loop", () => {
     const task = mathTask([["add(a=1, b=2)"], ["mean(numbers=[1, 2])"]]);
     const replies = [{ calls: ["add(a=1, b=2)"] }, { calls: [] }, { calls: null, raw: "not a call" }];
     const requests: number[] = [];
-    const episode = await runBfclEpisode(task, async (req) => {
-      requests.push(req.messages.length);
-      return replies.shift() ?? { calls: [] };
-    });
+    const episode = await runBfclEpisode(
+      task,
+      async (req) => {
+        requests.push(req.messages.length);
+        expect(req.functions.map((f) => f.name)).toEqual(["add", "mean"]);
+        return replies.shift() ?? { calls: [] };
+      },
+      { dataDir: mathDocsDir },
+    );
     expect(episode.turns[0].steps.map((s) => s.results)).toEqual([['{"result": 3}'], []]);
     expect(episode.turns[1].steps).toEqual([{ raw: "not a call", calls: null, results: [] }]);
     expect(episode.modelTurns).toEqual([[["add(a=1, b=2)"]], []]);
@@ -83,10 +100,14 @@ describe("the scripted multi-turn loop", () => {
   it("force-quits a task after more than 20 steps in one turn, which the checker fails", async () => {
     const task = mathTask([["add(a=1, b=2)"], ["add(a=2, b=2)"]]);
     let steps = 0;
-    const episode = await runBfclEpisode(task, async () => {
-      steps++;
-      return { calls: ["add(a=1, b=2)"] };
-    });
+    const episode = await runBfclEpisode(
+      task,
+      async () => {
+        steps++;
+        return { calls: ["add(a=1, b=2)"] };
+      },
+      { dataDir: mathDocsDir },
+    );
     expect(steps).toBe(MAXIMUM_STEP_LIMIT + 1);
     expect(episode.forceQuit).toBe(true);
     expect(episode.modelTurns.length).toBe(1);
