@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { loadSingleTurnCategory } from "./data";
 import { BfclFileError } from "./files";
 import { loadMemoryQuestions } from "../memory/data";
@@ -9,8 +9,17 @@ import { loadMemoryQuestions } from "../memory/data";
 const fn = { name: "f", description: "F.", parameters: { type: "dict", properties: { x: { type: "integer", description: "X." } }, required: ["x"] } };
 const entryLine = (id: string) => JSON.stringify({ id, question: [[{ role: "user", content: "?" }]], function: [fn] });
 
+const created: string[] = [];
+afterAll(() => created.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  created.push(dir);
+  return dir;
+}
+
 function dataDir(files: Record<string, string>): string {
-  const root = mkdtempSync(path.join(tmpdir(), "bfcl-data-"));
+  const root = tempDir("bfcl-data-");
   for (const [name, text] of Object.entries(files)) {
     const full = path.join(root, "data", name);
     mkdirSync(path.dirname(full), { recursive: true });
@@ -49,7 +58,7 @@ describe("single-turn data loading", () => {
   });
 
   it("says what is missing and how to point at the data", () => {
-    const empty = mkdtempSync(path.join(tmpdir(), "bfcl-empty-"));
+    const empty = tempDir("bfcl-empty-");
     expect(() => loadSingleTurnCategory("live_simple", empty)).toThrow(BfclFileError);
     expect(() => loadSingleTurnCategory("live_simple", empty)).toThrow(/BFCL_v4_live_simple\.json is missing\. Set ENVACE_DATA_DIR/);
     expect(() => loadMemoryQuestions("memory_kv", empty)).toThrow(/BFCL_v4_memory\.json is missing/);
