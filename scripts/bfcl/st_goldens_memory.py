@@ -30,6 +30,7 @@ import hashlib
 import importlib
 import io
 import json
+import os
 import math
 import re
 import tempfile
@@ -44,7 +45,7 @@ from rank_bm25 import BM25Plus  # noqa: E402
 
 OUT = REPO_ROOT / "test" / "fixtures" / "bfcl" / "memory" / "memory-goldens.jsonl.gz"
 SCENARIOS = ["student", "customer", "finance", "healthcare", "notetaker"]
-RESULT_DIR = Path(tempfile.mkdtemp(prefix="bfcl-memory-"))
+RESULT_DIR = Path(tempfile.mkdtemp(prefix="results-", dir=os.path.dirname(os.environ["BFCL_PROJECT_ROOT"])))
 
 
 def load_jsonl(path):

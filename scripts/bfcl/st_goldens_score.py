@@ -15,6 +15,7 @@ import contextlib
 import copy
 import io
 import json
+import os
 import random
 import tempfile
 from pathlib import Path
@@ -55,7 +56,7 @@ def cell(v):
 
 def run(results):
     table = {"plain": {c: {"accuracy": a, "total_count": n} for c, (a, n) in results.items()}}
-    out_dir = Path(tempfile.mkdtemp(prefix="bfcl-score-"))
+    out_dir = Path(tempfile.mkdtemp(prefix="score-", dir=os.path.dirname(os.environ["BFCL_PROJECT_ROOT"])))
     captured.clear()
     with contextlib.redirect_stdout(io.StringIO()):
         helper.generate_leaderboard_csv(table, out_dir)

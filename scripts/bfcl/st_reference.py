@@ -18,6 +18,7 @@ because ``eval_config`` resolves the data folder from the package location and c
 under ``BFCL_PROJECT_ROOT`` (set to the same temporary folder) at import time.
 """
 
+import atexit
 import importlib.util
 import os
 import shutil
@@ -84,6 +85,7 @@ def prepare(need_rank_bm25: bool = False) -> Path:
     if _prepared:
         return data
     work = Path(tempfile.mkdtemp(prefix="bfcl-ref-"))
+    atexit.register(shutil.rmtree, work, True)
     shutil.copytree(data / "reference" / "bfcl_eval", work / "bfcl_eval")
     (work / "bfcl_eval" / "data").symlink_to(data / "data", target_is_directory=True)
     os.environ["BFCL_PROJECT_ROOT"] = str(work / "project")
