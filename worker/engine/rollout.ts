@@ -19,7 +19,7 @@ import {
 import { buildSimulatorPrompt, parseSimulatorResponse, SIMULATOR_RESPONSE_SCHEMA } from "./prompts";
 import { normalizedEpisodeReward, type TurnJudgement } from "./reward";
 import { pyDumps, toolErrorContent } from "./parsers";
-import type { EpisodeScore, TaskInstance, ToolEnvironment } from "./types";
+import type { EpisodeScore, TaskInstance, ToolEnvironment, WorldContext } from "./types";
 import type { ChatMessage } from "./io";
 
 export * from "./machine";
@@ -175,7 +175,14 @@ export async function runOneRollout(
   const needsEnv =
     job.instance.environment &&
     (config.options.paradigm === "environment" || (config.options.paradigm === "rehearse" && config.options.shadowExecution));
-  const env = needsEnv ? await job.instance.environment!.create() : undefined;
+  const world: WorldContext = {
+    rolloutIndex: job.rolloutIndex,
+    async runEpisode(instance, label) {
+      const r = await runOneRollout({ ...job, instance, rolloutId: `${job.rolloutId}:${label}` }, clients, config, judgeTurnHook);
+      return { messages: r.state.messages, records: r.state.records, terminationReason: r.terminationReason };
+    },
+  };
+  const env = needsEnv ? await job.instance.environment!.create(world) : undefined;
   try {
     return await driveRollout(job, clients, config, judgeTurnHook, env);
   } finally {
