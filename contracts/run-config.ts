@@ -4,6 +4,7 @@
  * design-brief §4). Every field has a default so `{}` parses to the reference config.
  */
 import { z } from "zod";
+import { BFCL_DATASET_PREFIX, bfclConfigProblem } from "../lib/bfcl/categories";
 
 export const RUN_CONFIG_SCHEMA_VERSION = 1;
 
@@ -44,10 +45,13 @@ export const runConfigSchema = z
 
     data: z
       .object({
-        /** "builtin:shop" | "tau2:retail" | "dataset:<id>" (an imported CM2 dataset). */
+        /** "builtin:shop" | "tau2:retail" | "bfcl:<categories or groups>" | "dataset:<id>" (an imported CM2 dataset). */
         dataset: z
           .string()
-          .regex(/^(builtin:[a-z0-9_-]+|tau2:retail|dataset:[A-Za-z0-9_-]+)$/, "must be builtin:<name>, tau2:retail or dataset:<id>")
+          .regex(
+            /^(builtin:[a-z0-9_-]+|tau2:retail|bfcl:[a-z_]+(,[a-z_]+)*|dataset:[A-Za-z0-9_-]+)$/,
+            "must be builtin:<name>, tau2:retail, bfcl:<category or group>[,…] or dataset:<id>",
+          )
           .default("builtin:shop"),
         split: z.enum(["train", "test"]).default("train"),
         /** Explicit instance ids; empty = sample from the split. */
@@ -212,6 +216,10 @@ export const runConfigSchema = z
         path: ["rollout", "userSimulator"],
         message: "tau2 retail tasks need a user-simulator node and model",
       });
+    }
+    if (cfg.data.dataset.startsWith(BFCL_DATASET_PREFIX)) {
+      const problem = bfclConfigProblem(cfg.data.dataset, cfg.kind);
+      if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["data", "dataset"], message: problem });
     }
     if (cfg.optim.clipLow >= 1) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["optim", "clipLow"], message: "must be below 1" });

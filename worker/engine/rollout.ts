@@ -199,7 +199,8 @@ async function driveRollout(
   env: ToolEnvironment | undefined,
 ): Promise<RolloutResult> {
   const started = performance.now();
-  let state = startRollout(job.instance, config.options, job.rolloutId);
+  // A world may decide the opening messages (what it shows of itself); the instance's are the default.
+  let state = startRollout(env?.messages ? { ...job.instance, messages: env.messages } : job.instance, config.options, job.rolloutId);
   const judgements: TurnJudgement[] = [];
 
   for (;;) {
@@ -260,7 +261,7 @@ async function driveRollout(
     // Episode-level reward (e.g. tau2's end state × communicate): it is already normalised to [0, 1].
     let score: EpisodeScore;
     try {
-      score = await job.instance.scoreEpisode({ messages: state.messages, records: state.records, terminationReason });
+      score = await job.instance.scoreEpisode({ messages: state.messages, records: state.records, terminationReason, rolloutIndex: job.rolloutIndex });
     } catch (e) {
       score = { reward: 0, verdicts: [], detail: { error: `scoring failed: ${e instanceof Error ? e.message : String(e)}` } };
     }

@@ -49,6 +49,11 @@ export interface ToolEnvironment {
   snapshot(): unknown;
   /** Releases what the world holds (e.g. a server process started for this episode); called once after the episode or replay. */
   close?(): void | Promise<void>;
+  /**
+   * The episode's initial messages when the world decides them (BFCL memory: the system message shows the
+   * memory the prerequisite conversations left); absent: the instance's own `messages`.
+   */
+  messages?: ChatMessage[];
 }
 
 /** What the rollout tells an environment factory about the episode it creates a world for. */
@@ -96,6 +101,8 @@ export interface EpisodeScoreContext {
   messages: ChatMessage[];
   records: TurnRecord[];
   terminationReason: string;
+  /** The rollout's index among the K rollouts of its instance (as WorldContext.rolloutIndex). */
+  rolloutIndex?: number;
 }
 
 /** An episode-level reward in [0, 1] computed after termination (replaces the sum of turn rewards). */
