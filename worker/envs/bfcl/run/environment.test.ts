@@ -1,0 +1,206 @@
+/**
+ * The BFCL run environment on real tasks: what the policy sees turn by turn (miss_func reveals), what
+ * happens to calls the back ends refuse, the step limit, the failing check a wrong episode names, tasks that
+ * could not be run (never scored), and bad input (missing data, malformed lines, unknown classes or
+ * functions). Needs the BFCL data (skips without).
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { parseRunConfig, type RunConfig } from "../../../../contracts/run-config";
+import { expandJobs, runOneRollout, Termination, type JudgeTurnHook } from "../../../engine/rollout";
+import { driverConfigFrom, toTrajectory } from "../../../engine/step";
+import type { PolicyClient } from "../../../engine/io";
+import { bfclGroundTruthPolicy, callBlock, multiTurnAnswer } from "../../../../test/doubles/bfcl-ground-truth";
+import { fakeGeneration } from "../../../../test/doubles/shop-oracle";
+import { hasBfclData } from "../../../../test/fixtures/bfcl-data";
+import { bfclDataDir, loadMultiTurnTasks } from "../data";
+import { loadSingleTurnCategory } from "../single-turn/data";
+import { functionDocsFor, HOLDOUT_USER_MESSAGE } from "../tools";
+import { bfclRunEnvironment, selectInstances } from "./environment";
+import { bfclEvalMetrics, bfclEvalReport, trajectoryOutcome } from "./metrics";
+import { bfclToolEnvironment, multiTurnInstance } from "./multi-turn";
+import { singleTurnInstance } from "./single-turn";
+import type { TaskInstance } from "../../../engine/types";
+
+const noJudge: JudgeTurnHook = async () => {
+  throw new Error("not judged per turn");
+};
+
+function config(input: Record<string, unknown>): RunConfig {
+  const parsed = parseRunConfig({ kind: "eval", rollout: { paradigm: "environment", maxAssistantTurns: 200, promptBudgetTokens: 1_000_000 }, ...input });
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+  return parsed.config;
+}
+
+const run = async (instance: TaskInstance, policy: PolicyClient, paradigm: "environment" | "rehearse" = "environment") =>
+  toTrajectory(
+    await runOneRollout(expandJobs([instance], 1, "t")[0], { policy }, driverConfigFrom(config({ rollout: { paradigm, maxAssistantTurns: 200, promptBudgetTokens: 1_000_000 } }), "eval", {}), noJudge),
+    paradigm,
+  );
+
+describe.skipIf(!hasBfclData())("BFCL multi-turn episodes in the engine", () => {
+  const task = loadMultiTurnTasks("multi_turn_miss_func").find((t) => t.id === "multi_turn_miss_func_0")!;
+
+  it("reveals a held-out function at its turn, with upstream's message, and scores the ground truth 1", async () => {
+    const policy = bfclGroundTruthPolicy(multiTurnAnswer(task));
+    const t = await run(multiTurnInstance(task), policy);
+    expect(t.reward).toBe(1);
+    const acts = policy.requests.filter((r) => r.role === "act");
+    const turnOf = (r: (typeof acts)[number]) => r.messages.filter((m) => m.role === "user").length - 1;
+    const hasSort = (r: (typeof acts)[number]) => r.tools!.some((x) => x.function.name === "sort");
+    expect(acts.filter((r) => turnOf(r) < 3).some(hasSort)).toBe(false);
+    expect(acts.filter((r) => turnOf(r) >= 3).every(hasSort)).toBe(true);
+    expect(t.messages.filter((m) => m.role === "user")[3].content).toBe(HOLDOUT_USER_MESSAGE);
+    // The verdicts say every turn matched; the outcome is stored with the trajectory.
+    expect(t.verdicts.map((v) => [v.itemId, v.passed])).toEqual([1, 2, 3, 4, 5].map((n) => [`turn_${n}`, true]));
+    expect(trajectoryOutcome(t)).toMatchObject({ category: "multi_turn_miss_func", taskId: task.id, scored: true, valid: true, turns: { played: 5, expected: 5 } });
+  });
+
+  it("names the failing check: the turn, the class and the differing attributes", async () => {
+    const answer = multiTurnAnswer(task);
+    if (answer.kind !== "multi_turn") throw new Error("unexpected");
+    // Turn 1 forgets to create the directory.
+    const wrong = { ...answer, turns: [answer.turns[0].filter((c) => !c.startsWith("mkdir")), ...answer.turns.slice(1)] };
+    const t = await run(multiTurnInstance(task), bfclGroundTruthPolicy(wrong));
+    expect(t.reward).toBe(0);
+    const outcome = trajectoryOutcome(t)!;
+    expect(outcome.check).toMatchObject({ errorType: "multi_turn:instance_state_mismatch", turn: 0, className: "GorillaFileSystem" });
+    expect(outcome.check!.differences!.map((d) => d.attribute)).toContain("root");
+    const failing = t.verdicts.find((v) => !v.passed)!;
+    expect(failing.question).toMatch(/^Turn 1: instance state of GorillaFileSystem differs from the ground truth \(.*root/);
+    expect(bfclEvalReport([t]).lines.at(-1)).toMatch(/^multi_turn_miss_func_0 trial 0: turn 1: instance state of GorillaFileSystem differs/);
+  });
+
+  it("gives the model the back end's error for a call it refuses, and a clear tool error for arguments that are not an object", async () => {
+    const env = bfclToolEnvironment(task);
+    expect(await env.execute("cd", JSON.stringify({ folder: "document", colour: "red" }))).toBe("Error during execution: GorillaFileSystem.cd() got an unexpected keyword argument 'colour'");
+    expect(await env.execute("cd", "[1, 2]")).toBe("Error during execution: arguments of cd must be a JSON object");
+    expect(await env.execute("no_such_function", "{}")).toBe("Error during execution: name 'no_such_function' is not defined");
+    expect(await env.execute("cd", JSON.stringify({ folder: "document" }))).toBe('{"current_working_directory": "document"}');
+  });
+
+  it("force-quits a turn after more than 20 steps, as upstream; the task fails as force-terminated", async () => {
+    const ls = callBlock("ls()", functionDocsFor(task.involvedClasses));
+    const looping: PolicyClient = { generate: async () => fakeGeneration("p", ls) };
+    const t = await run(multiTurnInstance(task), looping);
+    expect(t.terminationReason).toBe(Termination.maxActsPerUserTurn);
+    expect(t.turns.filter((x) => x.role === "act")).toHaveLength(21);
+    expect(trajectoryOutcome(t)).toMatchObject({ valid: false, turns: { played: 1, expected: 5 }, check: { errorType: "multi_turn:force_terminated" } });
+    expect(t.verdicts).toEqual([expect.objectContaining({ itemId: "all_turns", passed: false, question: expect.stringMatching(/force-terminated after 1 of 5 turns \(max_acts_per_user_turn\)/) })]);
+  });
+
+  it("records rehearsed beside real responses with fidelity per call under shadow execution", async () => {
+    const rehearsing = bfclGroundTruthPolicy(multiTurnAnswer(task));
+    const instance = multiTurnInstance(task);
+    const train = config({ kind: "train", data: { dataset: "bfcl:multi_turn_miss_func" }, rollout: { paradigm: "rehearse", shadowExecution: true, maxAssistantTurns: 200, promptBudgetTokens: 1_000_000 } });
+    const r = await runOneRollout(expandJobs([instance], 1, "t")[0], { policy: rehearsing }, driverConfigFrom(train, "train", {}), noJudge);
+    const rehearsals = r.state.records.filter((x) => x.role === "rehearse");
+    expect(rehearsals.length).toBeGreaterThan(5);
+    expect(rehearsals.every((x) => x.real !== undefined && x.rehearsed !== undefined && x.fidelity !== undefined)).toBe(true);
+    expect(rehearsals.find((x) => x.call?.name === "cd")?.real).toBe('{"current_working_directory": "document"}');
+    // The reward is still upstream's checker on the calls made: the ground truth passes whatever was rehearsed.
+    expect(r.normalizedReward).toBe(1);
+  });
+
+  it("never scores a task that could not be run (the policy node failed)", async () => {
+    const failing: PolicyClient = { generate: async () => Promise.reject(new Error("HTTP 503 from node gpu-1")) };
+    const t = await run(multiTurnInstance(task), failing);
+    expect(t.terminationReason).toBe(Termination.generationFailed);
+    expect(trajectoryOutcome(t)).toMatchObject({ scored: false, notScoredReason: expect.stringMatching(/policy node failed to generate: HTTP 503 from node gpu-1/) });
+    const good = await run(multiTurnInstance(task), bfclGroundTruthPolicy(multiTurnAnswer(task)));
+    const m = bfclEvalMetrics([t, good]);
+    expect(m["val/bfcl/multi_turn_miss_func/accuracy"]).toBe(1);
+    expect(m["val/bfcl/multi_turn_miss_func/not_scored"]).toBe(1);
+    expect(bfclEvalReport([t, good]).lines[0]).toMatch(/1 trial\(s\) could not be run and are not scored/);
+  });
+});
+
+describe.skipIf(!hasBfclData())("BFCL single-turn episodes", () => {
+  it("checks the one reply without executing it: an irrelevance entry answered with a call fails, named", async () => {
+    const entry = loadSingleTurnCategory("irrelevance")[0];
+    const instance = singleTurnInstance(entry);
+    const call = `<tool_call>\n${JSON.stringify({ name: instance.tools[0].function.name, arguments: {} })}\n</tool_call>`;
+    const t = await run(instance, { generate: async () => fakeGeneration("p", call) });
+    expect(t.terminationReason).toBe(Termination.answered);
+    expect(t.toolCalls).toBe(0);
+    expect(trajectoryOutcome(t)).toMatchObject({ valid: false, check: { errorType: "irrelevance_error:decoder_success" } });
+    const quiet = await run(instance, { generate: async () => fakeGeneration("p", "I cannot help with that using these functions.") });
+    expect(quiet.reward).toBe(1);
+  });
+
+  it("shows dotted function names with underscores and checks them back (upstream's underscore_to_dot)", () => {
+    const entry = loadSingleTurnCategory("simple_python").find((e) => e.functions.some((f) => f.name.includes(".")))!;
+    expect(singleTurnInstance(entry).tools.every((t) => /^[A-Za-z0-9_-]+$/.test(t.function.name))).toBe(true);
+  });
+});
+
+describe.skipIf(!hasBfclData())("the BFCL run environment", () => {
+  it("runs the tasks data.instanceIds names and refuses unknown ones by name", () => {
+    const env = bfclRunEnvironment(config({ data: { dataset: "bfcl:multi_turn,simple_python", instanceIds: ["multi_turn_base_3", "simple_python_7"] } }));
+    expect(env.evalSet().map((i) => [i.id, i.dataSource])).toEqual([
+      ["multi_turn_base_3", "bfcl:multi_turn_base"],
+      ["simple_python_7", "bfcl:simple_python"],
+    ]);
+    expect(env.evaluationParadigm?.paradigm).toBe("environment");
+    expect(() => bfclRunEnvironment(config({ data: { dataset: "bfcl:multi_turn", instanceIds: ["multi_turn_base_3", "simple_python_7", "nope"] } }))).toThrow(
+      /data\.instanceIds: no task "simple_python_7", "nope" in multi_turn_base, multi_turn_miss_func, multi_turn_miss_param, multi_turn_long_context/,
+    );
+  });
+
+  it("logs the categories it cannot run, and evaluates a training run on a fixed sample", () => {
+    const notes: string[] = [];
+    bfclRunEnvironment(config({ data: { dataset: "bfcl:memory,simple_java" } }), (m) => notes.push(m));
+    expect(notes).toEqual([expect.stringMatching(/^BFCL memory_vector is not run: it needs the sentence-transformers model/)]);
+    const train = parseRunConfig({ kind: "train", data: { dataset: "bfcl:multi_turn_base", instancesPerStep: 3 } });
+    if (!train.ok) throw new Error("bad config");
+    const trainNotes: string[] = [];
+    const env = bfclRunEnvironment(train.config, (m) => trainNotes.push(m));
+    expect(env.forStep(2)).toEqual(env.forStep(2));
+    expect(env.evalSet()).toHaveLength(3);
+    expect(trainNotes.join("\n")).toMatch(/no training split: evaluating on a fixed sample of 3 of the 200 training tasks/);
+  });
+});
+
+describe.skipIf(!hasBfclData())("bad BFCL input", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "bfcl-bad-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const real = bfclDataDir();
+  /** A data directory like the real one whose multi_turn_base files are replaced. */
+  function dataDir(name: string, entries: string[], answers: string[]): string {
+    const root = path.join(dir, name);
+    mkdirSync(path.join(root, "data", "possible_answer"), { recursive: true });
+    symlinkSync(path.join(real, "data", "multi_turn_func_doc"), path.join(root, "data", "multi_turn_func_doc"));
+    symlinkSync(path.join(real, "reference"), path.join(root, "reference"));
+    writeFileSync(path.join(root, "data", "BFCL_v4_multi_turn_base.json"), entries.join("\n") + "\n");
+    writeFileSync(path.join(root, "data", "possible_answer", "BFCL_v4_multi_turn_base.json"), answers.join("\n") + "\n");
+    return root;
+  }
+  const lines = (file: string) => readFileSync(path.join(real, file), "utf8").split("\n").filter(Boolean);
+  const entries = lines("data/BFCL_v4_multi_turn_base.json").slice(0, 2);
+  const answers = lines("data/possible_answer/BFCL_v4_multi_turn_base.json").slice(0, 2);
+  const selection = { categories: ["multi_turn_base" as const], runnable: ["multi_turn_base" as const], notRun: [] };
+
+  it("names the missing data directory and the variable to set", () => {
+    expect(() => selectInstances(selection, [], { dataDir: path.join(dir, "absent") })).toThrow(/BFCL data not found: .*absent\/data\/BFCL_v4_multi_turn_base\.json is missing\. Set ENVACE_DATA_DIR/);
+  });
+
+  it("names the file and line of a malformed entry", () => {
+    const root = dataDir("malformed", [entries[0], "{not json"], answers);
+    expect(() => selectInstances(selection, [], { dataDir: root })).toThrow(/BFCL_v4_multi_turn_base\.json:2: not valid JSON/);
+  });
+
+  it("names unknown classes and unknown held-out functions of a task", () => {
+    const unknownClass = JSON.parse(entries[1]);
+    unknownClass.involved_classes = ["GorillaFileSystem", "TeleportAPI"];
+    expect(() => selectInstances(selection, [], { dataDir: dataDir("class", [entries[0], JSON.stringify(unknownClass)], answers) })).toThrow(
+      /BFCL_v4_multi_turn_base\.json:2: task multi_turn_base_1 names unknown classes: TeleportAPI/,
+    );
+    const unknownFunction = JSON.parse(entries[0]);
+    unknownFunction.missed_function = { "1": ["teleport"] };
+    expect(() => selectInstances(selection, [], { dataDir: dataDir("function", [JSON.stringify(unknownFunction)], answers.slice(0, 1)) })).toThrow(
+      /task multi_turn_base_0: missed_function names teleport, which no involved class/,
+    );
+  });
+});
