@@ -25,6 +25,7 @@ import type { MemoryQuestion } from "../../worker/envs/bfcl/memory/data";
 import { isAstCategory } from "../../worker/envs/bfcl/single-turn/data";
 import { singleTurnTools } from "../../worker/envs/bfcl/run/single-turn";
 import { bfclToolsByTurn, userMessageOf } from "../../worker/envs/bfcl/run/multi-turn";
+import { memoryTools } from "../../worker/envs/bfcl/run/memory";
 import { fakeGeneration } from "./shop-oracle";
 
 export type GroundTruthAnswer =
@@ -100,50 +101,46 @@ export function bfclGroundTruthPolicy(answer: GroundTruthAnswer): PolicyClient &
   };
 }
 
-interface IndexEntry {
-  answer: GroundTruthAnswer;
-  /** The user messages of each turn (index = turn) and the tool names offered at each turn. */
-  users: string[];
-  tools: string[][];
-}
-
+/** A lookup key: the user messages so far and the tool names offered. */
 const key = (users: readonly string[], tools: readonly string[]) => JSON.stringify([users, [...tools].sort()]);
 
 /** Recognises the task of a conversation among a set of tasks. */
 export class BfclGroundTruthIndex {
-  private readonly byKey = new Map<string, IndexEntry[]>();
+  private readonly byKey = new Map<string, GroundTruthAnswer[]>();
   /** Requests that were answered, by task id. */
   readonly answered = new Map<string, number>();
 
-  constructor(entries: { multiTurn?: BfclTask[]; singleTurn?: SingleTurnEntry[]; memory?: MemoryQuestion[] }, dataDir?: string) {
+  /** `sabotage`: task ids answered wrongly on purpose (multi-turn: the first turn's last call is left out). */
+  constructor(entries: { multiTurn?: BfclTask[]; singleTurn?: SingleTurnEntry[]; memory?: MemoryQuestion[] }, dataDir?: string, sabotage: ReadonlySet<string> = new Set()) {
     for (const task of entries.multiTurn ?? []) {
       const users = task.question.map((_, t) => userMessageOf(task, t));
       const tools = bfclToolsByTurn(task, dataDir).map((ts) => ts.map((t) => t.function.name));
-      this.add({ answer: multiTurnAnswer(task, dataDir), users, tools });
+      let answer = multiTurnAnswer(task, dataDir);
+      if (sabotage.has(task.id) && answer.kind === "multi_turn") answer = { ...answer, turns: [answer.turns[0].slice(0, -1), ...answer.turns.slice(1)] };
+      users.forEach((_, t) => this.add(key(users.slice(0, t + 1), tools[t]), answer));
     }
     for (const entry of entries.singleTurn ?? []) {
-      const users = [entry.question[0].filter((m) => m.role === "user").map((m) => m.content).join("\n")];
-      this.add({ answer: singleTurnAnswer(entry), users, tools: [singleTurnTools(entry).map((t) => t.function.name)] });
+      const users = entry.question[0].filter((m) => m.role === "user").map((m) => m.content);
+      this.add(key(users, singleTurnTools(entry).map((t) => t.function.name)), singleTurnAnswer(entry));
     }
-    for (const q of entries.memory ?? []) this.add({ answer: memoryAnswer(q), users: [q.question[0].map((m) => m.content).join("\n")], tools: [] });
+    // Memory questions are told apart by their question and their back end's tools (the same question runs on kv and rec_sum).
+    for (const q of entries.memory ?? []) {
+      const category = q.id.startsWith("memory_kv") ? "memory_kv" : "memory_rec_sum";
+      this.add(key(q.question[0].map((m) => m.content), memoryTools(category, dataDir).map((t) => t.function.name)), memoryAnswer(q));
+    }
   }
 
-  private add(entry: IndexEntry) {
-    entry.users.forEach((_, t) => {
-      const k = key(entry.users.slice(0, t + 1), entry.tools[t] ?? []);
-      this.byKey.set(k, [...(this.byKey.get(k) ?? []), entry]);
-    });
+  private add(k: string, answer: GroundTruthAnswer) {
+    this.byKey.set(k, [...(this.byKey.get(k) ?? []), answer]);
   }
 
   /** The task the conversation belongs to. */
   answerFor(messages: readonly ChatMessage[], toolNames: readonly string[]): GroundTruthAnswer | null {
     const users = messages.filter((m) => m.role === "user").map((m) => m.content);
-    const byTools = this.byKey.get(key(users, toolNames));
-    // Memory questions: the tools are the back end's; the key holds none.
-    const found = byTools ?? this.byKey.get(key(users, []));
+    const found = this.byKey.get(key(users, toolNames));
     if (!found) return null;
-    if (found.length > 1) throw new Error(`ambiguous conversation: it fits ${found.map((f) => f.answer.id).join(", ")}`);
-    const answer = found[0].answer;
+    if (found.length > 1) throw new Error(`ambiguous conversation: it fits ${found.map((f) => f.id).join(", ")}`);
+    const answer = found[0];
     this.answered.set(answer.id, (this.answered.get(answer.id) ?? 0) + 1);
     return answer;
   }
@@ -168,8 +165,9 @@ export class BfclGroundTruthIndex {
   scriptedModel() {
     return (req: { messages: { role: string; content?: unknown }[]; tools?: { function: { name: string } }[] }): string => {
       const messages = req.messages.map((m) => ({ role: m.role as ChatMessage["role"], content: typeof m.content === "string" ? m.content : "" }));
-      if (!req.tools?.length) return '<execution_result>\n{"result": "ok"}\n</execution_result>';
-      return this.textFor(messages, req.tools.map((t) => t.function.name));
+      // Written as Qwen3 writes: a think block, then the answer (the node's reasoning parser splits them).
+      if (!req.tools?.length) return '<think>\nPredicting the result.\n</think>\n\n<execution_result>\n{"result": "ok"}\n</execution_result>';
+      return `<think>\nI know the answer.\n</think>\n\n${this.textFor(messages, req.tools.map((t) => t.function.name))}`;
     };
   }
 }

@@ -1,0 +1,127 @@
+/**
+ * BFCL evaluation and training runs end to end against real Postgres, read back through the API the UI uses:
+ * 1. evaluation through a real worker process (worker/main.ts): the policy is a model on a registered
+ *    OpenAI-compatible node — the vLLM-like TEST DOUBLE serving the ground-truth policy double — over a
+ *    representative subset of every runnable category, 2 trials per task (Avg@2). Every category scores
+ *    100 % except one task the double answers wrongly on purpose, whose failing check is stored and named;
+ *    memory questions ran after their prerequisite conversations; the not-run categories are logged;
+ * 2. training on BFCL multi-turn in the rehearse paradigm with shadow execution on the REAL embedded node:
+ *    the tiny model scores ~0, but the run trains, records rehearsed beside real responses and rolls fidelity
+ *    up per tool for the world-model view.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { bfclOutcomeOfSummary } from "../../../../lib/bfcl/outcome";
+import { callerFor, eventually, prisma, resetDatabase, signUp, type TestUser } from "../../../../test/helpers";
+import { BfclGroundTruthIndex } from "../../../../test/doubles/bfcl-ground-truth";
+import { startVllmDouble, type VllmDouble } from "../../../../test/doubles/vllm-openai";
+import { hasBfclData } from "../../../../test/fixtures/bfcl-data";
+import { spawnTsx, startEmbeddedNode, type Child } from "../../../../test/processes";
+import { loadMultiTurnTasks, MULTI_TURN_CATEGORIES } from "../data";
+import { loadMemoryQuestions, loadPrereqConversation } from "../memory/data";
+import { loadSingleTurnCategory, SINGLE_TURN_CATEGORIES } from "../single-turn/data";
+
+const databaseUrl = inject("databaseUrl");
+
+type Caller = Awaited<ReturnType<typeof callerFor>>;
+
+async function finished(caller: Caller, runId: string, what: () => string) {
+  return eventually(async () => {
+    const r = await caller.runs.get({ id: runId });
+    return r.status === "succeeded" || r.status === "failed" ? r : null;
+  }, 600_000, `run to finish\n${what()}`);
+}
+
+async function bfclMetrics(runId: string): Promise<Record<string, number>> {
+  const points = await prisma.metricPoint.findMany({ where: { runId, key: { startsWith: "val/bfcl/" } }, select: { key: true, value: true } });
+  return Object.fromEntries(points.map((p) => [p.key, p.value]));
+}
+
+/** Two tasks per runnable category; the multi-turn ones are told apart by their opening message. */
+const MULTI_TURN_IDS = ["multi_turn_base_0", "multi_turn_base_1", "multi_turn_miss_func_2", "multi_turn_miss_func_3", "multi_turn_miss_param_2", "multi_turn_miss_param_11", "multi_turn_long_context_5", "multi_turn_long_context_151"];
+const SABOTAGED = "multi_turn_base_1";
+
+describe.skipIf(!hasBfclData())("BFCL runs", () => {
+  let member: TestUser;
+  let scripted: VllmDouble | undefined;
+  let node: Awaited<ReturnType<typeof startEmbeddedNode>> | undefined;
+  const workers: Child[] = [];
+
+  beforeAll(async () => {
+    await resetDatabase();
+    member = await signUp("member");
+  });
+  afterAll(async () => {
+    await Promise.all(workers.map((w) => w.kill("SIGKILL")));
+    await node?.kill("SIGKILL");
+    await scripted?.close();
+  });
+
+  it("evaluates every runnable category through a worker process: the ground truth scores 100 %, a wrong task names its failing check", { timeout: 900_000 }, async () => {
+    const multiTurn = MULTI_TURN_CATEGORIES.flatMap((c) => loadMultiTurnTasks(c)).filter((t) => MULTI_TURN_IDS.includes(t.id));
+    const singleTurn = SINGLE_TURN_CATEGORIES.flatMap((c) => loadSingleTurnCategory(c).slice(0, 2));
+    const memory = (["memory_kv", "memory_rec_sum"] as const).flatMap((c) => loadMemoryQuestions(c).slice(0, 2));
+    const index = new BfclGroundTruthIndex({ multiTurn, singleTurn, memory }, undefined, new Set([SABOTAGED]));
+    scripted = await startVllmDouble({ model: "ground-truth", respond: index.scriptedModel() });
+    await prisma.node.create({ data: { name: "gt", kind: "openai", baseUrl: scripted.url, settings: { openai: { maxConcurrency: 8 } } } });
+    const w = spawnTsx("worker/main.ts", { DATABASE_URL: databaseUrl, ENVACE_SECRET: process.env.ENVACE_SECRET, WORKER_CONCURRENCY: "1" });
+    workers.push(w);
+
+    const caller = await callerFor(member.headers);
+    const ids = [...multiTurn.map((t) => t.id), ...singleTurn.map((e) => e.id), ...memory.map((q) => q.id)];
+    const run = await caller.runs.create({
+      name: "bfcl-ground-truth",
+      config: {
+        kind: "eval",
+        policy: { node: "gt", model: "ground-truth" },
+        data: { dataset: "bfcl:all", instanceIds: ids },
+        trialsPerTask: 2,
+        rollout: { paradigm: "environment", maxAssistantTurns: 100, maxMicroSteps: 400, promptBudgetTokens: 1_000_000, maxConcurrentRollouts: 8 },
+      },
+    });
+    const done = await finished(caller, run.id, () => w.output());
+    expect(done.error, w.output()).toBeNull();
+    expect(done.status).toBe("succeeded");
+    expect(scripted.rejected).toEqual([]);
+
+    // Per-category Avg@2, with the tasks and trials behind it; the sabotaged task halves multi_turn_base.
+    const m = await bfclMetrics(run.id);
+    const categories = [...MULTI_TURN_CATEGORIES, ...SINGLE_TURN_CATEGORIES, "memory_kv", "memory_rec_sum"];
+    for (const c of categories) {
+      expect([c, m[`val/bfcl/${c}/accuracy`], m[`val/bfcl/${c}/tasks`], m[`val/bfcl/${c}/trials`]]).toEqual([c, c === "multi_turn_base" ? 0.5 : 1, 2, 4]);
+    }
+    expect(m["val/bfcl/paper/nonLive"]).toBe(1);
+    expect(m["val/bfcl/paper/live"]).toBe(1);
+    expect(m["val/bfcl/paper/irrelevance"]).toBe(1);
+    expect(m["val/bfcl/paper/multiTurn"]).toBe((0.5 + 1 + 1 + 1) / 4);
+    // Web search and memory_vector were not run: no Web, Memory or Avg value (never 0).
+    expect(m["val/bfcl/paper/web"]).toBeUndefined();
+    expect(m["val/bfcl/paper/avg"]).toBeUndefined();
+
+    // Per-task outcomes are browsable: the failing one names its turn and check.
+    const { items } = await caller.trajectories.list({ runId: run.id, limit: 500 });
+    expect(items).toHaveLength(ids.length * 2);
+    const wrong = items.filter((t) => t.instanceId === SABOTAGED);
+    expect(wrong).toHaveLength(2);
+    for (const t of wrong) {
+      const detail = await caller.trajectories.get({ id: t.id, turnsLimit: 200 });
+      const outcome = bfclOutcomeOfSummary(detail.trajectory.summary)!;
+      expect(outcome).toMatchObject({ category: "multi_turn_base", taskId: SABOTAGED, scored: true, valid: false, check: { turn: 0 } });
+      expect(outcome.check!.errorType).toMatch(/^multi_turn:(instance_state_mismatch|execution_response_mismatch|empty_turn_model_response)$/);
+      const failing = detail.verdicts.filter((v) => !v.passed);
+      expect(failing).toHaveLength(1);
+      expect(failing[0].question).toMatch(/^Turn 1: /);
+      expect(failing[0].turnIndex).not.toBeNull();
+      // The real back ends answered every call.
+      for (const e of detail.turns.filter((x) => x.role === "environment")) expect(e.realResponse).toBeTruthy();
+    }
+    // Memory questions ran after their scenario's prerequisite conversations, per trial.
+    const question = items.find((t) => t.instanceId === memory[0].id)!;
+    const qDetail = await caller.trajectories.get({ id: question.id, turnsLimit: 50 });
+    expect(bfclOutcomeOfSummary(qDetail.trajectory.summary)?.prerequisites?.entries.map((e) => e.id)).toEqual(loadPrereqConversation("memory_kv", memory[0].scenario).map((e) => e.id));
+
+    const logs = (await caller.runs.logs({ runId: run.id, limit: 500 })).map((l) => l.message);
+    expect(logs.some((l) => /BFCL memory_vector is not run/.test(l))).toBe(true);
+    expect(logs.some((l) => /^evaluation: BFCL Web not run, Memory \(100\.00 partial\), Multi-turn 87\.50/.test(l))).toBe(true);
+    expect(logs.some((l) => l.startsWith(`${SABOTAGED} trial 0: turn 1: `))).toBe(true);
+  });
+});
