@@ -5,9 +5,10 @@
  *    representative subset of every runnable category, 2 trials per task (Avg@2). Every category scores
  *    100 % except one task the double answers wrongly on purpose, whose failing check is stored and named;
  *    memory questions ran after their prerequisite conversations; the not-run categories are logged;
- * 2. training on BFCL multi-turn in the rehearse paradigm with shadow execution on the REAL embedded node:
- *    the tiny model scores ~0, but the run trains, records rehearsed beside real responses and rolls fidelity
- *    up per tool for the world-model view.
+ * 2. training on BFCL multi-turn in the rehearse paradigm with shadow execution on the REAL embedded node
+ *    (its tiny model first fine-tuned on the tasks' first call, test/fixtures/bfcl-warm-start.ts): the model
+ *    scores ~0, but the run trains, records rehearsed beside real responses and rolls fidelity up per tool for
+ *    the world-model view.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { bfclOutcomeOfSummary } from "../../../../lib/bfcl/outcome";
@@ -15,6 +16,7 @@ import { callerFor, eventually, prisma, resetDatabase, signUp, type TestUser } f
 import { BfclGroundTruthIndex } from "../../../../test/doubles/bfcl-ground-truth";
 import { startVllmDouble, type VllmDouble } from "../../../../test/doubles/vllm-openai";
 import { hasBfclData } from "../../../../test/fixtures/bfcl-data";
+import { bfclWarmStart } from "../../../../test/fixtures/bfcl-warm-start";
 import { spawnTsx, startEmbeddedNode, type Child } from "../../../../test/processes";
 import { loadMultiTurnTasks, MULTI_TURN_CATEGORIES } from "../data";
 import { loadMemoryQuestions, loadPrereqConversation } from "../memory/data";
@@ -39,11 +41,13 @@ async function bfclMetrics(runId: string): Promise<Record<string, number>> {
 /** Two tasks per runnable category; the multi-turn ones are told apart by their opening message. */
 const MULTI_TURN_IDS = ["multi_turn_base_0", "multi_turn_base_1", "multi_turn_miss_func_2", "multi_turn_miss_func_3", "multi_turn_miss_param_2", "multi_turn_miss_param_11", "multi_turn_long_context_5", "multi_turn_long_context_151"];
 const SABOTAGED = "multi_turn_base_1";
+const TRAIN_IDS = ["multi_turn_base_0", "multi_turn_base_1"];
 
 describe.skipIf(!hasBfclData())("BFCL runs", () => {
   let member: TestUser;
   let scripted: VllmDouble | undefined;
   let node: Awaited<ReturnType<typeof startEmbeddedNode>> | undefined;
+  let warm: Awaited<ReturnType<typeof bfclWarmStart>> | undefined;
   const workers: Child[] = [];
 
   beforeAll(async () => {
@@ -54,6 +58,7 @@ describe.skipIf(!hasBfclData())("BFCL runs", () => {
     await Promise.all(workers.map((w) => w.kill("SIGKILL")));
     await node?.kill("SIGKILL");
     await scripted?.close();
+    warm?.remove();
   });
 
   it("evaluates every runnable category through a worker process: the ground truth scores 100 %, a wrong task names its failing check", { timeout: 900_000 }, async () => {
@@ -123,5 +128,61 @@ describe.skipIf(!hasBfclData())("BFCL runs", () => {
     expect(logs.some((l) => /BFCL memory_vector is not run/.test(l))).toBe(true);
     expect(logs.some((l) => /^evaluation: BFCL Web not run, Memory \(100\.00 partial\), Multi-turn 87\.50/.test(l))).toBe(true);
     expect(logs.some((l) => l.startsWith(`${SABOTAGED} trial 0: turn 1: `))).toBe(true);
+  });
+
+  it("trains on BFCL multi-turn in the rehearse paradigm with shadow execution on the embedded node, fidelity per tool", { timeout: 900_000 }, async () => {
+    // The shipped tiny model writes no BFCL call: a copy is first fine-tuned on the tasks' first ground-truth call.
+    const tasks = loadMultiTurnTasks("multi_turn_base").filter((t) => TRAIN_IDS.includes(t.id));
+    warm = await bfclWarmStart(tasks);
+    node = await startEmbeddedNode({ NODE_WEIGHTS_DIR: warm.weightsDir });
+    await prisma.node.create({ data: { name: "embedded", kind: "embedded", baseUrl: node.url } });
+    const w = spawnTsx("worker/main.ts", { DATABASE_URL: databaseUrl, ENVACE_SECRET: process.env.ENVACE_SECRET, WORKER_CONCURRENCY: "1" });
+    workers.push(w);
+    const caller = await callerFor(member.headers);
+    const small = { temperature: 1, topP: 1, maxTokens: 96 };
+    const run = await caller.runs.create({
+      name: "bfcl-train",
+      config: {
+        kind: "train",
+        policy: { node: "embedded", model: "tiny-gpt" },
+        data: { dataset: "bfcl:multi_turn_base", instanceIds: TRAIN_IDS, instancesPerStep: 2, rolloutsPerInstance: 4 },
+        rollout: { paradigm: "rehearse", shadowExecution: true, maxAssistantTurns: 6, maxUserTurns: 2, maxMicroSteps: 16, promptBudgetTokens: 100_000 },
+        sampling: { act: small, rehearse: small, evalAct: small, evalRehearse: small },
+        optim: { lr: 1e-3 },
+        schedule: { steps: 1, saveEvery: 1, evalEvery: 1 },
+      },
+    });
+    const done = await finished(caller, run.id, () => w.output());
+    expect(done.error, w.output()).toBeNull();
+    expect(done.status).toBe("succeeded");
+
+    // It trained: one update from both roles' rows, the state saved, then an evaluation.
+    const steps = await prisma.step.findMany({ where: { runId: run.id }, orderBy: { kind: "asc" }, select: { kind: true, statePath: true, metrics: true } });
+    expect(steps.map((x) => x.kind)).toEqual(["eval", "train"]);
+    expect(steps[1].statePath).toMatch(/^tinker:\/\//);
+    expect((steps[1].metrics as Record<string, number>)["training/num_datums"]).toBeGreaterThan(0);
+
+    // Rehearsed responses entered the conversation; the real back ends' answers were recorded beside them.
+    const { items } = await caller.trajectories.list({ runId: run.id, phase: "train", limit: 50 });
+    expect(items).toHaveLength(8);
+    const rehearsed: { name: string; rehearsed: string | null; real: string | null; fidelity: unknown }[] = [];
+    for (const t of items) {
+      expect(t.paradigm).toBe("rehearse");
+      const detail = await caller.trajectories.get({ id: t.id, turnsLimit: 200 });
+      expect(bfclOutcomeOfSummary(detail.trajectory.summary)).toMatchObject({ category: "multi_turn_base", scored: true });
+      for (const turn of detail.turns.filter((x) => x.role === "rehearse")) {
+        rehearsed.push({ name: (turn.toolCalls as { name: string }).name, rehearsed: turn.rehearsedResponse, real: turn.realResponse, fidelity: turn.fidelity });
+      }
+    }
+    expect(rehearsed.length).toBeGreaterThan(0);
+    for (const r of rehearsed) {
+      expect(r.rehearsed).not.toBeNull();
+      expect(r.real).not.toBeNull();
+      expect(r.fidelity).not.toBeNull();
+    }
+    // Fidelity against the real back ends, per tool, as the run page's world-model view reads it.
+    const world = await caller.runs.worldModel({ runId: run.id, phase: "train" });
+    expect(world.tools.map((t) => t.tool).sort()).toEqual([...new Set(rehearsed.map((r) => r.name))].sort());
+    expect(world.tools.reduce((n, t) => n + t.comparisons, 0)).toBe(rehearsed.length);
   });
 });
