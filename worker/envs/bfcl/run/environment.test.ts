@@ -10,8 +10,8 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseRunConfig, type RunConfig } from "../../../../contracts/run-config";
 import { expandJobs, runOneRollout, Termination, type JudgeTurnHook } from "../../../engine/rollout";
-import { driverConfigFrom, toTrajectory } from "../../../engine/step";
-import type { PolicyClient } from "../../../engine/io";
+import { driverConfigFrom, runTrainingStep, toTrajectory } from "../../../engine/step";
+import type { PolicyClient, TrainerClient } from "../../../engine/io";
 import { bfclGroundTruthPolicy, callBlock, multiTurnAnswer } from "../../../../test/doubles/bfcl-ground-truth";
 import { fakeGeneration } from "../../../../test/doubles/shop-oracle";
 import { hasBfclData } from "../../../../test/fixtures/bfcl-data";
@@ -203,4 +203,46 @@ describe.skipIf(!hasBfclData())("bad BFCL input", () => {
       /task multi_turn_base_0: missed_function names teleport, which no involved class/,
     );
   });
+});
+
+describe.skipIf(!hasBfclData())("BFCL multi-turn training steps in all three paradigms", () => {
+  const tasks = loadMultiTurnTasks("multi_turn_base").slice(0, 2);
+  const trainer: TrainerClient = {
+    forwardBackward: async (data) => ({ metrics: { rows: data.length } }),
+    optimStep: async () => ({ metrics: {} }),
+    saveWeightsForSampler: async (name) => ({ path: `tinker://sampler/${name}` }),
+    saveState: async (name) => ({ path: name }),
+    loadState: async () => {},
+  };
+  /** The ground truth of whichever task the conversation opens with. */
+  const policy: PolicyClient = {
+    generate: (req) => {
+      const first = req.messages.find((m) => m.role === "user")?.content;
+      const task = tasks.find((t) => t.question[0][0].content === first);
+      return task ? bfclGroundTruthPolicy(multiTurnAnswer(task)).generate(req) : Promise.resolve(fakeGeneration("p", '\n<execution_result>\n{"status": "ok"}\n</execution_result>'));
+    },
+  };
+  /** An external tool simulator that answers every call with a plausible object. */
+  const simulator = { complete: async () => ({ text: JSON.stringify({ analysis: "plausible", execution_result: { status: "ok" } }) }) };
+
+  for (const paradigm of ["environment", "simulator", "rehearse"] as const) {
+    it(`trains in the ${paradigm} paradigm: rewards from upstream's checker, rows from both roles where rehearsed`, async () => {
+      const cfg = config({
+        kind: "train",
+        data: { dataset: "bfcl:multi_turn_base", instancesPerStep: 2, rolloutsPerInstance: 2 },
+        rollout: { paradigm, shadowExecution: paradigm === "rehearse", maxAssistantTurns: 200, promptBudgetTokens: 1_000_000, ...(paradigm === "simulator" ? { simulator: { node: "sim", model: "sim" } } : {}) },
+      });
+      const instances = tasks.map((t) => multiTurnInstance(t));
+      const result = await runTrainingStep({ instances, config: cfg, policy, trainer, simulator, stepIndex: 1, runId: "bfcl" });
+      expect(result.trajectories).toHaveLength(4);
+      // The checker reruns the calls on the real back ends whatever answered them in the episode.
+      expect(result.trajectories.every((t) => t.reward === 1 && t.paradigm === paradigm)).toBe(true);
+      const roles = new Set(result.trajectories.flatMap((t) => t.turns.map((x) => x.role)));
+      if (paradigm === "rehearse") {
+        expect(roles.has("rehearse")).toBe(true);
+        expect(result.metrics["fidelity/comparisons"]).toBeGreaterThan(0);
+      } else expect(roles.has(paradigm)).toBe(true);
+      expect(result.metrics["training/num_datums"]).toBeGreaterThan(0);
+    });
+  }
 });
