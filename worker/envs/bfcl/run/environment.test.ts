@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseRunConfig, type RunConfig } from "../../../../contracts/run-config";
 import { expandJobs, runOneRollout, Termination, type JudgeTurnHook } from "../../../engine/rollout";
-import { driverConfigFrom, runTrainingStep, toTrajectory } from "../../../engine/step";
+import { driverConfigFrom, runEvaluation, runTrainingStep, toTrajectory } from "../../../engine/step";
 import type { PolicyClient, TrainerClient } from "../../../engine/io";
 import { bfclGroundTruthPolicy, callBlock, multiTurnAnswer } from "../../../../test/doubles/bfcl-ground-truth";
 import { fakeGeneration } from "../../../../test/doubles/shop-oracle";
@@ -245,4 +245,42 @@ describe.skipIf(!hasBfclData())("BFCL multi-turn training steps in all three par
       expect(result.metrics["training/num_datums"]).toBeGreaterThan(0);
     });
   }
+});
+
+describe.skipIf(!hasBfclData())("test-time rehearsal on BFCL multi-turn", () => {
+  it("runs private rehearsed attempts without touching the back ends, then one real execution that is scored and reported", async () => {
+    const tasks = loadMultiTurnTasks("multi_turn_base").slice(0, 2);
+    let worlds = 0;
+    const instances = tasks.map((t) => {
+      const inst = multiTurnInstance(t);
+      return { ...inst, environment: { create: () => (worlds++, inst.environment!.create()) } };
+    });
+    const requests: { role: string; system: string }[] = [];
+    const policy: PolicyClient = {
+      generate: (req) => {
+        requests.push({ role: req.role, system: req.messages.find((m) => m.role === "system")?.content ?? "" });
+        const first = req.messages.find((m) => m.role === "user")?.content;
+        const task = tasks.find((t) => t.question[0][0].content === first);
+        if (task) return bfclGroundTruthPolicy(multiTurnAnswer(task)).generate(req);
+        return Promise.resolve(fakeGeneration("p", req.role === "rehearse" ? '\n<execution_result>\n{"status": "ok"}\n</execution_result>' : "Assessment: fine.\nSuggestion: none."));
+      },
+    };
+    const cfg = config({ data: { dataset: "bfcl:multi_turn_base" }, testTime: { enabled: true, attempts: 2, mode: "parallel" } });
+    const result = await runEvaluation({ instances, config: cfg, policy, stepIndex: 1, runId: "tt" });
+    expect(result.trajectories).toHaveLength(2);
+    for (const t of result.trajectories) {
+      expect(t.testTime?.attempts).toHaveLength(2);
+      // Private attempts play every scripted turn in the rehearsed world.
+      expect(t.testTime!.attempts.every((a) => a.terminationReason === "script_complete")).toBe(true);
+      expect(t.paradigm).toBe("environment");
+      expect(t.reward).toBe(1);
+      expect(trajectoryOutcome(t)).toMatchObject({ scored: true, valid: true });
+    }
+    // One real world per committed execution: the private attempts never created one.
+    expect(worlds).toBe(2);
+    expect(requests.some((r) => r.role === "rehearse")).toBe(true);
+    const metrics = bfclEvalMetrics(result.trajectories);
+    expect(metrics["val/bfcl/multi_turn_base/accuracy"]).toBe(1);
+    expect(bfclEvalReport(result.trajectories).lines[0]).toBe("multi_turn_base: 100.00 % (2/2 trials of 2 tasks)");
+  });
 });
