@@ -2,6 +2,7 @@
  * Report exports: Markdown, CSV, LaTeX and JSON, all from the same ReportDocument. Pure functions;
  * each escapes for its own format (pipes in Markdown tables, quotes in CSV, specials in LaTeX).
  */
+import { bfclCellText, bfclMarkdown } from "./bfcl";
 import { metricLabels, type ReportDocument, type ResultCell } from "./document";
 
 export type ExportFormat = "markdown" | "csv" | "latex" | "json";
@@ -41,6 +42,7 @@ export function toMarkdown(doc: ReportDocument): string {
     ];
     lines.push(`| ${[mdCell(row.runName), ...values].join(" | ")} |`);
   }
+  if (doc.bfcl) lines.push("", ...bfclMarkdown(doc.bfcl));
   if (doc.notes.trim()) lines.push("", "## Notes", "", doc.notes.trim());
   return `${lines.join("\n")}\n`;
 }
@@ -61,6 +63,10 @@ export function toCsv(doc: ReportDocument): string {
       lines.push([csvField(row.runName), csvField(b), String(c.k), String(c.instances), fmt(c.avgAtK), fmt(c.passAtK)].join(","));
     }
     if (row.overall) lines.push([csvField(row.runName), "Overall", "", "", fmt(row.overall.avgAtK), fmt(row.overall.passAtK)].join(","));
+  }
+  // The paper's BFCL columns: Avg@k only; a column that was not run has an empty value.
+  for (const row of doc.bfcl?.rows ?? []) {
+    for (const c of row.columns) lines.push([csvField(row.runName), csvField(`BFCL ${c.label}`), "", "", fmt(c.value), ""].join(","));
   }
   return `${lines.join("\r\n")}\r\n`;
 }
@@ -118,6 +124,23 @@ export function toLatex(doc: ReportDocument): string {
     out.push(`${latexEscape(row.runName)} & ${values.join(" & ")} \\\\`);
   }
   out.push("\\bottomrule", "\\end{tabular}", "\\end{table}");
+  if (doc.bfcl) {
+    const t = doc.bfcl;
+    out.push(
+      "",
+      "\\begin{table}[t]",
+      "\\centering",
+      "\\caption{BFCL V4 (accuracy in percent; -- marks a column not run)}",
+      `\\begin{tabular}{l${"r".repeat(t.columns.length)}}`,
+      "\\toprule",
+      `Run & ${t.columns.map((c) => latexEscape(c.label)).join(" & ")} \\\\`,
+      "\\midrule",
+      ...t.rows.map((row) => `${latexEscape(row.runName)} & ${row.columns.map((c) => (c.value === null ? "--" : latexEscape(bfclCellText(c)))).join(" & ")} \\\\`),
+      "\\bottomrule",
+      "\\end{tabular}",
+      "\\end{table}",
+    );
+  }
   return `${out.join("\n")}\n`;
 }
 

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { metricLabels, type ReportDocument } from "../../../lib/reports/document";
 import { LineChart, palette } from "../charts/line-chart";
+import { BfclTableView } from "./bfcl-table";
 import { MarkdownView } from "./markdown-view";
 
 const pct = (v: number | null | undefined) => (v == null ? "—" : v.toFixed(2));
@@ -110,6 +111,12 @@ export function ReportBody({ doc, linkRuns }: { doc: ReportDocument; linkRuns: b
         <h2 id="report-results">Results</h2>
         <ResultTableView doc={doc} linkRuns={linkRuns} />
       </section>
+      {doc.bfcl && (
+        <section aria-labelledby="report-bfcl">
+          <h2 id="report-bfcl">BFCL V4</h2>
+          <BfclTableView table={doc.bfcl} linkRuns={linkRuns} />
+        </section>
+      )}
       <section aria-labelledby="report-charts">
         <h2 id="report-charts">Charts</h2>
         <ReportCharts doc={doc} />

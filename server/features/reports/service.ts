@@ -10,6 +10,7 @@ import { DomainError, notFound } from "../../lib/errors";
 import { randomToken, sha256 } from "../../../lib/secrets";
 import { instanceOutcomes } from "../compare/service";
 import { listMetricKeys, metricSeries } from "../metrics/service";
+import { buildBfclTable, BFCL_METRIC_PREFIX, type BfclTable } from "../../../lib/reports/bfcl";
 import { buildResultTable, scrubForShare, type ReportChart, type ReportDocument, type ReportRun, type ResultTable } from "../../../lib/reports/document";
 
 /** Charts a report shows, when the runs have them: the first matching key per pattern, at most four. */
@@ -23,6 +24,8 @@ interface Snapshot {
   runs: ReportRun[];
   table: ResultTable;
   charts: ReportChart[];
+  /** Absent in snapshots frozen before BFCL reports existed. */
+  bfcl?: BfclTable | null;
 }
 
 /** Results of a set of runs, computed now. Deleted runs are left out. */
@@ -60,7 +63,12 @@ export async function computeResults(runIds: string[]): Promise<Snapshot> {
     // Keep series in run order whatever order the queries finished in.
     for (const c of charts) c.series.sort((a, b) => ids.indexOf(a.runId) - ids.indexOf(b.runId));
   }
-  return { version: 1, generatedAt: new Date().toISOString(), runs, table, charts };
+  const bfclPoints = await prisma.metricPoint.findMany({
+    where: { runId: { in: ids }, key: { startsWith: BFCL_METRIC_PREFIX } },
+    select: { runId: true, key: true, step: true, value: true },
+  });
+  const bfcl = buildBfclTable(ordered, bfclPoints);
+  return { version: 1, generatedAt: new Date().toISOString(), runs, table, charts, bfcl };
 }
 
 const reportSelect = {
@@ -88,6 +96,7 @@ async function documentOf(report: Pick<ReportRow, "title" | "body" | "runIds" | 
     runs: results.runs,
     table: results.table,
     charts: results.charts,
+    bfcl: results.bfcl ?? null,
   };
 }
 

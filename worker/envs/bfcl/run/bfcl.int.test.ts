@@ -124,6 +124,22 @@ describe.skipIf(!hasBfclData())("BFCL runs", () => {
     const qDetail = await caller.trajectories.get({ id: question.id, turnsLimit: 50 });
     expect(bfclOutcomeOfSummary(qDetail.trajectory.summary)?.prerequisites?.entries.map((e) => e.id)).toEqual(loadPrereqConversation("memory_kv", memory[0].scenario).map((e) => e.id));
 
+    // The report shows the paper's BFCL columns, with a note where a column was not run.
+    const created = await caller.reports.create({ title: "BFCL ground truth", runIds: [run.id] });
+    const { document } = await caller.reports.get({ id: created.id });
+    const row = document.bfcl!.rows[0];
+    expect(row.columns.map((c) => [c.label, c.value])).toEqual([
+      ["Web", null],
+      ["Memory", null],
+      ["Multi-turn", 87.5],
+      ["Non-live", 100],
+      ["Live", 100],
+      ["Irrelevance", 100],
+      ["Avg", null],
+    ]);
+    expect(row.columns.find((c) => c.key === "memory")).toMatchObject({ partial: 100, note: expect.stringMatching(/memory_vector \(needs the sentence-transformers/) });
+    expect(row.notes.some((n) => n.startsWith("Subsets: simple_python 2 of 400 tasks"))).toBe(true);
+
     const logs = (await caller.runs.logs({ runId: run.id, limit: 500 })).map((l) => l.message);
     expect(logs.some((l) => /BFCL memory_vector is not run/.test(l))).toBe(true);
     expect(logs.some((l) => /^evaluation: BFCL Web not run, Memory \(100\.00 partial\), Multi-turn 87\.50/.test(l))).toBe(true);
