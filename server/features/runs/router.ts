@@ -1,4 +1,5 @@
 import { router } from "../../trpc/init";
+import { bfcl } from "./procedures/bfcl";
 import { cancel } from "./procedures/cancel";
 import { checkpoints } from "./procedures/checkpoints";
 import { create } from "./procedures/create";
@@ -9,4 +10,4 @@ import { nodes } from "./procedures/nodes";
 import { resume } from "./procedures/resume";
 import { worldModelProcedure } from "./procedures/world-model";
 
-export const runsRouter = router({ create, list, get, cancel, resume, logs, nodes, checkpoints, worldModel: worldModelProcedure });
+export const runsRouter = router({ create, list, get, cancel, resume, logs, nodes, checkpoints, worldModel: worldModelProcedure, bfcl });
