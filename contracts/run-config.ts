@@ -284,6 +284,20 @@ export const paperReferencePreset: RunConfigInput = {
   schedule: { steps: 470, saveEvery: 50, evalEvery: 10 },
 };
 
+/**
+ * BFCL v4 evaluation on the embedded node: the multi-turn categories against the real back ends. Up to 20
+ * steps per user turn upstream, so the per-episode caps leave room for them; pick categories and a subset of
+ * tasks (data.instanceIds) in the form.
+ */
+export const bfclEvalPreset: RunConfigInput = {
+  kind: "eval",
+  policy: { node: "embedded", model: "tiny-gpt" },
+  data: { dataset: "bfcl:multi_turn" },
+  trialsPerTask: 1,
+  rollout: { paradigm: "environment", maxAssistantTurns: 120, maxUserTurns: 30, maxMicroSteps: 500, promptBudgetTokens: 32_000, maxConcurrentRollouts: 16 },
+  sampling: { evalAct: { temperature: 0.6, topP: 0.95, maxTokens: 256 }, evalRehearse: { temperature: 0.6, topP: 0.95, maxTokens: 256 } },
+};
+
 export const presets = {
   quickstart: { label: "Quickstart (embedded CPU node)", config: quickstartPreset },
   paper: { label: "Paper reference (Qwen3-8B on Tinker, judge Qwen3-30B-A3B)", config: paperReferencePreset },
@@ -295,6 +309,7 @@ export const presets = {
       reward: { ...quickstartPreset.reward, rehearsalGrounding: 0 },
     } satisfies RunConfigInput,
   },
+  bfclEval: { label: "BFCL v4 evaluation (choose categories)", config: bfclEvalPreset },
   environmentBaseline: {
     label: "Baseline: real environment (classic agentic RL)",
     config: {

@@ -6,6 +6,7 @@ import { TRPCClientError } from "@trpc/client";
 import { parseRunConfig, presets, runConfigSchema, type PresetKey, type RunConfigInput } from "@/contracts/run-config";
 import { useTRPC } from "../../_lib/trpc";
 import { describeSchema, getPath, setPath, type FieldDescriptor } from "../../_lib/schema-form";
+import { BfclPicker, isBfclDataset } from "./bfcl-picker";
 
 type Errors = Record<string, string>;
 
@@ -190,6 +191,16 @@ export function NewRunForm() {
           )}
         </div>
       </div>
+      {isBfclDataset(config.data?.dataset) && (
+        <BfclPicker
+          dataset={config.data.dataset}
+          kind={config.kind ?? "train"}
+          instanceIds={config.data.instanceIds ?? []}
+          trials={config.trialsPerTask ?? 1}
+          error={errors["data.dataset"]}
+          onChange={(d) => setConfig((c) => setPath(c, ["data", "dataset"], d))}
+        />
+      )}
       {groups.map((g) => (
         <fieldset key={g.label} className="card">
           <legend>{g.label}</legend>
