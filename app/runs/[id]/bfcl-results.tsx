@@ -84,7 +84,7 @@ export function BfclResults({ runId }: { runId: string }) {
           </ul>
         )}
         <p className="small">
-          <Link href={`/runs/${runId}/trajectories?phase=eval&outcome=failure`}>Browse the failing tasks</Link> — each names the check that failed.
+          <Link href={`/runs/${runId}/trajectories?phase=eval&rewardMax=0`}>Browse the failing tasks</Link> — each names the check that failed.
         </p>
       </div>
     </section>

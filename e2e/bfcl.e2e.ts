@@ -1,0 +1,63 @@
+/**
+ * A BFCL v4 evaluation launched from the new-run form in Chromium, on the embedded node's tiny model: the
+ * BFCL preset, categories chosen in the picker, a subset of tasks; the run page then shows the per-category
+ * results in the paper's columns, and a failing task's trajectory names the check that failed.
+ */
+import { expect, test, type BrowserContext } from "@playwright/test";
+import crypto from "node:crypto";
+
+const password = "bfcl-evaluator-pw";
+const email = `bfcl-${crypto.randomBytes(4).toString("hex")}@example.test`;
+let session: Awaited<ReturnType<BrowserContext["cookies"]>>;
+
+test.describe.serial("BFCL evaluation", () => {
+  test.beforeAll(async ({ browser, baseURL }) => {
+    const ctx = await browser.newContext({ baseURL });
+    const res = await ctx.request.post("/api/auth/sign-up/email", { data: { email, password, name: "BFCL Evaluator" }, headers: { origin: baseURL! } });
+    expect(res.ok(), await res.text()).toBe(true);
+    session = await ctx.cookies();
+    await ctx.close();
+  });
+
+  test.beforeEach(async ({ context }) => {
+    await context.addCookies(session);
+  });
+
+  test("launch from the form, see per-category results and a failing task's named check", async ({ page }) => {
+    test.setTimeout(600_000);
+    await page.goto("/runs/new");
+    await page.getByLabel("Preset").selectOption({ label: "BFCL v4 evaluation (choose categories)" });
+    const picker = page.getByTestId("bfcl-picker");
+    await expect(picker).toBeVisible();
+    // The preset picks the multi-turn column; keep its base category and add simple Python.
+    await expect(picker.locator('input[name="bfcl-multi_turn_long_context"]')).toBeChecked();
+    for (const c of ["multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context"]) await picker.locator(`input[name="bfcl-${c}"]`).uncheck();
+    await picker.locator('input[name="bfcl-simple_python"]').check();
+    // Web search cannot run offline: offered, disabled, with the reason.
+    await expect(picker.locator('input[name="bfcl-web_search_base"]')).toBeDisabled();
+    await expect(picker.getByTestId("bfcl-picker-summary")).toContainText("bfcl:multi_turn_base,simple_python");
+    await page.locator('[data-field="data.instanceIds"] input').fill("multi_turn_base_0, simple_python_0, simple_python_1");
+    await expect(picker.getByTestId("bfcl-picker-summary")).toContainText("3 tasks (data · instanceIds) × 1 trial");
+    await page.locator("#run-name").fill("e2e bfcl evaluation");
+    await page.getByRole("button", { name: "Launch run" }).click();
+
+    await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
+    await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 540_000 });
+    const results = page.getByTestId("bfcl-results");
+    await expect(results).toBeVisible();
+    const categories = results.getByTestId("bfcl-categories");
+    await expect(categories.locator('[data-category="multi_turn_base"]')).toContainText("1 of 200");
+    await expect(categories.locator('[data-category="simple_python"]')).toContainText("2 of 400");
+    for (const column of ["Web", "Memory", "Multi-turn", "Non-live", "Live", "Irrelevance", "Avg"]) await expect(results.getByRole("columnheader", { name: column, exact: true })).toBeVisible();
+    await expect(results.getByTestId("bfcl-run-notes")).toContainText("web_search_base (queries the live web");
+
+    // The tiny model fails the multi-turn task: its trajectory names the failing check.
+    await results.getByRole("link", { name: "Browse the failing tasks" }).click();
+    await page.getByTestId("trajectory-row").filter({ hasText: "multi_turn_base_0" }).first().getByRole("link").click();
+    const outcome = page.getByTestId("bfcl-outcome");
+    await expect(outcome).toBeVisible();
+    await expect(outcome.getByTestId("bfcl-status")).toHaveText("failed");
+    await expect(outcome.getByTestId("bfcl-check")).toHaveText(/^(turn \d+: .+|force-terminated after \d+ of 4 turns .+)$/);
+    await expect(page.getByTestId("verdicts").first()).toBeVisible();
+  });
+});
