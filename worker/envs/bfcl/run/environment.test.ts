@@ -22,6 +22,9 @@ import { bfclRunEnvironment, selectInstances } from "./environment";
 import { bfclEvalMetrics, bfclEvalReport, trajectoryOutcome } from "./metrics";
 import { bfclToolEnvironment, multiTurnInstance } from "./multi-turn";
 import { singleTurnInstance } from "./single-turn";
+import { memoryExecutor } from "./memory";
+import { createMemoryBackend } from "../memory/backends";
+import { pyFromJsonText, type PyDict, type PyValue } from "../../../../lib/python/values";
 import type { TaskInstance } from "../../../engine/types";
 
 const noJudge: JudgeTurnHook = async () => {
@@ -282,5 +285,30 @@ describe.skipIf(!hasBfclData())("test-time rehearsal on BFCL multi-turn", () => 
     const metrics = bfclEvalMetrics(result.trajectories);
     expect(metrics["val/bfcl/multi_turn_base/accuracy"]).toBe(1);
     expect(bfclEvalReport(result.trajectories).lines[0]).toBe("multi_turn_base: 100.00 % (2/2 trials of 2 tasks)");
+  });
+});
+
+describe("BFCL memory calls through upstream's call-string executor", () => {
+  it("gives the back end's own texts for every call, a NameError for unknown functions and the binding's TypeError", () => {
+    const calls: [string, Record<string, unknown>][] = [
+      ["core_memory_add", { key: "user_name", value: "Michael" }],
+      ["core_memory_add", { key: "user_name", value: "again" }],
+      ["archival_memory_add", { key: "home_city", value: "Seattle, WA" }],
+      ["archival_memory_key_search", { query: "city", k: 2 }],
+      ["core_memory_retrieve_all", {}],
+      ["core_memory_retrieve", { key: "missing" }],
+      ["core_memory_add", { key: "Bad Key", value: "x" }],
+      ["core_memory_add", { key: "k" }],
+      ["core_memory_add", { key: "k", value: "v", colour: "red" }],
+    ];
+    const viaExecutor = createMemoryBackend("MemoryAPI_kv");
+    const direct = createMemoryBackend("MemoryAPI_kv");
+    const executor = memoryExecutor("memory_kv_0-customer-0", viaExecutor);
+    for (const [name, args] of calls) {
+      const kwargs = (pyFromJsonText(JSON.stringify(args)) as PyDict).entries() as [string, PyValue][];
+      expect([name, executor.execute(name, JSON.stringify(args))]).toEqual([name, direct.execute(name, [], kwargs)]);
+    }
+    expect(executor.execute("teleport", "{}")).toBe("Error during execution: name 'teleport' is not defined");
+    expect(executor.execute("core_memory_add", "[1]")).toBe("Error during execution: arguments of core_memory_add must be a JSON object");
   });
 });

@@ -15,15 +15,17 @@ import type { BfclOutcome } from "../../../../lib/bfcl/outcome";
 import type { ChatMessage, ToolSchema } from "../../../engine/io";
 import type { EpisodeScore, EpisodeScoreContext, TaskInstance, ToolEnvironment, WorldContext } from "../../../engine/types";
 import { functionDocSchema, readJsonLines as readBfclJsonLines, requireBfclPath, BfclDataError, type FunctionDoc } from "../data";
-import { errorText } from "../execute";
+import { createScope, DEFAULT_MODEL_NAME } from "../environment";
+import { BfclInstanceSet, errorText, type CallTarget } from "../execute";
 import { evaluateAgenticEntry } from "../memory/agentic";
-import { createMemoryBackend, type MemoryKv, type MemoryRecSum } from "../memory/backends";
+import { createMemoryBackend, MemoryPyError, type MemoryKv, type MemoryRecSum } from "../memory/backends";
+import { ZeroDivisionError } from "../memory/bm25";
 import { MemoryChain } from "../memory/chain";
 import { backendClassOf, loadMemoryQuestions, loadPrereqConversation, type MemoryQuestion, type MemoryScenario, type PrereqEntry, type RunnableMemoryCategory } from "../memory/data";
 import { loadMemoryPrompts, memorySystemPrompt, withMemoryPrompt, type MemoryPrompts } from "../memory/prompt";
-import { PyDict, pyJsonLoads, type PyValue } from "../single-turn/values";
+import { PyDict, PyException } from "../../../../lib/python/values";
 import { MAXIMUM_STEP_LIMIT, toOpenAiTools } from "../tools";
-import { BFCL_DATA_SOURCE_PREFIX } from "./multi-turn";
+import { BFCL_DATA_SOURCE_PREFIX, callString } from "./multi-turn";
 import { notScoredReason, outcomeVerdicts, shorten } from "./outcome";
 
 type Backend = MemoryKv | MemoryRecSum;
@@ -39,26 +41,45 @@ export function memoryTools(category: RunnableMemoryCategory, dataDir?: string):
   return toOpenAiTools(docs) as ToolSchema[];
 }
 
-/**
- * A model's call on the memory back end, as upstream's executor runs `name(k=repr(v), …)`: a name that is
- * not a method of the back end is a NameError, arguments that are not a JSON object a tool error.
- */
-export function executeMemoryCall(backend: Backend, name: string, argumentsJson: string): string {
-  if (!backend.methodNames().includes(name)) return errorText(`name '${name}' is not defined`);
-  let args: PyValue;
-  try {
-    args = pyJsonLoads(argumentsJson);
-  } catch (err) {
-    return errorText(`arguments of ${name} are not JSON: ${(err as Error).message}`);
-  }
-  if (!(args instanceof PyDict)) return errorText(`arguments of ${name} must be a JSON object`);
-  return backend.execute(name, [], args.entries().map(([k, v]) => [String(k), v] as [string, PyValue]));
+/** A memory back end as a target of upstream's call-string executor (its Python exceptions as `PyException`). */
+export function memoryCallTarget(backend: Backend): CallTarget {
+  return {
+    className: backend.className,
+    methodNames: () => backend.methodNames(),
+    hasMethod: (name) => backend.methodNames().includes(name),
+    publicState: () => [],
+    call(name, args, kwargs) {
+      try {
+        return backend.call(name, args, kwargs);
+      } catch (err) {
+        if (err instanceof MemoryPyError) throw new PyException(err.pyType, err.message);
+        if (err instanceof ZeroDivisionError) throw new PyException("ZeroDivisionError", err.message);
+        throw err;
+      }
+    },
+  };
 }
 
-function memoryWorld(backend: Backend, messages: ChatMessage[], onClose?: () => void): ToolEnvironment {
+/**
+ * The memory back end behind upstream's executor, as upstream's loop runs memory calls: each tool call
+ * becomes `name(k=repr(v), …)` and is evaluated like a multi-turn call (a name that is not a method of the
+ * back end is a NameError, exceptions become `Error during execution: …`).
+ */
+export function memoryExecutor(id: string, backend: Backend): { execute(name: string, argumentsJson: string): string } {
+  const set = new BfclInstanceSet({ id, involvedClasses: [], initialConfig: new PyDict(), longContext: false }, DEFAULT_MODEL_NAME, createScope(), [memoryCallTarget(backend)]);
+  return {
+    execute(name, argumentsJson) {
+      const c = callString(name, argumentsJson);
+      return "call" in c ? set.executeOne(c.call) : errorText(c.error);
+    },
+  };
+}
+
+function memoryWorld(id: string, backend: Backend, messages: ChatMessage[], onClose?: () => void): ToolEnvironment {
+  const executor = memoryExecutor(id, backend);
   return {
     messages,
-    execute: (name, argumentsJson) => executeMemoryCall(backend, name, argumentsJson),
+    execute: (name, argumentsJson) => executor.execute(name, argumentsJson),
     snapshot: () => backend.snapshot(),
     close: onClose,
   };
@@ -125,7 +146,7 @@ class MemoryRun {
         create: () => {
           const backend = chain.forPrereq(entry.id, entry.scenario);
           const messages = asChat(withMemoryPrompt(this.prompts, entry.turns[0] ?? [], false, this.systemPrompt(entry.scenario, backend)));
-          return memoryWorld(backend, messages, () => chain.finishPrereq(entry.scenario, backend));
+          return memoryWorld(entry.id, backend, messages, () => chain.finishPrereq(entry.scenario, backend));
         },
       },
       // Prerequisite conversations are not scored (upstream leaves them out of every score).
@@ -178,7 +199,7 @@ function questionInstance(run: MemoryRun, q: MemoryQuestion): TaskInstance {
         if (!world) throw new Error(`${q.id}: a BFCL memory question needs its prerequisite conversations run first (no rollout context)`);
         await run.prerequisites(world, q.scenario);
         const backend = run.chain(world.rolloutIndex).forQuestion(q.id, q.scenario);
-        return memoryWorld(backend, opening(backend));
+        return memoryWorld(q.id, backend, opening(backend));
       },
     },
     scoreEpisode: async (ctx) => scoreMemoryQuestion(run.category, q, ctx, await run.prerequisiteSummary(ctx.rolloutIndex ?? 0, q)),
