@@ -94,13 +94,13 @@ describe.skipIf(!hasBfclData())("BFCL runs", () => {
     for (const c of categories) {
       expect([c, m[`val/bfcl/${c}/accuracy`], m[`val/bfcl/${c}/tasks`], m[`val/bfcl/${c}/trials`]]).toEqual([c, c === "multi_turn_base" ? 0.5 : 1, 2, 4]);
     }
-    expect(m["val/bfcl/paper/nonLive"]).toBe(1);
-    expect(m["val/bfcl/paper/live"]).toBe(1);
-    expect(m["val/bfcl/paper/irrelevance"]).toBe(1);
-    expect(m["val/bfcl/paper/multiTurn"]).toBe((0.5 + 1 + 1 + 1) / 4);
+    expect(m["val/bfcl/summary/non_live"]).toBe(1);
+    expect(m["val/bfcl/summary/live"]).toBe(1);
+    expect(m["val/bfcl/summary/irrelevance"]).toBe(1);
+    expect(m["val/bfcl/summary/multi_turn"]).toBe((0.5 + 1 + 1 + 1) / 4);
     // Web search and memory_vector were not run: no Web, Memory or Avg value (never 0).
-    expect(m["val/bfcl/paper/web"]).toBeUndefined();
-    expect(m["val/bfcl/paper/avg"]).toBeUndefined();
+    expect(m["val/bfcl/summary/web_search"]).toBeUndefined();
+    expect(m["val/bfcl/summary/overall"]).toBeUndefined();
 
     // Per-task outcomes are browsable: the failing one names its turn and check.
     const { items } = await caller.trajectories.list({ runId: run.id, limit: 500 });

@@ -103,10 +103,10 @@ describe.skipIf(!hasBfclData())("the ground-truth policy through the BFCL run en
       expect(metrics[`val/bfcl/${category}/tasks`]).toBe(total);
     }
     for (const c of [...MULTI_TURN_CATEGORIES, ...RUNNABLE_MEMORY_CATEGORIES]) expect(metrics[`val/bfcl/${c}/accuracy`]).toBe(1);
-    expect(metrics["val/bfcl/paper/multiTurn"]).toBe(1);
+    expect(metrics["val/bfcl/summary/multi_turn"]).toBe(1);
     // Web search and memory_vector are not run: no value, never 0.
-    expect(metrics["val/bfcl/paper/web"]).toBeUndefined();
-    expect(metrics["val/bfcl/paper/memory"]).toBeUndefined();
-    expect(metrics["val/bfcl/paper/avg"]).toBeUndefined();
+    expect(metrics["val/bfcl/summary/web_search"]).toBeUndefined();
+    expect(metrics["val/bfcl/summary/memory"]).toBeUndefined();
+    expect(metrics["val/bfcl/summary/overall"]).toBeUndefined();
   });
 });

@@ -3,18 +3,30 @@
  * - per category: `val/bfcl/<category>/accuracy` = mean reward over its scored trajectories (Avg@k over
  *   trialsPerTask repeats; upstream's correct / total when k = 1), `…/tasks` (entries evaluated), `…/trials`
  *   (scored trajectories) and `…/not_scored` (trajectories of tasks that could not be run: left out, never 0);
- * - the paper's columns (`val/bfcl/paper/<web|memory|multiTurn|nonLive|live|irrelevance|avg>`, upstream's own
- *   aggregates; avg = upstream's Overall) where every part ran (lib/bfcl/paper.ts says why one has no value).
+ * - upstream's aggregation `val/bfcl/summary/<non_live|live|irrelevance|multi_turn|web_search|memory|agentic|overall>`
+ *   (the paper's columns: Web = web_search, Avg = overall) where every part ran — lib/bfcl/paper.ts says why one
+ *   has no value; never 0 for a part that was not run.
  * The report (lib/reports/bfcl.ts) rebuilds the paper's table from the per-category metrics.
  */
 import { type CategoryResult, type ScoringCategory } from "../../../../lib/bfcl/aggregate";
 import { isBfclCategory } from "../../../../lib/bfcl/categories";
 import { bfclOutcomeOf, describeBfclCheck, type BfclOutcome } from "../../../../lib/bfcl/outcome";
-import { paperRow } from "../../../../lib/bfcl/paper";
+import { paperRow, type PaperColumnKey } from "../../../../lib/bfcl/paper";
 import type { TrajectoryResult } from "../../../engine/step";
 import { BFCL_DATA_SOURCE_PREFIX } from "./multi-turn";
 
 export const BFCL_METRIC_PREFIX = "val/bfcl/";
+
+/** Metric names of upstream's aggregates, by the paper column they are. */
+const SUMMARY_NAMES: Record<PaperColumnKey, string> = {
+  web: "web_search",
+  memory: "memory",
+  multiTurn: "multi_turn",
+  nonLive: "non_live",
+  live: "live",
+  irrelevance: "irrelevance",
+  avg: "overall",
+};
 
 /** The BFCL outcome of a trajectory (kept in its episode score's detail). */
 export function trajectoryOutcome(t: Pick<TrajectoryResult, "judgements">): BfclOutcome | null {
@@ -72,9 +84,13 @@ export function bfclEvalMetrics(trajectories: readonly TrajectoryResult[]): Reco
   const results = categoryResults(tallies);
   if (Object.keys(results).length === 0) return m;
   const row = paperRow(results);
-  for (const col of row.columns) if (col.value !== null) m[`${BFCL_METRIC_PREFIX}paper/${col.key}`] = col.value;
+  for (const col of row.columns) if (col.value !== null) m[`${BFCL_METRIC_PREFIX}summary/${SUMMARY_NAMES[col.key]}`] = col.value;
+  // Agentic = mean(web search, memory), upstream's; only where both ran.
+  const web = row.columns.find((c) => c.key === "web")?.value;
+  const memory = row.columns.find((c) => c.key === "memory")?.value;
+  if (web != null && memory != null) m[`${BFCL_METRIC_PREFIX}summary/agentic`] = row.summary.agentic.overall.accuracy;
   // Relevance is shown by upstream but belongs to no paper column.
-  if (results.live_relevance) m[`${BFCL_METRIC_PREFIX}relevance`] = results.live_relevance.accuracy;
+  if (results.live_relevance) m[`${BFCL_METRIC_PREFIX}summary/relevance`] = results.live_relevance.accuracy;
   return m;
 }
 

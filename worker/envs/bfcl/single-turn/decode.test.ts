@@ -19,7 +19,7 @@ const asCode = (calls: PyDict[]) =>
 describe("prompting-style Python replies", () => {
   it("decode to {name: {keyword: value}} and fail with a message otherwise", () => {
     const d = decodePythonCallText("[math.hypot(x=3, y=-4.5, opts={'a': [1, (2, 3)]}), f()]");
-    expect(d.ok && d.value.map((c) => pyRepr(c))).toEqual(["{'math.hypot': {'x': 3, 'y': -4.5, 'opts': {'a': [1, (2, 3)]}}}", "{'f': {}}"]);
+    expect(d.ok && (d.value as PyDict[]).map((c) => pyRepr(c))).toEqual(["{'math.hypot': {'x': 3, 'y': -4.5, 'opts': {'a': [1, (2, 3)]}}}", "{'f': {}}"]);
     expect(decodePythonCallText("I cannot help with that.").ok).toBe(false);
     expect(decodePythonCallText("[f(a=1), 42]")).toEqual({ ok: false, error: "every element must be a function call" });
   });
