@@ -22,7 +22,8 @@ import { bfclRunEnvironment, selectInstances } from "./environment";
 import { bfclEvalMetrics, bfclEvalReport, trajectoryOutcome } from "./metrics";
 import { bfclToolEnvironment, multiTurnInstance } from "./multi-turn";
 import { singleTurnInstance } from "./single-turn";
-import { memoryExecutor } from "./memory";
+import { memoryExecutor, memoryInstances } from "./memory";
+import { loadMemoryQuestions } from "../memory/data";
 import { createMemoryBackend } from "../memory/backends";
 import { pyFromJsonText, type PyDict, type PyValue } from "../../../../lib/python/values";
 import type { TaskInstance } from "../../../engine/types";
@@ -310,5 +311,35 @@ describe("BFCL memory calls through upstream's call-string executor", () => {
     }
     expect(executor.execute("teleport", "{}")).toBe("Error during execution: name 'teleport' is not defined");
     expect(executor.execute("core_memory_add", "[1]")).toBe("Error during execution: arguments of core_memory_add must be a JSON object");
+  });
+});
+
+describe.skipIf(!hasBfclData())("BFCL tasks that could not be run are never scored", () => {
+  it("leaves out an episode whose scoring crashed, and a memory question whose prerequisites failed", async () => {
+    const task = loadMultiTurnTasks("multi_turn_base")[0];
+    const crashing: TaskInstance = {
+      ...multiTurnInstance(task),
+      scoreEpisode: () => {
+        throw new Error("checker exploded");
+      },
+    };
+    const crashed = await run(crashing, bfclGroundTruthPolicy(multiTurnAnswer(task)));
+    expect(trajectoryOutcome(crashed)).toMatchObject({ scored: false, notScoredReason: "scoring failed: checker exploded" });
+    const m = bfclEvalMetrics([crashed]);
+    expect(m["val/bfcl/multi_turn_base/not_scored"]).toBe(1);
+    expect(m["val/bfcl/multi_turn_base/accuracy"]).toBeUndefined();
+
+    const [question] = memoryInstances("memory_kv");
+    const questionText = loadMemoryQuestions("memory_kv")[0].question[0][0].content;
+    const answer = loadMemoryQuestions("memory_kv")[0].answers[0];
+    // The node answers the question but fails every prerequisite conversation.
+    const flaky: PolicyClient = {
+      generate: async (req) => {
+        if (req.messages.some((m) => m.role === "user" && m.content === questionText)) return fakeGeneration("p", answer);
+        throw new Error("HTTP 502 from node gpu-2");
+      },
+    };
+    const t = await run(question, flaky);
+    expect(trajectoryOutcome(t)).toMatchObject({ scored: false, notScoredReason: expect.stringMatching(/^the prerequisite conversation memory_kv_prereq_0-customer-0 could not be run/) });
   });
 });

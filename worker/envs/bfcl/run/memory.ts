@@ -27,6 +27,7 @@ import { PyDict, PyException } from "../../../../lib/python/values";
 import { MAXIMUM_STEP_LIMIT, toOpenAiTools } from "../tools";
 import { BFCL_DATA_SOURCE_PREFIX, callString } from "./multi-turn";
 import { notScoredReason, outcomeVerdicts, shorten } from "./outcome";
+import { Termination } from "../../../engine/machine";
 
 type Backend = MemoryKv | MemoryRecSum;
 
@@ -208,7 +209,8 @@ function questionInstance(run: MemoryRun, q: MemoryQuestion): TaskInstance {
 
 export function scoreMemoryQuestion(category: RunnableMemoryCategory, q: MemoryQuestion, ctx: EpisodeScoreContext, prerequisites?: BfclOutcome["prerequisites"]): EpisodeScore {
   const base = { category, taskId: q.id, termination: ctx.terminationReason, ...(prerequisites ? { prerequisites } : {}) };
-  const unscored = notScoredReason(ctx);
+  const failedPrereq = prerequisites?.entries.find((e) => e.termination === Termination.generationFailed);
+  const unscored = notScoredReason(ctx) ?? (failedPrereq ? `the prerequisite conversation ${failedPrereq.id} could not be run (the policy node failed to generate)` : null);
   if (unscored) {
     const outcome: BfclOutcome = { ...base, scored: false, notScoredReason: unscored, valid: false };
     return { reward: 0, verdicts: outcomeVerdicts(outcome, ctx), detail: { bfcl: outcome } };

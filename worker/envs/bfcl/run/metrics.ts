@@ -28,11 +28,18 @@ const SUMMARY_NAMES: Record<PaperColumnKey, string> = {
   avg: "overall",
 };
 
-/** The BFCL outcome of a trajectory (kept in its episode score's detail). */
-export function trajectoryOutcome(t: Pick<TrajectoryResult, "judgements">): BfclOutcome | null {
+/**
+ * The BFCL outcome of a trajectory (kept in its episode score's detail). A BFCL episode whose scoring
+ * itself failed (the engine keeps `{ error }` as the detail) is an outcome that is not scored, with that error.
+ */
+export function trajectoryOutcome(t: Pick<TrajectoryResult, "judgements" | "instanceId" | "dataSource" | "terminationReason">): BfclOutcome | null {
   for (let i = t.judgements.length - 1; i >= 0; i--) {
     const o = bfclOutcomeOf(t.judgements[i].detail);
     if (o) return o;
+  }
+  const last = t.judgements.at(-1)?.detail as { error?: unknown } | undefined;
+  if (t.dataSource.startsWith(BFCL_DATA_SOURCE_PREFIX) && typeof last?.error === "string") {
+    return { category: t.dataSource.slice(BFCL_DATA_SOURCE_PREFIX.length), taskId: t.instanceId, scored: false, notScoredReason: last.error, valid: false, termination: t.terminationReason };
   }
   return null;
 }
@@ -55,7 +62,8 @@ export function tallyByCategory(trajectories: readonly TrajectoryResult[]): Map<
     const tally = out.get(category) ?? { category, tasks: 0, trials: 0, correct: 0, notScored: 0, ids: new Set<string>() };
     tally.ids.add(t.instanceId);
     const outcome = trajectoryOutcome(t);
-    if (outcome && !outcome.scored) tally.notScored++;
+    // No outcome at all means the episode was never scored as BFCL: never counted as a failure.
+    if (!outcome || !outcome.scored) tally.notScored++;
     else {
       tally.trials++;
       if (t.reward >= 1) tally.correct++;
