@@ -84,6 +84,14 @@ export const runConfigSchema = z
           .max(1)
           .default(0.5)
           .describe("Fail the run when a step's share of failed generations exceeds this (a step where all failed always fails)"),
+        maxEnvironmentErrorShare: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0.5)
+          .describe(
+            "Fail the run when more than this share of a step's episodes end with an environment error (a tool server that did not start, crashed, hung or broke its protocol); those episodes are recorded and left out of training (a step where all did always fails)",
+          ),
       })
       .default({}),
 
