@@ -2,11 +2,13 @@
  * MCP sessions against real server processes: the misbehaving double (test/doubles/mcp) and the npm
  * server @modelcontextprotocol/server-memory. Every failure is coded, every process is gone after.
  */
+import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { mcpLimitsSchema } from "../../contracts/mcp";
+import { repoRoot } from "../../scripts/lib/database";
 import { memoryServer, misbehaving, processesUnder, waitForNoProcessesUnder } from "../../test/mcp";
 import { McpSessionError } from "./errors";
 import { liveServerProcessCount } from "./processes";
@@ -159,5 +161,51 @@ describe("an MCP server that misbehaves", () => {
     expect(processesUnder(root)).toContain(child);
     await s.close();
     expect(await waitForNoProcessesUnder(root)).toEqual([]);
+  });
+});
+
+describe("a streamable-HTTP MCP server", () => {
+  let server: ChildProcess;
+  let url: string;
+
+  beforeAll(async () => {
+    server = spawn(process.execPath, [path.join(repoRoot, "test/doubles/mcp/http-server.mjs")], { stdio: ["ignore", "pipe", "inherit"] });
+    const port = await new Promise<number>((resolve, reject) => {
+      server.stdout!.on("data", (d: Buffer) => {
+        const m = /listening (\d+)/.exec(d.toString());
+        if (m) resolve(Number(m[1]));
+      });
+      server.once("exit", () => reject(new Error("the HTTP double exited")));
+    });
+    url = `http://127.0.0.1:${port}/mcp`;
+  });
+  afterAll(() => void server?.kill("SIGKILL"));
+
+  const spec = (token = "test-token") => ({ transport: "http" as const, url, headers: [{ name: "Authorization", value: `Bearer ${token}` }] });
+
+  it("gives every episode a fresh session, with the configured headers", async () => {
+    const a = await session(spec());
+    const b = await session(spec());
+    expect(a.tools.map((t) => t.name)).toEqual(["counter", "huge"]);
+    await a.call("counter", {});
+    expect(await a.call("counter", {})).toEqual({ content: [{ type: "text", text: "2" }] });
+    expect(await b.call("counter", {})).toEqual({ content: [{ type: "text", text: "1" }] });
+  });
+
+  it("refuses a server that turns the client away: START_FAILED", async () => {
+    const e = await failure(session(spec("wrong")));
+    expect(e.code).toBe("START_FAILED");
+    expect(e.message).toMatch(/did not start: .*unauthorized/);
+  });
+
+  it("stops reading an oversized answer: RESULT_TOO_LARGE", async () => {
+    const s = await session(spec());
+    const e = await failure(s.call("huge", { mb: 2 }));
+    expect(e.code).toBe("RESULT_TOO_LARGE");
+  });
+
+  it("cannot be reached: START_FAILED", async () => {
+    const e = await failure(session({ transport: "http", url: "http://127.0.0.1:9/mcp", headers: [] }));
+    expect(e.code).toBe("START_FAILED");
   });
 });
