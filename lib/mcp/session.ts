@@ -129,13 +129,15 @@ export async function openMcpSession(spec: McpLaunchSpec, opts: McpSessionOption
   }
 
   let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    // A streamable-HTTP server forgets the session (and its state); a stdio server's process is stopped.
-    if (http?.sessionId) await http.terminateSession().catch(() => {});
-    await cleanup();
-  };
+  let closing: Promise<void> | undefined;
+  // Every caller waits for the same stop (the process is gone when close() resolves, whoever called it first).
+  const close = () =>
+    (closing ??= (async () => {
+      closed = true;
+      // A streamable-HTTP server forgets the session (and its state); a stdio server's process is stopped.
+      if (http?.sessionId) await http.terminateSession().catch(() => {});
+      await cleanup();
+    })());
 
   return {
     serverInfo: client.getServerVersion(),

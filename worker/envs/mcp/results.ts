@@ -13,17 +13,29 @@
  * - `isError: true`: `{"error": <text form>}` (plus `structuredContent` when given), and the error flag
  *   travels beside the content (ToolOutcome.isError) to the fidelity score.
  *
- * JSON is written as the reference writes tool results (Python `json.dumps`, ensure_ascii=False).
+ * JSON is written as the reference writes tool results (Python `json.dumps`, ensure_ascii=False), whole
+ * numbers as ints.
  */
 import { createHash } from "node:crypto";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { pyJsonDumps } from "../../../lib/python/json";
+import { PyInt, pyJsonDumps } from "../../../lib/python/json";
 import { deepEqual } from "../../engine/fidelity";
 import type { ToolOutcome } from "../../engine/types";
 
 type Block = CallToolResult["content"][number];
 
-const dumps = (value: unknown) => pyJsonDumps(value, { ensureAscii: false });
+/**
+ * JSON as the reference writes it. The SDK parsed the message with JSON.parse, so `7` and `7.0` are one
+ * number by now: whole numbers are written as ints (what a JSON server sends almost always means).
+ */
+export const toolJson = (value: unknown) => pyJsonDumps(withInts(value), { ensureAscii: false });
+
+function withInts(value: unknown): unknown {
+  if (typeof value === "number") return Number.isSafeInteger(value) ? new PyInt(value) : value;
+  if (Array.isArray(value)) return value.map(withInts);
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withInts(v)]));
+  return value;
+}
 
 function binary(base64: string): { bytes: number; sha256: string } {
   const buf = Buffer.from(base64, "base64");
@@ -66,7 +78,7 @@ function contentValue(blocks: Block[]): unknown {
 function contentText(blocks: Block[]): string {
   if (blocks.length === 0) return "";
   const v = contentValue(blocks);
-  return typeof v === "string" ? v : dumps(v);
+  return typeof v === "string" ? v : toolJson(v);
 }
 
 function tryParse(text: string): { ok: true; value: unknown } | { ok: false } {
@@ -95,10 +107,10 @@ export function toolOutcomeOf(result: CallToolResult): ToolOutcome {
   const structured = result.structuredContent;
   if (result.isError) {
     const text = contentText(blocks) || "the tool reported an error without a message";
-    return { content: dumps(structured ? { error: text, structuredContent: structured } : { error: text }), isError: true };
+    return { content: toolJson(structured ? { error: text, structuredContent: structured } : { error: text }), isError: true };
   }
   if (structured) {
-    return { content: repeatsStructured(blocks, structured) ? dumps(structured) : dumps({ content: contentValue(blocks), structuredContent: structured }), isError: false };
+    return { content: repeatsStructured(blocks, structured) ? toolJson(structured) : toolJson({ content: contentValue(blocks), structuredContent: structured }), isError: false };
   }
   return { content: contentText(blocks), isError: false };
 }
