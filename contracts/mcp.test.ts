@@ -28,7 +28,8 @@ describe("MCP contracts", () => {
     expect(issues({ transport: "stdio", command: "node", cwd: "relative/dir" })).toEqual(["cwd: an absolute path (or one under ${EPISODE_DIR})"]);
     expect(issues({ transport: "stdio", command: "node", env: [{ name: "1BAD", value: "" }] })[0]).toMatch(/^env\.0\.name: an environment variable name/);
     expect(issues({ transport: "stdio", command: "node", env: [{ name: "A", value: "1" }, { name: "A", value: "2" }] })).toEqual(["env.1.name: variable A is given twice"]);
-    expect(issues({ transport: "http", url: "ftp://x/mcp" })).toEqual(["url: must be http(s)"]);
+    expect(issues({ transport: "http", url: "ftp://x/mcp" })).toEqual(["url: must be an http(s) URL like http://host:8080/mcp"]);
+    expect(issues({ transport: "http", url: "not a url" })).toEqual(["url: must be an http(s) URL like http://host:8080/mcp"]);
     expect(issues({ transport: "http", url: "http://x/mcp", headers: [{ name: "Authorization", value: "a" }, { name: "authorization", value: "b" }] })).toEqual(["headers.1.name: header authorization is given twice"]);
     expect(issues({ transport: "carrier-pigeon" })[0]).toMatch(/^transport: Invalid discriminator value/);
   });

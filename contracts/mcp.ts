@@ -69,8 +69,13 @@ export const mcpHttpLaunchSchema = z.object({
   url: z
     .string()
     .trim()
-    .url("must be a URL like http://host:8080/mcp")
-    .refine((u) => /^https?:\/\//.test(u), "must be http(s)"),
+    .refine((u) => {
+      try {
+        return ["http:", "https:"].includes(new URL(u).protocol);
+      } catch {
+        return false;
+      }
+    }, "must be an http(s) URL like http://host:8080/mcp"),
   headers: z.array(mcpHeaderSchema).max(50).default([]).superRefine((h, ctx) => uniqueNames(h, ctx, "header", true)),
 });
 

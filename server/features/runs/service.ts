@@ -7,6 +7,7 @@ import { DomainError, notFound } from "../../lib/errors";
 import { sendRunJob } from "../../lib/queue";
 import { nodeRefsOf } from "../../../lib/node-refs";
 import { nodeSelect } from "../nodes/service";
+import { assertMcpDatasetUsable } from "../mcp-servers/service";
 
 /** Columns for run lists: no config body, no logs. */
 export const runListSelect = {
@@ -58,6 +59,7 @@ export async function createRun(userId: string, input: CreateRunInput) {
     );
   }
   const config = parsed.config;
+  await assertMcpDatasetUsable(config.data.dataset);
   const totalSteps = config.kind === "train" ? config.schedule.steps : 1;
   return prisma.$transaction(async (tx) => {
     const run = await tx.run.create({
