@@ -209,3 +209,18 @@ describe("a streamable-HTTP MCP server", () => {
     expect(e.code).toBe("START_FAILED");
   });
 });
+
+describe("starting an MCP session", () => {
+  it("gives up and stops the server when its signal aborts mid-start", async () => {
+    const controller = new AbortController();
+    const pending = openMcpSession(misbehaving("--hang-start"), { limits: { ...limits, startTimeoutS: 600 }, label: "double", signal: controller.signal });
+    const deadline = Date.now() + 10_000;
+    while (processesUnder(root).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(processesUnder(root)).toHaveLength(1);
+    controller.abort();
+    const e = await failure(pending);
+    expect(e.code).toBe("START_FAILED");
+    expect(e.message).toMatch(/start cancelled/);
+    expect(await waitForNoProcessesUnder(root, 5000)).toEqual([]);
+  });
+});

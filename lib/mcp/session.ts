@@ -46,6 +46,8 @@ export interface McpSessionOptions {
   label: string;
   /** List the server's tools right after initialize (discovery and the Test button). */
   listTools?: boolean;
+  /** Gives up starting (the server is stopped) when aborted: a run that closes while its episodes' servers start. */
+  signal?: AbortSignal;
 }
 
 export interface McpSession {
@@ -86,7 +88,10 @@ export async function openMcpSession(spec: McpLaunchSpec, opts: McpSessionOption
     if (episodeDir) await fs.rm(episodeDir, { recursive: true, force: true }).catch(() => {});
   };
 
+  const onAbort = () => void Promise.all([client.close().catch(() => {}), stdio?.close().catch(() => {})]);
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
   try {
+    if (opts.signal?.aborted) throw new Error("cancelled before it started");
     if (spec.transport === "stdio") {
       const root = scratchRoot();
       await fs.mkdir(root, { recursive: true });
@@ -110,6 +115,7 @@ export async function openMcpSession(spec: McpLaunchSpec, opts: McpSessionOption
   } catch (e) {
     const broke = failure();
     await cleanup();
+    if (opts.signal?.aborted) throw new McpSessionError("START_FAILED", `${opts.label}: start cancelled (the run's environment closed)`);
     if (broke?.code === "START_FAILED") throw broke;
     if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
       throw new McpSessionError("START_FAILED", `${opts.label}: no answer to initialize within ${limits.startTimeoutS} s${stdio?.stderrTail() ? `; stderr: ${stdio.stderrTail().slice(-1000)}` : ""}`);
@@ -118,6 +124,7 @@ export async function openMcpSession(spec: McpLaunchSpec, opts: McpSessionOption
     throw new McpSessionError("START_FAILED", `${opts.label} did not start: ${why}`);
   }
 
+  opts.signal?.removeEventListener("abort", onAbort);
   let tools: McpToolInfo[] = [];
   if (opts.listTools) {
     try {

@@ -563,7 +563,8 @@ function environmentFailed(state: RolloutState, event: Extract<RolloutEvent, { k
   const records = record(state, {
     role: "environment",
     microStep: state.microSteps,
-    text: "",
+    // What the environment said about its failure is the turn's text (the trajectory shows it; no tool message enters the conversation).
+    text: event.detail,
     ...(event.call ? { call: event.call } : {}),
     error: { code: event.code, payload: event.detail },
     ...noTokens,

@@ -9,6 +9,8 @@
  * --hang-start   never answers initialize
  * --banner       writes a non-JSON line to stdout before answering (the spec forbids it)
  * --crash-after N  exits with code 3 on the N-th tools/call (a crash in the middle of an episode)
+ * --hang-start-if-exists FILE  behaves the first time (creating FILE), then never answers initialize
+ *                  in later processes (a run's tool discovery succeeds, its episodes' servers hang)
  *
  * Tools: echo {text} (text), counter {} (calls so far in THIS process: 1 in a fresh one), env {name}
  * (the value of an environment variable, or null), cwd {}, fail {message} (isError result), crash {}
@@ -19,9 +21,16 @@
  * `sleep 600` grandchild and answers with its pid).
  */
 import { spawn } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
 
 const argv = process.argv.slice(2);
 const flag = (f) => argv.includes(f);
+const hangMarker = argv.includes("--hang-start-if-exists") ? argv[argv.indexOf("--hang-start-if-exists") + 1] : undefined;
+let hangStart = flag("--hang-start");
+if (hangMarker) {
+  if (existsSync(hangMarker)) hangStart = true;
+  else writeFileSync(hangMarker, "started once\n");
+}
 const crashAfter = argv.includes("--crash-after") ? Number(argv[argv.indexOf("--crash-after") + 1]) : Infinity;
 
 if (flag("--fail-start")) {
@@ -105,7 +114,7 @@ function handle(msg) {
   if (msg.id === undefined) return; // notifications
   switch (msg.method) {
     case "initialize":
-      if (flag("--hang-start")) return;
+      if (hangStart) return;
       if (flag("--banner")) process.stdout.write("misbehaving-server v1 listening on stdio\n");
       return send({ jsonrpc: "2.0", id: msg.id, result: { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "misbehaving", version: "1.0.0" } } });
     case "tools/list":

@@ -67,7 +67,7 @@ async function startEpisode(deps: EpisodeDeps, setup: SetupCall[]): Promise<Tool
   let session: McpSession;
   try {
     if (deps.isClosed()) throw new EnvironmentFailure("START_FAILED", "the run's MCP environment is closed");
-    session = await openMcpSession(deps.spec, { limits: deps.limits, label: deps.server });
+    session = await openMcpSession(deps.spec, { limits: deps.limits, label: deps.server, signal: deps.signal });
   } catch (e) {
     release();
     throw failureOf(e, "START_FAILED");
