@@ -14,6 +14,7 @@ import { parseRunConfig, type RunConfig, type RunConfigInput } from "../../../co
 import { liveServerProcessCount } from "../../../lib/mcp/processes";
 import { storedLaunchOf } from "../../../lib/mcp/store";
 import { scriptedToolPolicy, type ScriptedCall } from "../../../test/doubles/scripted-tool-policy";
+import { cm2Jsonl } from "../../../test/fixtures/cm2";
 import { callerFor, prisma, resetDatabase, signUp, type TestUser } from "../../../test/helpers";
 import { filesystemServerPath, memoryServerPath, misbehavingServerPath, processesUnder, waitForNoProcessesUnder } from "../../../test/mcp";
 import type { TrainerClient } from "../../engine/io";
@@ -186,6 +187,21 @@ describe("an MCP server as the environment of a run", () => {
     // A tool left out of the registered selection never reaches the server.
     expect(byTask("task-hidden").turns.find((t) => t.role === "environment")!.real).toBe('{"error": "Tool move_file not found"}');
     expect(fs.readdirSync(root)).toEqual([]);
+  });
+
+  it("runs CM2 rows against the server too: its tools replace the rows' own", async () => {
+    await (await callerFor(admin.headers)).datasets.import({ name: "cm2-rows", text: cm2Jsonl(2) });
+    const env = await open(config({ data: { dataset: "mcp:memory/cm2-rows" }, rollout: { paradigm: "environment" }, reward: { judge: { node: "judge", model: "j" } } }));
+    const [task] = env.forStep(1);
+    expect(task!.id).toMatch(/^cm2-/);
+    expect(task!.tools.map((t) => t.function.name)).not.toContain("get_forecast");
+    expect(task!.tools.map((t) => t.function.name)).toContain("read_graph");
+    expect(task!.environment).toBeDefined();
+    // The run's episodes start their own server; this one is created and closed here.
+    const world = await task!.environment!.create();
+    expect(await world.execute("read_graph", "{}")).toEqual({ content: '{"entities": [], "relations": []}', isError: false });
+    expect(await world.execute("read_graph", "[1]")).toEqual({ content: '{"error": "the arguments of read_graph must be a JSON object"}', isError: true });
+    await world.close!();
   });
 
   it("refuses what it cannot run, naming why", async () => {
