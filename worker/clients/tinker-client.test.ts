@@ -4,7 +4,7 @@ import path from "node:path";
 import { promises as fs } from "node:fs";
 import { startNode, type RunningNode } from "../node/server";
 import { VOCAB_SIZE } from "../node/tokenizer";
-import { TinkerClient, TinkerError } from "./tinker-client";
+import { TinkerClient, TinkerError } from "../../lib/clients/tinker-client";
 
 let node: RunningNode;
 beforeAll(async () => {

@@ -21,7 +21,7 @@ import type {
   ToolSchema,
 } from "../engine/io";
 import * as tinyChat from "../node/chat-format";
-import { type Datum, TinkerClient, type TinkerModel, type TinkerClientOptions, tokensInput } from "./tinker-client";
+import { type Datum, TinkerClient, type TinkerModel, type TinkerClientOptions, tokensInput } from "../../lib/clients/tinker-client";
 
 /** How a model's chat template turns messages into tokens and tokens into text. */
 export interface ChatRenderer {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { promises as fs } from "node:fs";
 import OpenAI from "openai";
 import { startNode, type RunningNode } from "./server";
-import { TinkerClient, TinkerError, tokensInput, type Datum } from "../clients/tinker-client";
+import { TinkerClient, TinkerError, tokensInput, type Datum } from "../../lib/clients/tinker-client";
 import { renderPrompt, stopTokens } from "./chat-format";
 import { VOCAB_SIZE } from "./tokenizer";
 
