@@ -119,8 +119,12 @@ describe("TinkerPolicy against the embedded node", () => {
     expect(fb.metrics.clip_frac).toBe(0);
     const opt = await policy.optimStep(optim);
     expect(opt.metrics.step).toBe(1);
+    const baseSession = policy.sampler.id;
+    await policy.updateSampler();
+    expect(policy.sampler.id).not.toBe(baseSession); // generate() now samples from the trained weights
     const { path: samplerPath } = await policy.saveWeightsForSampler("policy-step1");
     expect(samplerPath).toMatch(/sampler_weights\/policy-step1$/);
+    expect(policy.sampler.id).not.toBe(baseSession);
 
     // The rewarded tokens became more likely under the published weights.
     const after = await policy.forwardBackward([{ ...datum, advantages: rewarded.map(() => 0) }], { ...loss, klCoef: 0, entropyCoef: 0 });

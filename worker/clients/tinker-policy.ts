@@ -2,6 +2,10 @@
  * PolicyClient + TrainerClient (worker/engine/io.ts) on top of a Tinker-compatible node.
  *
  * Sampling: render the chat with the model's chat format → asample (tokens + logprobs) → decode.
+ * Samples go through sampling sessions (each with its own seq_id counter): one on the base model at
+ * start, then the session each ephemeral sampler save returns (updateSampler, once per training
+ * step). Persistent sampler saves (saveWeightsForSampler) happen only when the caller asks — at
+ * checkpoints. max_tokens is clamped to the model's context (advertised, or from node settings).
  * Training: each TrainingDatum becomes one Tinker Datum over the full sequence prompt+response:
  *   model_input = seq[0..n-2], target_tokens = seq[1..n-1]; logprobs/advantages are 0 on prompt
  *   positions and the sampling logprobs / advantages on response positions.
@@ -21,7 +25,18 @@ import type {
   ToolSchema,
 } from "../engine/io";
 import * as tinyChat from "../node/chat-format";
-import { type Datum, TinkerClient, type TinkerModel, type TinkerClientOptions, tokensInput } from "../../lib/clients/tinker-client";
+import {
+  type Datum,
+  type ForwardBackwardOutput,
+  type ResolvedProfile,
+  type SamplingSession,
+  TinkerClient,
+  TinkerError,
+  type TinkerModel,
+  type TinkerClientOptions,
+  tokensInput,
+} from "../../lib/clients/tinker-client";
+import { knownContextLength, loraRankLimit } from "../../lib/clients/tinker-limits";
 
 /** How a model's chat template turns messages into tokens and tokens into text. */
 export interface ChatRenderer {
@@ -35,39 +50,68 @@ export const tinyGptRenderer: ChatRenderer = { renderPrompt: tinyChat.renderProm
 export interface TinkerPolicyOptions {
   baseUrl: string;
   apiKey?: string;
+  /** Node name (for error messages and the run log). */
+  nodeName?: string;
   /** Base model name on the node (e.g. "tiny-gpt"). */
   model: string;
   renderer?: ChatRenderer;
   /** Resume from a training checkpoint (tinker://…/weights/…) right after create_model. */
   resumeFrom?: string;
+  /** LoRA rank of the trained adapter (checked against the server's limit before create_model). */
+  loraRank?: number;
+  /** Server limits the server does not advertise (node settings): context window and largest LoRA rank. */
+  contextLength?: number | null;
+  maxLoraRank?: number | null;
   client?: Partial<TinkerClientOptions>;
+  /** Run-log sink for warnings (dropped settings, recoveries). Default console.warn. */
+  log?: (message: string) => void;
 }
 
 /** Metrics are reported as means over the active (response) tokens of the call. */
 export class TinkerPolicy implements PolicyClient, TrainerClient {
-  private samplingTarget: { samplingSessionId: string } | { modelPath: string } | { baseModel: string };
   private warned = new Set<string>();
+  private samplingSession: SamplingSession;
+  private rank = 32;
 
   private constructor(
     readonly client: TinkerClient,
-    readonly model: TinkerModel,
+    private trainingModel: TinkerModel,
     readonly renderer: ChatRenderer,
     readonly contextLength: number | null,
     /** Loss-config extensions the node accepts (empty on hosted Tinker / SkyRL). */
     readonly extensions: Set<string>,
+    baseSession: SamplingSession,
+    private readonly log: (message: string) => void,
   ) {
-    this.samplingTarget = { baseModel: model.baseModel };
+    this.samplingSession = baseSession;
+  }
+
+  get model(): TinkerModel {
+    return this.trainingModel;
+  }
+
+  get profile(): ResolvedProfile {
+    return this.client.profile;
   }
 
   static async create(opts: TinkerPolicyOptions): Promise<TinkerPolicy> {
-    const client = new TinkerClient({ baseUrl: opts.baseUrl, apiKey: opts.apiKey, ...opts.client });
+    const log = opts.log ?? ((m: string) => console.warn(`[tinker-policy] ${m}`));
+    const client = new TinkerClient({ baseUrl: opts.baseUrl, apiKey: opts.apiKey, nodeName: opts.nodeName, log, ...opts.client });
+    const node = opts.nodeName ?? opts.baseUrl;
     await client.start(["envace"]);
     try {
       const caps = await client.capabilities();
       const entry = caps.supported_models.find((m) => m.model_name === opts.model);
-      if (!entry) throw new Error(`node ${opts.baseUrl} does not serve '${opts.model}' (it serves: ${caps.supported_models.map((m) => m.model_name).join(", ")})`);
-      const model = await client.createModel(opts.model);
-      const policy = new TinkerPolicy(client, model, opts.renderer ?? tinyGptRenderer, entry.max_context_length ?? null, new Set(caps.node?.extensions ?? []));
+      if (!entry) throw new Error(`node "${node}" does not serve '${opts.model}' (it serves: ${caps.supported_models.map((m) => m.model_name).join(", ")})`);
+      const rank = opts.loraRank ?? 32;
+      const limit = loraRankLimit(client.profile, caps, opts.maxLoraRank);
+      if (limit !== null && rank > limit)
+        throw new Error(`LoRA rank ${rank} is above what node "${node}" allows (${limit}, ${client.profile}); lower policy.loraRank or raise the node's tinker.maxLoraRank`);
+      const contextLength = entry.max_context_length ?? opts.contextLength ?? knownContextLength(opts.model);
+      const model = await client.createModel(opts.model, { loraRank: rank });
+      const base = await client.createSamplingSession({ baseModel: opts.model });
+      const policy = new TinkerPolicy(client, model, opts.renderer ?? tinyGptRenderer, contextLength, new Set(caps.node?.extensions ?? []), base, log);
+      policy.rank = rank;
       if (opts.resumeFrom) await policy.loadState(opts.resumeFrom);
       return policy;
     } catch (e) {
@@ -80,9 +124,9 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
     this.client.close();
   }
 
-  /** Where generate() samples from now (base model, then the latest published weights). */
-  get sampler() {
-    return this.samplingTarget;
+  /** The sampling session generate() uses now (base model, then the latest published weights). */
+  get sampler(): SamplingSession {
+    return this.samplingSession;
   }
 
   async generate(req: GenerateRequest): Promise<GenerateResult> {
@@ -93,7 +137,7 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
       if (promptTokens.length >= this.contextLength) return { text: "", promptTokens, tokens: [], logprobs: [], finishReason: "length" };
       maxTokens = Math.min(maxTokens, this.contextLength - promptTokens.length);
     }
-    const res = await this.client.sample(this.samplingTarget, promptTokens, {
+    const res = await this.samplingSession.sample(promptTokens, {
       max_tokens: maxTokens,
       temperature: req.sampling.temperature,
       top_p: req.sampling.topP,
@@ -102,15 +146,15 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
       stop: this.renderer.stopTokens,
     });
     const seq = res.sequences[0];
-    if (!seq) throw new Error("asample returned no sequence");
-    if (!seq.logprobs || seq.logprobs.length !== seq.tokens.length) throw new Error("asample returned no per-token logprobs");
+    if (!seq) throw new Error(`node "${this.client.nodeName}": asample returned no sequence`);
+    if (!seq.logprobs || seq.logprobs.length !== seq.tokens.length) throw new Error(`node "${this.client.nodeName}": asample returned no per-token logprobs`);
     return { text: this.renderer.decode(seq.tokens), promptTokens, tokens: seq.tokens, logprobs: seq.logprobs, finishReason: seq.stop_reason };
   }
 
   private warnOnce(key: string, message: string): void {
     if (this.warned.has(key)) return;
     this.warned.add(key);
-    console.warn(`[tinker-policy] ${message}`);
+    this.log(message);
   }
 
   async forwardBackward(data: TrainingDatum[], loss: LossConfig): Promise<{ metrics: Record<string, number> }> {
@@ -134,12 +178,12 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
       if (this.extensions.has("entropy_coef")) config.entropy_coef = loss.entropyCoef;
       else this.warnOnce("entropy", "this node has no entropy term; the entropy coefficient is ignored");
     }
-    const out = await this.model.forwardBackward(datums, loss.loss, loss.loss === "ppo" ? config : undefined);
-    return { metrics: summarise(out.metrics, responseTokens) };
+    const out = await this.trainingModel.forwardBackward(datums, loss.loss, loss.loss === "ppo" ? config : undefined);
+    return { metrics: summarise(out, responseTokens) };
   }
 
   async optimStep(optim: OptimConfig): Promise<{ metrics: Record<string, number> }> {
-    const r = await this.model.optimStep({
+    const r = await this.trainingModel.optimStep({
       learning_rate: optim.lr,
       beta1: optim.beta1,
       beta2: optim.beta2,
@@ -147,26 +191,52 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
       weight_decay: optim.weightDecay,
       grad_clip_norm: optim.gradClip,
     });
-    return { metrics: r.metrics ?? {} };
+    return { metrics: optimMetrics(r.metrics ?? {}) };
   }
 
-  /** Persistent publication under `name`; later generate() calls sample from it. */
+  /** Ephemeral publication (every training step): later generate() calls sample from the new weights. */
+  async updateSampler(): Promise<void> {
+    this.samplingSession = await this.trainingModel.saveWeightsForSamplerEphemeral();
+  }
+
+  /** Persistent publication under `name` (checkpoints); returns the tinker:// sampler path. */
   async saveWeightsForSampler(name: string): Promise<{ path: string }> {
-    const r = await this.model.saveWeightsForSampler(name);
-    if (!r.path) throw new Error("save_weights_for_sampler returned no path");
-    this.samplingTarget = r.sampling_session_id ? { samplingSessionId: r.sampling_session_id } : { modelPath: r.path };
-    return { path: r.path };
+    return this.trainingModel.saveWeightsForSampler(name);
   }
 
   async saveState(name: string): Promise<{ path: string }> {
-    return this.model.saveWeights(name, true);
+    return this.trainingModel.saveWeights(name);
   }
 
+  /** Deletes a saved checkpoint (a training state no longer needed for resuming). */
+  async deleteState(path: string): Promise<void> {
+    await this.client.deleteCheckpoint(path);
+  }
+
+  /**
+   * load_weights is allowed only as a model's first request. The policy's model gets it right after
+   * create_model; if it has other requests already, or a lost reply made the server count the load
+   * as done (SkyRL refuses the retry with 400), the load goes into a fresh model and the old one is
+   * unloaded.
+   */
   async loadState(path: string): Promise<void> {
-    await this.model.loadWeights(path, true);
+    if (this.trainingModel.pendingSeqId !== 1) await this.replaceModel(this.rank);
+    try {
+      await this.trainingModel.loadWeights(path, true);
+    } catch (e) {
+      if (!(e instanceof TinkerError) || !e.afterLostReply) throw e;
+      this.log(`node "${this.client.nodeName}": load_weights of ${path} lost its reply (${e.message}); loading into a fresh model`);
+      await this.replaceModel(this.rank);
+      await this.trainingModel.loadWeights(path, true);
+    }
     // Sample from the loaded weights from now on.
-    const r = await this.model.saveWeightsForSampler();
-    if (r.sampling_session_id) this.samplingTarget = { samplingSessionId: r.sampling_session_id };
+    await this.updateSampler();
+  }
+
+  private async replaceModel(rank: number): Promise<void> {
+    const old = this.trainingModel;
+    this.trainingModel = await this.client.createModel(old.baseModel, { loraRank: rank });
+    await old.unload().catch((e) => this.log(`node "${this.client.nodeName}": could not unload model ${old.modelId}: ${(e as Error).message}`));
   }
 }
 
@@ -244,12 +314,35 @@ export function packDatums(datums: Datum[]): Datum[] {
   return kept.map((k) => k.d);
 }
 
-/** Node metric sums → means over the response tokens. */
-function summarise(m: Record<string, number>, responseTokens: number): Record<string, number> {
+/**
+ * forward_backward metrics → the run's actor metrics. The loss is what the server reports: `loss:sum`
+ * (hosted Tinker, the embedded node), `total_loss:sum` (SkyRL FSDP/Megatron), or else the sum of the
+ * per-token `elementwise_loss` outputs (SkyRL JAX, whose metrics are empty) — never NaN. The embedded
+ * node's sums become means over the response tokens; other server metrics pass through by name.
+ */
+export function summarise(out: Pick<ForwardBackwardOutput, "metrics" | "loss_fn_outputs">, responseTokens: number): Record<string, number> {
+  const m = out.metrics;
   const tokens = m["tokens:sum"] ?? responseTokens;
   const mean = (k: string) => (k in m && tokens > 0 ? m[k] / tokens : undefined);
-  const out: Record<string, number> = { loss: m["loss:sum"] ?? NaN, tokens: responseTokens };
+  const result: Record<string, number> = { tokens: responseTokens };
+  let loss = m["loss:sum"] ?? m["total_loss:sum"];
+  if (loss === undefined && out.loss_fn_outputs.length > 0 && out.loss_fn_outputs.every((o) => o.elementwise_loss)) {
+    loss = out.loss_fn_outputs.reduce((sum, o) => sum + o.elementwise_loss.data.reduce((a, b) => a + b, 0), 0);
+  }
+  if (loss !== undefined && Number.isFinite(loss)) result.loss = loss;
   const extra = { clip_frac: mean("clipped:sum"), ratio_mean: mean("ratio:sum"), kl: mean("kl:sum"), entropy: mean("entropy:sum") };
-  for (const [k, v] of Object.entries(extra)) if (v !== undefined) out[k] = v;
+  for (const [k, v] of Object.entries(extra)) if (v !== undefined) result[k] = v;
+  const consumed = new Set(["loss:sum", "total_loss:sum", "tokens:sum", "clipped:sum", "ratio:sum", "kl:sum", "entropy:sum"]);
+  for (const [k, v] of Object.entries(m)) {
+    const name = k.replace(/:[a-z_]+$/, "");
+    if (!consumed.has(k) && !(name in result) && Number.isFinite(v)) result[name] = v;
+  }
+  return result;
+}
+
+/** optim_step metrics under one set of names on every server (SkyRL prefixes its own with "skyrl.ai/"). */
+export function optimMetrics(m: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(m)) if (Number.isFinite(v)) out[k.replace(/^skyrl\.ai\//, "").replace(/:[a-z_]+$/, "")] = v;
   return out;
 }

@@ -4,7 +4,8 @@
  * inference-only nodes during evaluation).
  */
 import type { PrismaClient } from "@prisma/client";
-import type { NodeModel } from "../../contracts/run-config";
+import type { NodeModel, PolicyModel } from "../../contracts/run-config";
+import { type NodeSettings, parseNodeSettings } from "../../contracts/node-settings";
 import { decryptSecret } from "../../server/lib/secrets";
 import { createOpenAIChatClient } from "../clients/openai-chat";
 import { TinkerPolicy } from "../clients/tinker-policy";
@@ -15,16 +16,18 @@ export interface ResolvedNode {
   kind: "embedded" | "openai" | "tinker";
   baseUrl: string;
   apiKey?: string;
+  settings: NodeSettings;
 }
 
 export async function resolveNode(prisma: PrismaClient, name: string, role: string): Promise<ResolvedNode> {
-  const node = await prisma.node.findUnique({ where: { name }, select: { name: true, kind: true, baseUrl: true, apiKeyEnc: true } });
+  const node = await prisma.node.findUnique({ where: { name }, select: { name: true, kind: true, baseUrl: true, apiKeyEnc: true, settings: true } });
   if (!node) throw new Error(`node "${name}" (${role}) is not registered; add it on the Nodes page`);
   return {
     name: node.name,
     kind: node.kind as ResolvedNode["kind"],
     baseUrl: node.baseUrl,
     apiKey: node.apiKeyEnc ? decryptSecret(node.apiKeyEnc) : undefined,
+    settings: parseNodeSettings(node.name, node.settings),
   };
 }
 
@@ -48,9 +51,26 @@ export function chatPolicy(chat: ChatClient): PolicyClient {
   };
 }
 
-export async function trainingPolicyFor(node: ResolvedNode, model: NodeModel, resumeFrom?: string): Promise<TinkerPolicy> {
+/**
+ * The Tinker-compatible policy of a run, configured from the node's settings (server profile, deadline,
+ * limits the server does not advertise, wire format) and the run's LoRA rank. `log` receives warnings
+ * for the run log (settings a server cannot honour, recoveries).
+ */
+export async function trainingPolicyFor(node: ResolvedNode, model: PolicyModel, resumeFrom?: string, log?: (message: string) => void): Promise<TinkerPolicy> {
   if (node.kind === "openai") {
     throw new Error(`node "${node.name}" is OpenAI-compatible only; training needs a Tinker-compatible node (embedded, Tinker or SkyRL tx)`);
   }
-  return TinkerPolicy.create({ baseUrl: node.baseUrl, apiKey: node.apiKey, model: model.model, resumeFrom });
+  const t = node.settings.tinker;
+  return TinkerPolicy.create({
+    baseUrl: node.baseUrl,
+    apiKey: node.apiKey,
+    nodeName: node.name,
+    model: model.model,
+    resumeFrom,
+    loraRank: model.loraRank,
+    contextLength: t.contextLength,
+    maxLoraRank: t.maxLoraRank,
+    client: { profile: t.server, futureDeadlineMs: t.futureDeadlineS * 1000, wire: t.wire },
+    log,
+  });
 }

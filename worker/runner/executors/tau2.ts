@@ -163,7 +163,7 @@ export async function tau2EvalExecutor(ctx: RunContext, opts: Tau2EvalOptions = 
   const userSimulator = opts.userSimulatorOverride ?? (await tau2UserSimulator(ctx));
 
   const policyNode = await resolveNode(prisma, config.policy.node, "policy");
-  const tinker = policyNode.kind === "openai" ? null : await trainingPolicyFor(policyNode, config.policy);
+  const tinker = policyNode.kind === "openai" ? null : await trainingPolicyFor(policyNode, config.policy, undefined, (m) => void ctx.log("warn", m));
   // Tinker-compatible nodes: prompts are fitted to the node's context (the retail policy alone exceeds small ones).
   const policy: PolicyClient = tinker ? contextFittingPolicy(tinker) : chatClientPolicy(chatClientFor(policyNode, config.policy.model));
   signal.addEventListener("abort", () => tinker?.close(), { once: true });

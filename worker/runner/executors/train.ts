@@ -74,8 +74,10 @@ export async function trainExecutor(ctx: RunContext): Promise<void> {
   if (resume.step > 0 && !resume.statePath) throw new Error(`cannot resume: step ${resume.step} has no saved training state`);
 
   const policyNode = await resolveNode(prisma, config.policy.node, "policy");
-  const policy = await trainingPolicyFor(policyNode, config.policy, resume.statePath ?? undefined);
+  const policy = await trainingPolicyFor(policyNode, config.policy, resume.statePath ?? undefined, (m) => void ctx.log("warn", m));
   signal.addEventListener("abort", () => policy.close(), { once: true });
+  if (policy.profile === "envace-embedded" && config.policy.loraRank !== 32)
+    await ctx.log("info", `the embedded node trains all weights of ${config.policy.model}; policy.loraRank ${config.policy.loraRank} does not apply there`);
   // tau2 retail: prompts are fitted to the node's context (the retail policy alone exceeds small ones).
   const sampler = config.data.dataset === "tau2:retail" ? contextFittingPolicy(policy) : policy;
   const aux = await auxiliaryClients(ctx);
@@ -93,6 +95,8 @@ export async function trainExecutor(ctx: RunContext): Promise<void> {
       );
       const state = await untilCancelled(policy.saveState(`${runId.slice(0, 8)}-step-${step}`), signal);
       const isCheckpoint = step % config.schedule.saveEvery === 0 || step === total;
+      // Persistent sampler weights only at checkpoints; every step publishes ephemerally (the engine).
+      const published = isCheckpoint ? await untilCancelled(policy.saveWeightsForSampler(`${runId.slice(0, 8)}-step-${step}`), signal) : null;
       const done = step - resume.step;
       const eta = ((Date.now() - attemptStart) / 1000 / done) * (total - step);
       const written = await persistStep(prisma, {
@@ -102,7 +106,7 @@ export async function trainExecutor(ctx: RunContext): Promise<void> {
         phase: "train",
         startedAt,
         statePath: state.path,
-        checkpoint: isCheckpoint ? { nodeName: policyNode.name, statePath: state.path, samplerPath: result.samplerPath ?? state.path } : undefined,
+        checkpoint: published ? { nodeName: policyNode.name, statePath: state.path, samplerPath: published.path } : undefined,
         progress: { step, total, etaSeconds: eta },
       });
       await ctx.log("info", `step ${step}/${total}: ${stepSummary(result)}; ${written.trajectories} trajectories, ${written.turns} turns committed${isCheckpoint ? ", checkpoint saved" : ""}`);
@@ -140,7 +144,7 @@ export async function evalExecutor(ctx: RunContext): Promise<void> {
   const policyNode = await resolveNode(prisma, config.policy.node, "policy");
   const aux = await auxiliaryClients(ctx);
   const { chatPolicy } = await import("../nodes");
-  const tinker = policyNode.kind === "openai" ? null : await trainingPolicyFor(policyNode, config.policy);
+  const tinker = policyNode.kind === "openai" ? null : await trainingPolicyFor(policyNode, config.policy, undefined, (m) => void ctx.log("warn", m));
   const policy = tinker ?? chatPolicy(chatClientFor(policyNode, config.policy.model));
   signal.addEventListener("abort", () => tinker?.close(), { once: true });
   try {
