@@ -26,14 +26,6 @@ export const nodeSettingsSchema = z
           .max(7 * 24 * 3600)
           .default(7200)
           .describe("Longest wait for one operation's result (queueing included), in seconds, before the run fails"),
-        contextLength: z
-          .number()
-          .int()
-          .min(16)
-          .max(10_000_000)
-          .nullable()
-          .default(null)
-          .describe("Context window of the node's model in tokens, for servers that do not advertise it (SkyRL tx); caps max_tokens"),
         maxLoraRank: z
           .number()
           .int()

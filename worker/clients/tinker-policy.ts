@@ -36,7 +36,7 @@ import {
   type TinkerClientOptions,
   tokensInput,
 } from "../../lib/clients/tinker-client";
-import { knownContextLength, loraRankLimit } from "../../lib/clients/tinker-limits";
+import { loraRankLimit } from "../../lib/clients/tinker-limits";
 
 /** How a model's chat template turns messages into tokens and tokens into text. */
 export interface ChatRenderer {
@@ -59,8 +59,9 @@ export interface TinkerPolicyOptions {
   resumeFrom?: string;
   /** LoRA rank of the trained adapter (checked against the server's limit before create_model). */
   loraRank?: number;
-  /** Server limits the server does not advertise (node settings): context window and largest LoRA rank. */
-  contextLength?: number | null;
+  /** The model's context window; wins over the node's advertised value. */
+  contextLength?: number;
+  /** Largest LoRA rank when the server does not advertise it (node setting tinker.maxLoraRank). */
   maxLoraRank?: number | null;
   client?: Partial<TinkerClientOptions>;
   /** Run-log sink for warnings (dropped settings, recoveries). Default console.warn. */
@@ -107,7 +108,7 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
       const limit = loraRankLimit(client.profile, caps, opts.maxLoraRank);
       if (limit !== null && rank > limit)
         throw new Error(`LoRA rank ${rank} is above what node "${node}" allows (${limit}, ${client.profile}); lower policy.loraRank or raise the node's tinker.maxLoraRank`);
-      const contextLength = entry.max_context_length ?? opts.contextLength ?? knownContextLength(opts.model);
+      const contextLength = opts.contextLength ?? entry.max_context_length ?? null;
       const model = await client.createModel(opts.model, { loraRank: rank });
       const base = await client.createSamplingSession({ baseModel: opts.model });
       const policy = new TinkerPolicy(client, model, opts.renderer ?? tinyGptRenderer, contextLength, new Set(caps.node?.extensions ?? []), base, log);

@@ -53,7 +53,7 @@ export function chatPolicy(chat: ChatClient): PolicyClient {
 
 /**
  * The Tinker-compatible policy of a run, configured from the node's settings (server profile, deadline,
- * limits the server does not advertise, wire format) and the run's LoRA rank. `log` receives warnings
+ * the LoRA rank limit the server does not advertise, wire format) and the run's LoRA rank. `log` receives warnings
  * for the run log (settings a server cannot honour, recoveries).
  */
 export async function trainingPolicyFor(node: ResolvedNode, model: PolicyModel, resumeFrom?: string, log?: (message: string) => void): Promise<TinkerPolicy> {
@@ -68,7 +68,6 @@ export async function trainingPolicyFor(node: ResolvedNode, model: PolicyModel, 
     model: model.model,
     resumeFrom,
     loraRank: model.loraRank,
-    contextLength: t.contextLength,
     maxLoraRank: t.maxLoraRank,
     client: { profile: t.server, futureDeadlineMs: t.futureDeadlineS * 1000, wire: t.wire },
     log,
