@@ -70,7 +70,7 @@ describe("TinkerClient against SkyRL tx", () => {
     const { target_tokens: _t, ...noTargets } = ppo([1, 2, 3]).loss_fn_inputs;
     await expect(model.forwardBackward([{ ...ppo([1, 2, 3]), loss_fn_inputs: noTargets }], "cross_entropy")).rejects.toThrow(/target_tokens is required/);
     const short = ppo([1, 2, 3]);
-    short.loss_fn_inputs.advantages.data.pop();
+    short.loss_fn_inputs.advantages.data = [0];
     await expect(model.forwardBackward([short], "ppo")).rejects.toThrow(/advantages has 1 values for 2 input tokens/);
     expect(double.requests.filter((r) => r.path === "forward_backward")).toHaveLength(0);
     // A rejected POST does not consume a seq_id: importance_sampling takes no loss_fn_config on SkyRL (422).

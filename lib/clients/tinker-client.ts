@@ -27,13 +27,7 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import type { TinkerServerProfile } from "../../contracts/node-settings";
-import {
-  PROTO_CONTENT_TYPE,
-  decodeForwardBackwardOutput,
-  decodeSampleResponse,
-  encodeForwardBackwardRequest,
-  estimateDatumBytes,
-} from "./tinker-proto";
+import { ForwardBackwardWriter, PROTO_CONTENT_TYPE, decodeForwardBackwardOutput, decodeSampleResponse, estimateDatumBytes } from "./tinker-proto";
 import {
   type ClientConfig,
   type ForwardBackwardOutput,
@@ -117,14 +111,19 @@ export class TinkerError extends Error {
   }
 }
 
+/**
+ * Datum values: plain arrays, or typed arrays (what the policy builds: Int32Array token ids,
+ * Float32Array values — the wire's own types, so serialising them is a copy, and a paper-scale step
+ * takes a third of the memory).
+ */
 export type NumberArray = number[] | Float32Array | Int32Array | Float64Array;
 export interface TensorData {
-  data: number[];
+  data: NumberArray;
   dtype: "int64" | "float32";
   shape?: number[];
 }
 export interface Datum {
-  model_input: { chunks: Array<{ type: "encoded_text"; tokens: number[] }> };
+  model_input: { chunks: Array<{ type: "encoded_text"; tokens: number[] | Int32Array }> };
   loss_fn_inputs: Record<string, TensorData>;
 }
 export type LossFn = "cross_entropy" | "importance_sampling" | "ppo" | "cispo" | "dro";
@@ -145,7 +144,16 @@ export interface SamplingParams {
   stop?: number[] | string[];
 }
 
-export const tokensInput = (tokens: number[]) => ({ chunks: [{ type: "encoded_text" as const, tokens }] });
+export const tokensInput = <T extends number[] | Int32Array>(tokens: T) => ({ chunks: [{ type: "encoded_text" as const, tokens }] });
+
+/** JSON-wire form of a datum: typed arrays become plain arrays (JSON.stringify would write objects). */
+const plainArray = (a: NumberArray): number[] => (Array.isArray(a) ? a : Array.from(a));
+function datumAsJson(d: Datum): unknown {
+  return {
+    model_input: { chunks: d.model_input.chunks.map((c) => ({ type: "encoded_text", tokens: plainArray(c.tokens) })) },
+    loss_fn_inputs: Object.fromEntries(Object.entries(d.loss_fn_inputs).map(([k, t]) => [k, { ...t, data: plainArray(t.data) }])),
+  };
+}
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
@@ -738,24 +746,42 @@ export function mergeChunkMetrics(chunks: Array<{ metrics: Record<string, number
 
 /** Checks a datum before it is sent: SkyRL answers 500 on a missing target_tokens and silently trains zeros on missing logprobs/advantages. */
 export function validateDatum(d: Datum, i: number, lossFn: LossFn): void {
-  const n = d.model_input.chunks.reduce((k, c) => k + c.tokens.length, 0);
+  let n = 0;
+  for (const c of d.model_input.chunks) n += c.tokens.length;
   if (n === 0) throw new TinkerError(`datum ${i}: model_input is empty`, null, "user", false, "bad_datum", "input");
-  const required = ["target_tokens", ...(POLICY_LOSSES.has(lossFn) ? ["logprobs", "advantages"] : [])];
-  for (const name of required) if (!d.loss_fn_inputs[name]) throw new TinkerError(`datum ${i}: loss_fn_inputs.${name} is required for loss_fn '${lossFn}'`, null, "user", false, "bad_datum", "input");
-  for (const [name, t] of Object.entries(d.loss_fn_inputs)) {
-    if (t.data.length !== n) throw new TinkerError(`datum ${i}: loss_fn_inputs.${name} has ${t.data.length} values for ${n} input tokens`, null, "user", false, "bad_datum", "input");
-    for (let k = 0; k < t.data.length; k++)
-      if (!Number.isFinite(t.data[k])) throw new TinkerError(`datum ${i}: loss_fn_inputs.${name}[${k}] is not a finite number`, null, "user", false, "bad_datum", "input");
+  if (!d.loss_fn_inputs.target_tokens) throw new TinkerError(`datum ${i}: loss_fn_inputs.target_tokens is required for loss_fn '${lossFn}'`, null, "user", false, "bad_datum", "input");
+  if (POLICY_LOSSES.has(lossFn))
+    for (const name of ["logprobs", "advantages"])
+      if (!d.loss_fn_inputs[name]) throw new TinkerError(`datum ${i}: loss_fn_inputs.${name} is required for loss_fn '${lossFn}'`, null, "user", false, "bad_datum", "input");
+  for (const name in d.loss_fn_inputs) {
+    const data = d.loss_fn_inputs[name].data;
+    if (data.length !== n) throw new TinkerError(`datum ${i}: loss_fn_inputs.${name} has ${data.length} values for ${n} input tokens`, null, "user", false, "bad_datum", "input");
+    if (data instanceof Int32Array) continue; // always finite integers
+    const bad = firstNonFinite(data);
+    if (bad >= 0) throw new TinkerError(`datum ${i}: loss_fn_inputs.${name}[${bad}] is not a finite number`, null, "user", false, "bad_datum", "input");
   }
 }
 
+/** Index of the first NaN / ±Infinity, or -1 (x − x is 0 exactly for finite x). */
+function firstNonFinite(a: ArrayLike<number>): number {
+  for (let k = 0; k < a.length; k++) if (a[k] - a[k] !== 0) return k;
+  return -1;
+}
+
+/**
+ * Protobuf framing per datum beyond its payload bytes (field tags, lengths, map keys): the SDK's
+ * estimate leaves it out; counting it keeps every body within the byte limit itself.
+ */
+const FRAMING_BYTES_PER_DATUM = 192;
+
 const datumBytes = (d: Datum) =>
+  FRAMING_BYTES_PER_DATUM +
   estimateDatumBytes({
     tokens: d.model_input.chunks.reduce((k, c) => k + c.tokens.length, 0),
     tensors: Object.values(d.loss_fn_inputs).map((t) => ({ length: t.data.length, dtype: t.dtype })),
   });
 
-/** Splits datums into chunks within the server's limits (datum count and estimated proto bytes). */
+/** Splits datums into chunks within the server's limits (datum count and estimated proto bytes, framing included). */
 export function chunkDatums(data: Datum[], config: Pick<ClientConfig, "fwdbwd_max_chunk_len" | "fwdbwd_max_chunk_bytes_count">): Datum[][] {
   const chunks: Datum[][] = [];
   let current: Datum[] = [];
@@ -840,59 +866,71 @@ export class TinkerModel {
    */
   forwardBackward(data: Datum[], lossFn: LossFn, lossFnConfig?: Record<string, number> | null, opts: { forwardOnly?: boolean } = {}): Promise<ForwardBackwardOutput> {
     if (data.length === 0) return Promise.reject(new TinkerError("forward_backward: no datums", null, "user", false, "bad_datum", "input"));
-    try {
-      data.forEach((d, i) => validateDatum(d, i, lossFn));
-    } catch (e) {
-      return Promise.reject(e);
-    }
-    const chunks = chunkDatums(data, this.client.config);
+    // A datum that fails the check rejects the call before its turn posts anything.
     const deadline = Date.now() + this.client.futureDeadlineMs;
     const forwardOnly = opts.forwardOnly ?? false;
+    // Every datum is checked before anything is posted (nothing half-sent), in slices so a big step
+    // does not hold the event loop.
+    const checked = (async () => {
+      for (let i = 0; i < data.length; i++) {
+        validateDatum(data[i], i, lossFn);
+        if (i % 16 === 15) await yieldToLoop();
+      }
+      return chunkDatums(data, this.client.config);
+    })();
+    // Take the model's turn now (call order = seq_id order), post once the check passed.
     const submitted = this.enqueue(async (take, commit) => {
+      const chunks = await checked;
       const ids: string[] = [];
       for (const chunk of chunks) {
         const seqId = take();
-        const body = this.encodeChunk(chunk, seqId, lossFn, lossFnConfig ?? null, forwardOnly);
+        const body = await this.encodeChunk(chunk, seqId, lossFn, lossFnConfig ?? null, forwardOnly);
         this.sentBodies.push("proto" in body ? body.proto.byteLength : Buffer.byteLength(JSON.stringify(body.json)));
         const r = await this.client.submit("forward_backward", body);
         commit();
         ids.push(r.requestId);
-        await yieldToLoop();
       }
-      return ids;
+      return { ids, sizes: chunks.map((c) => c.length) };
     });
-    return submitted.then(async (ids) => {
+    return submitted.then(async ({ ids, sizes }) => {
       const outs = await Promise.all(ids.map((id) => this.client.waitFuture(id, RESULT.forwardBackward, { deadline, what: `forward_backward (model ${this.modelId})` })));
       return {
         loss_fn_output_type: outs[0]?.loss_fn_output_type ?? "",
         loss_fn_outputs: outs.flatMap((o) => o.loss_fn_outputs),
-        metrics: mergeChunkMetrics(outs.map((o, i) => ({ metrics: o.metrics, datums: chunks[i].length }))),
+        metrics: mergeChunkMetrics(outs.map((o, i) => ({ metrics: o.metrics, datums: sizes[i] }))),
       };
     });
   }
 
-  private encodeChunk(chunk: Datum[], seqId: number, lossFn: LossFn, lossFnConfig: Record<string, number> | null, forwardOnly: boolean): Body {
+  /** One chunk's body; protobuf is serialised a few datums at a time, pausing for the event loop between. */
+  private async encodeChunk(chunk: Datum[], seqId: number, lossFn: LossFn, lossFnConfig: Record<string, number> | null, forwardOnly: boolean): Promise<Body> {
     if (this.client.wire === "protobuf") {
-      return {
-        proto: encodeForwardBackwardRequest({
-          model_id: this.modelId,
-          seq_id: seqId,
-          loss_fn: lossFn,
-          loss_fn_config: lossFnConfig,
-          forward_only: forwardOnly,
-          data: chunk.map((d) => ({ tokens: d.model_input.chunks.length === 1 ? d.model_input.chunks[0].tokens : d.model_input.chunks.flatMap((c) => c.tokens), loss_fn_inputs: d.loss_fn_inputs })),
-        }),
-      };
+      const writer = new ForwardBackwardWriter({ model_id: this.modelId, seq_id: seqId, loss_fn: lossFn, loss_fn_config: lossFnConfig, forward_only: forwardOnly });
+      const asProto = (d: Datum) => ({ tokens: d.model_input.chunks.length === 1 ? d.model_input.chunks[0].tokens : d.model_input.chunks.flatMap((c) => Array.from(c.tokens)), loss_fn_inputs: d.loss_fn_inputs });
+      let group: Datum[] = [];
+      let positions = 0;
+      for (const d of chunk) {
+        group.push(d);
+        positions += d.loss_fn_inputs.target_tokens.data.length;
+        if (positions >= 50_000) {
+          writer.add(group.map(asProto));
+          group = [];
+          positions = 0;
+          await yieldToLoop();
+        }
+      }
+      writer.add(group.map(asProto));
+      return { proto: writer.finish() };
     }
     if (forwardOnly) throw new TinkerError("forward-only passes need the protobuf wire format (JSON servers: use /forward)", null, "user", false, "bad_params", "input");
-    return { json: { type: "forward_backward", model_id: this.modelId, seq_id: seqId, forward_backward_input: { data: chunk, loss_fn: lossFn, loss_fn_config: lossFnConfig } } };
+    return { json: { type: "forward_backward", model_id: this.modelId, seq_id: seqId, forward_backward_input: { data: chunk.map(datumAsJson), loss_fn: lossFn, loss_fn_config: lossFnConfig } } };
   }
 
   /** Forward pass only (no gradient): forward_backward with forward_only on the protobuf wire, /forward on JSON. */
   forward(data: Datum[], lossFn: LossFn, lossFnConfig?: Record<string, number> | null): Promise<ForwardBackwardOutput> {
     if (this.client.wire === "protobuf") return this.forwardBackward(data, lossFn, lossFnConfig, { forwardOnly: true });
     data.forEach((d, i) => validateDatum(d, i, lossFn));
-    return this.op("forward", () => ({ type: "forward", forward_input: { data, loss_fn: lossFn, loss_fn_config: lossFnConfig ?? null } }), RESULT.forwardBackward);
+    return this.op("forward", () => ({ type: "forward", forward_input: { data: data.map(datumAsJson), loss_fn: lossFn, loss_fn_config: lossFnConfig ?? null } }), RESULT.forwardBackward);
   }
 
   optimStep(adam: AdamParams): Promise<{ metrics?: Record<string, number> | null }> {

@@ -92,23 +92,37 @@ const asBytes = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a
 /** int32 little-endian bytes (the platform is little-endian; Node only runs on such hosts). */
 export function int32Bytes(values: NumberArray): Uint8Array {
   if (values instanceof Int32Array) return asBytes(values);
-  return asBytes(Int32Array.from(values as ArrayLike<number>));
+  // The constructor copies an array-like in one pass; TypedArray.from walks the iterator (several times slower).
+  return asBytes(new Int32Array(values as ArrayLike<number>));
 }
 
 export function float32Bytes(values: NumberArray): Uint8Array {
   if (values instanceof Float32Array) return asBytes(values);
-  return asBytes(Float32Array.from(values as ArrayLike<number>));
+  return asBytes(new Float32Array(values as ArrayLike<number>));
 }
 
 /** int64 little-endian bytes: low 32 bits, then the sign-extended high word. */
 export function int64Bytes(values: NumberArray): Uint8Array {
   const out = new Int32Array(values.length * 2);
+  writeInt64(values, out);
+  return asBytes(out);
+}
+
+/** Writes `values` as int64 little-endian words into `out` (2 × length int32s). */
+function writeInt64(values: NumberArray, out: Int32Array): void {
+  if (values instanceof Int32Array) {
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i];
+      out[2 * i] = v;
+      out[2 * i + 1] = v >> 31;
+    }
+    return;
+  }
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
     out[2 * i] = v | 0;
-    out[2 * i + 1] = v < 0 ? -1 : Math.floor(v / 2 ** 32);
+    out[2 * i + 1] = Math.floor(v / 2 ** 32);
   }
-  return asBytes(out);
 }
 
 /**
@@ -161,30 +175,65 @@ function readByDtype(bytes: Uint8Array, dtype: number): { data: number[]; dtype:
   }
 }
 
-function tensorBytes(t: ProtoTensorInput): Uint8Array {
+function tensorBytes(t: { data: NumberArray; dtype: "int64" | "float32" }): Uint8Array {
   return t.dtype === "int64" ? int64Bytes(t.data) : float32Bytes(t.data);
+}
+
+/**
+ * The protobufjs objects of a group of datums. int64 tensors are widened into one buffer shared by
+ * the group (views into it), so a 5 MB chunk allocates a handful of buffers instead of one per datum.
+ */
+function datumMessages(data: ProtoDatumInput[]) {
+  let wide = 0;
+  for (const d of data) for (const name in d.loss_fn_inputs) if (d.loss_fn_inputs[name].dtype === "int64") wide += d.loss_fn_inputs[name].data.length;
+  const pool = new Int32Array(2 * wide);
+  let at = 0;
+  const bytesOf = (t: ProtoTensorInput): Uint8Array => {
+    if (t.dtype !== "int64") return float32Bytes(t.data);
+    const out = pool.subarray(at, at + 2 * t.data.length);
+    at += 2 * t.data.length;
+    writeInt64(t.data, out);
+    return asBytes(out);
+  };
+  return data.map((d) => ({
+    model_input: [{ encoded_text: { tokens: int32Bytes(d.tokens) } }],
+    loss_fn_inputs: Object.fromEntries(Object.entries(d.loss_fn_inputs).map(([name, t]) => [name, { dense: bytesOf(t), dtype: t.dtype === "int64" ? DTYPE.INT64 : DTYPE.FLOAT32, shape: t.shape ?? [] }])),
+  }));
 }
 
 /** Serialises a ForwardBackwardRequest (one chunk of a forward_backward call). */
 export function encodeForwardBackwardRequest(req: ForwardBackwardRequestInput): Uint8Array {
-  const msg = {
-    model_id: req.model_id,
-    seq_id: req.seq_id,
-    loss_fn: req.loss_fn,
-    loss_fn_config: req.loss_fn_config ?? {},
-    forward_only: req.forward_only,
-    data: req.data.map((d) => ({
-      model_input: [{ encoded_text: { tokens: int32Bytes(d.tokens) } }],
-      loss_fn_inputs: Object.fromEntries(
-        Object.entries(d.loss_fn_inputs).map(([name, t]) => [
-          name,
-          { dense: tensorBytes(t), dtype: t.dtype === "int64" ? DTYPE.INT64 : DTYPE.FLOAT32, shape: t.shape ?? [] },
-        ]),
-      ),
-    })),
-  };
-  return ForwardBackwardRequestMsg.encode(msg).finish();
+  const w = new ForwardBackwardWriter(req);
+  w.add(req.data);
+  return w.finish();
 }
+
+/**
+ * A ForwardBackwardRequest serialised a slice of datums at a time. Protobuf messages concatenate
+ * (repeated fields append), so the header and each slice's `data` entries are encoded into one
+ * protobufjs Writer, and finish() hands out its buffer without another copy.
+ */
+export class ForwardBackwardWriter {
+  private readonly writer = protobuf.Writer.create();
+  constructor(header: Omit<ForwardBackwardRequestInput, "data">) {
+    ForwardBackwardRequestMsg.encode(
+      { model_id: header.model_id, seq_id: header.seq_id, loss_fn: header.loss_fn, loss_fn_config: header.loss_fn_config ?? {}, forward_only: header.forward_only },
+      this.writer,
+    );
+  }
+
+  add(data: ProtoDatumInput[]): void {
+    if (data.length > 0) ForwardBackwardRequestMsg.encode({ data: datumMessages(data) }, this.writer);
+  }
+
+  /** The request bytes (a view of the writer's buffer: the writer must not be used afterwards). */
+  finish(): Uint8Array {
+    return this.writer.finish(true);
+  }
+}
+
+// protobufjs generates its encoders on first use (tens of milliseconds): do it at load, not mid-step.
+encodeForwardBackwardRequest({ model_id: "", seq_id: 0, loss_fn: "", forward_only: false, data: [{ tokens: [0], loss_fn_inputs: { x: { data: [0], dtype: "float32" } } }] });
 
 export interface DecodedDatum {
   tokens: number[];

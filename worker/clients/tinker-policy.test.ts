@@ -22,6 +22,11 @@ afterAll(async () => {
 const loss: LossConfig = { loss: "ppo", clipLow: 0.2, clipHigh: 0.2, dualClip: 3, klCoef: 0.01, entropyCoef: 0.001 };
 const optim = { lr: 0.02, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.01, gradClip: 1 };
 
+/** Datum values as plain numbers, for comparisons (the policy builds int32 / float32 typed arrays). */
+const vals = (a: ArrayLike<number>) => Array.from(a);
+/** Expected float32 values. */
+const f32 = (a: number[]) => a.map(Math.fround);
+
 describe("buildDatums", () => {
   it("aligns targets with inputs and scales advantages for a token mean", () => {
     const data: TrainingDatum[] = [
@@ -30,13 +35,13 @@ describe("buildDatums", () => {
     ];
     const { datums, responseTokens } = buildDatums(data, { sendWeights: true });
     expect(responseTokens).toBe(4);
-    expect(datums[0].model_input.chunks[0].tokens).toEqual([1, 2, 3, 4]);
-    expect(datums[0].loss_fn_inputs.target_tokens.data).toEqual([2, 3, 4, 5]);
-    expect(datums[0].loss_fn_inputs.logprobs.data).toEqual([0, 0, -1, -2]);
-    expect(datums[0].loss_fn_inputs.advantages.data).toEqual([0, 0, 0.125, 0.125]);
-    expect(datums[0].loss_fn_inputs.weights.data).toEqual([0, 0, 0.25, 0.25]);
-    expect(datums[1].model_input.chunks[0].tokens).toEqual([7, 8]);
-    expect(datums[1].loss_fn_inputs.advantages.data).toEqual([-0.25, -0.25]);
+    expect(vals(datums[0].model_input.chunks[0].tokens)).toEqual([1, 2, 3, 4]);
+    expect(vals(datums[0].loss_fn_inputs.target_tokens.data)).toEqual([2, 3, 4, 5]);
+    expect(vals(datums[0].loss_fn_inputs.logprobs.data)).toEqual([0, 0, -1, -2]);
+    expect(vals(datums[0].loss_fn_inputs.advantages.data)).toEqual([0, 0, 0.125, 0.125]);
+    expect(vals(datums[0].loss_fn_inputs.weights.data)).toEqual([0, 0, 0.25, 0.25]);
+    expect(vals(datums[1].model_input.chunks[0].tokens)).toEqual([7, 8]);
+    expect(vals(datums[1].loss_fn_inputs.advantages.data)).toEqual([-0.25, -0.25]);
     expect(() => buildDatums([{ ...data[0], logprobs: [-1] }], { sendWeights: false })).toThrow(/2 response tokens but 1 logprobs/);
   });
 });
@@ -50,13 +55,13 @@ describe("packDatums / dropZeroAdvantage", () => {
     const { datums } = buildDatums([turn1, turn2], { sendWeights: true });
     const packed = packDatums(datums);
     expect(packed).toHaveLength(1);
-    expect(packed[0].model_input.chunks[0].tokens).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(packed[0].loss_fn_inputs.target_tokens.data).toEqual([2, 3, 4, 5, 6, 7]);
-    expect(packed[0].loss_fn_inputs.logprobs.data).toEqual([0, 0, -1, -2, 0, -3]);
-    expect(packed[0].loss_fn_inputs.advantages.data).toEqual([0, 0, 0.5 / 3, 0.5 / 3, 0, -1 / 3]);
-    expect(packed[0].loss_fn_inputs.weights.data).toEqual([0, 0, 1 / 3, 1 / 3, 0, 1 / 3]);
+    expect(vals(packed[0].model_input.chunks[0].tokens)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(vals(packed[0].loss_fn_inputs.target_tokens.data)).toEqual([2, 3, 4, 5, 6, 7]);
+    expect(vals(packed[0].loss_fn_inputs.logprobs.data)).toEqual([0, 0, -1, -2, 0, -3]);
+    expect(vals(packed[0].loss_fn_inputs.advantages.data)).toEqual(f32([0, 0, 0.5 / 3, 0.5 / 3, 0, -1 / 3]));
+    expect(vals(packed[0].loss_fn_inputs.weights.data)).toEqual(f32([0, 0, 1 / 3, 1 / 3, 0, 1 / 3]));
     // The inputs were not mutated.
-    expect(datums[1].loss_fn_inputs.advantages.data).toEqual([0, 0, 0, 0, 0, -1 / 3]);
+    expect(vals(datums[1].loss_fn_inputs.advantages.data)).toEqual(f32([0, 0, 0, 0, 0, -1 / 3]));
   });
 
   it("keeps datums apart when the sequences diverge or their loss positions overlap", () => {

@@ -38,6 +38,8 @@ import {
 } from "../../lib/clients/tinker-client";
 import { loraRankLimit } from "../../lib/clients/tinker-limits";
 
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** How a model's chat template turns messages into tokens and tokens into text. */
 export interface ChatRenderer {
   renderPrompt(messages: ChatMessage[], tools?: ToolSchema[]): number[];
@@ -160,12 +162,14 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
 
   async forwardBackward(data: TrainingDatum[], loss: LossConfig): Promise<{ metrics: Record<string, number> }> {
     if (data.length === 0) return { metrics: { tokens: 0 } };
-    const built = buildDatums(data, { sendWeights: this.extensions.has("weights") });
+    // A paper-scale step is millions of positions: built and packed in slices, so other work
+    // (heartbeats, HTTP, other rollouts) keeps running (bench/pack.ts measures the longest pause).
+    const built = await buildDatumsAsync(data, { sendWeights: this.extensions.has("weights") });
     const responseTokens = built.responseTokens;
     // Exact savings (the loss is a token sum): without KL/entropy terms a datum whose advantages are
     // all zero has zero gradient, and a datum that is a prefix of another rides along inside it.
     const regularised = (loss.klCoef !== 0 && this.extensions.has("kl_coef")) || (loss.entropyCoef !== 0 && this.extensions.has("entropy_coef"));
-    const datums = packDatums(regularised ? built.datums : dropZeroAdvantage(built.datums));
+    const datums = await packDatumsAsync(regularised ? built.datums : dropZeroAdvantage(built.datums));
     const config: Record<string, number> = { clip_low_threshold: 1 - loss.clipLow, clip_high_threshold: 1 + loss.clipHigh };
     if (loss.loss === "ppo") {
       if (this.extensions.has("dual_clip_threshold")) config.dual_clip_threshold = loss.dualClip;
@@ -246,26 +250,92 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
  * are divided by the number of response tokens in the call.
  */
 export function buildDatums(data: TrainingDatum[], opts: { sendWeights: boolean }): { datums: Datum[]; responseTokens: number } {
-  const responseTokens = data.reduce((n, d) => n + d.responseTokens.length, 0);
+  return runSync(buildDatumsSteps(data, opts));
+}
+
+/** buildDatums with a pause for the event loop every few hundred datums (a paper-scale step). */
+export function buildDatumsAsync(data: TrainingDatum[], opts: { sendWeights: boolean }): Promise<{ datums: Datum[]; responseTokens: number }> {
+  return runYielding(buildDatumsSteps(data, opts));
+}
+
+/**
+ * Long CPU work written once as a generator: each `yield` marks a point where the event loop may run.
+ * runSync ignores them; runYielding lets timers and I/O (heartbeats, HTTP) in at each one.
+ */
+function runSync<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+async function runYielding<T>(steps: Generator<void, T>): Promise<T> {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    await yieldToLoop();
+  }
+}
+
+function* buildDatumsSteps(data: TrainingDatum[], opts: { sendWeights: boolean }): Generator<void, { datums: Datum[]; responseTokens: number }> {
+  let responseTokens = 0;
+  for (const d of data) responseTokens += d.responseTokens.length;
   const scale = responseTokens > 0 ? 1 / responseTokens : 0;
-  const datums = data.map((d, i) => {
+  // Typed arrays in the wire's own types (int32 ids, float32 values): a paper-scale step has millions
+  // of positions, which plain arrays, spreads and per-element callbacks turn into seconds (bench/pack.ts).
+  // One buffer per kind for the whole call, each datum a view into it: a few allocations instead of
+  // thousands keeps the garbage collector out of the step.
+  let seqTotal = 0;
+  for (let i = 0; i < data.length; i++) {
+    const d = data[i];
     const n = d.responseTokens.length;
     if (d.logprobs.length !== n || d.advantages.length !== n)
       throw new Error(`training datum ${i}: ${n} response tokens but ${d.logprobs.length} logprobs and ${d.advantages.length} advantages`);
     if (d.promptTokens.length === 0) throw new Error(`training datum ${i}: empty prompt`);
-    const seq = [...d.promptTokens, ...d.responseTokens];
-    const pad = d.promptTokens.length - 1; // input positions that predict prompt tokens
-    const zeros = new Array<number>(pad).fill(0);
+    seqTotal += d.promptTokens.length + n;
+  }
+  const seqPool = new Int32Array(seqTotal);
+  const logprobPool = new Float32Array(seqTotal);
+  const advantagePool = new Float32Array(seqTotal);
+  const weightPool = opts.sendWeights ? new Float32Array(seqTotal) : null;
+  const datums: Datum[] = [];
+  let positions = 0;
+  let at = 0;
+  for (let i = 0; i < data.length; i++) {
+    const d = data[i];
+    const n = d.responseTokens.length;
+    const p = d.promptTokens.length;
+    const pad = p - 1; // input positions that predict prompt tokens
+    const seq = seqPool.subarray(at, at + p + n);
+    seq.set(d.promptTokens);
+    seq.set(d.responseTokens, p);
+    const len = p + n - 1; // model_input = seq[0..len-1], target_tokens = seq[1..len] (views, no copy)
+    const logprobs = logprobPool.subarray(at, at + len);
+    logprobs.set(d.logprobs, pad);
+    const advantages = advantagePool.subarray(at, at + len);
+    for (let j = 0; j < n; j++) advantages[pad + j] = d.advantages[j] * scale;
+    at += p + n;
     const inputs: Datum["loss_fn_inputs"] = {
-      target_tokens: { data: seq.slice(1), dtype: "int64" },
-      logprobs: { data: [...zeros, ...d.logprobs], dtype: "float32" },
-      advantages: { data: [...zeros, ...d.advantages.map((a) => a * scale)], dtype: "float32" },
+      target_tokens: { data: seq.subarray(1), dtype: "int64" },
+      logprobs: { data: logprobs, dtype: "float32" },
+      advantages: { data: advantages, dtype: "float32" },
     };
-    if (opts.sendWeights) inputs.weights = { data: [...zeros, ...new Array<number>(n).fill(scale)], dtype: "float32" };
-    return { model_input: tokensInput(seq.slice(0, -1)), loss_fn_inputs: inputs };
-  });
+    if (weightPool) {
+      const weights = weightPool.subarray(at - p - n, at - p - n + len);
+      weights.fill(scale, pad);
+      inputs.weights = { data: weights, dtype: "float32" };
+    }
+    datums.push({ model_input: tokensInput(seq.subarray(0, len)), loss_fn_inputs: inputs });
+    positions += len;
+    if (positions > YIELD_EVERY_POSITIONS) {
+      positions = 0;
+      yield;
+    }
+  }
   return { datums, responseTokens };
 }
+
+/** About 10 ms of packing work between pauses. */
+const YIELD_EVERY_POSITIONS = 250_000;
 
 const isActive = (d: Datum, i: number) => d.loss_fn_inputs.advantages.data[i] !== 0 || (d.loss_fn_inputs.weights?.data[i] ?? 0) !== 0;
 
@@ -275,7 +345,12 @@ const isActive = (d: Datum, i: number) => d.loss_fn_inputs.advantages.data[i] !=
  * nothing to the gradient. Loss metrics (ratio, clip fraction) are then means over the trained tokens.
  */
 export function dropZeroAdvantage(datums: Datum[]): Datum[] {
-  const kept = datums.filter((d) => d.loss_fn_inputs.advantages.data.some((a) => a !== 0));
+  const hasAdvantage = (d: Datum) => {
+    const a = d.loss_fn_inputs.advantages.data;
+    for (let i = a.length - 1; i >= 0; i--) if (a[i] !== 0) return true; // response positions are at the end
+    return false;
+  };
+  const kept = datums.filter(hasAdvantage);
   return kept.length > 0 ? kept : datums;
 }
 
@@ -283,30 +358,102 @@ export function dropZeroAdvantage(datums: Datum[]): Datum[] {
  * Folds each datum whose full sequence (inputs + last target) is a prefix of a longer datum's into
  * that datum, when their loss positions do not overlap. With causal attention the logits of the
  * shared positions are identical, and the loss is a token sum, so the gradient is unchanged; a
- * multi-turn conversation's act turns usually collapse into one sequence. Returns new datums.
+ * multi-turn conversation's act turns usually collapse into one sequence. The inputs are not mutated:
+ * a datum that receives folds is copied first; the others are returned as they are.
+ *
+ * Prefix tests compare prefix hashes first (O(1) per candidate) and tokens only on a hash match, so a
+ * paper-scale step (≈1,300 datums of thousands of tokens sharing long system prompts) packs in tens
+ * of milliseconds instead of seconds; the work pauses for the event loop every ~250k positions.
  */
 export function packDatums(datums: Datum[]): Datum[] {
-  const full = (d: Datum) => [...d.model_input.chunks.flatMap((c) => c.tokens), d.loss_fn_inputs.target_tokens.data.at(-1)!];
+  return runSync(packDatumsSteps(datums));
+}
+
+/** packDatums with a pause for the event loop every few hundred thousand positions. */
+export function packDatumsAsync(datums: Datum[]): Promise<Datum[]> {
+  return runYielding(packDatumsSteps(datums));
+}
+
+function* packDatumsSteps(datums: Datum[]): Generator<void, Datum[]> {
   const items = datums
-    .map((d) => ({ seq: full(d), d: structuredClone(d) }))
-    .sort((a, b) => b.seq.length - a.seq.length);
-  const kept: typeof items = [];
+    .map((d) => {
+      const tokens = d.model_input.chunks.length === 1 ? d.model_input.chunks[0].tokens : Int32Array.from(d.model_input.chunks.flatMap((c) => Array.from(c.tokens)));
+      const targets = d.loss_fn_inputs.target_tokens.data;
+      return { d, tokens, last: targets[targets.length - 1], len: tokens.length + 1, row: 0, copied: false };
+    })
+    .sort((a, b) => b.len - a.len);
+  type Item = (typeof items)[number];
+  // Prefix hashes, only where they are compared: hash[row][col] covers the first lengths[col] tokens of
+  // datum `row`'s full sequence, for every length some datum has (a datum can only be a prefix of a
+  // longer one at its own length). A hash match is a candidate; tokens are compared before folding.
+  const lengths = [...new Set(items.map((x) => x.len))].sort((a, b) => a - b);
+  const colOf = new Map(lengths.map((l, c) => [l, c]));
+  const C = lengths.length;
+  const hash = new Int32Array(items.length * C);
+  let positions = 0;
+  for (let r = 0; r < items.length; r++) {
+    const x = items[r];
+    x.row = r;
+    let h = 0;
+    let c = 0;
+    for (let k = 0; k < x.len && c < C; k++) {
+      h = (Math.imul(h, 0x01000193) ^ (k < x.tokens.length ? x.tokens[k] : x.last)) | 0;
+      if (k + 1 === lengths[c]) hash[r * C + c++] = h;
+    }
+    positions += x.len;
+    if (positions > YIELD_EVERY_POSITIONS) {
+      positions = 0;
+      yield;
+    }
+  }
+  const isPrefixOf = (item: Item, k: Item) => {
+    if (k.len < item.len) return false;
+    const c = colOf.get(item.len)!;
+    if (hash[k.row * C + c] !== hash[item.row * C + c]) return false;
+    const a = item.tokens;
+    const b = k.tokens;
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return (item.len - 1 < b.length ? b[item.len - 1] : k.last) === item.last;
+  };
+  /** Positions where a datum trains: a non-zero advantage or weight. */
+  const active = (d: Datum) => ({ adv: d.loss_fn_inputs.advantages.data, w: d.loss_fn_inputs.weights?.data ?? null });
+  const disjoint = (item: Item, k: Item) => {
+    const x = active(item.d);
+    const y = active(k.d);
+    const n = item.len - 1;
+    for (let i = 0; i < n; i++) {
+      const ix = x.adv[i] !== 0 || (x.w !== null && x.w[i] !== 0);
+      if (ix && (y.adv[i] !== 0 || (y.w !== null && y.w[i] !== 0))) return false;
+    }
+    return true;
+  };
+  const kept: Item[] = [];
   for (const item of items) {
-    const n = item.seq.length - 1; // loss positions of the shorter datum: 0..n-1
-    const host = kept.find(
-      (k) =>
-        k.seq.length >= item.seq.length &&
-        item.seq.every((t, i) => k.seq[i] === t) &&
-        item.d.loss_fn_inputs.target_tokens.data.every((_, i) => !isActive(item.d, i) || !isActive(k.d, i)),
-    );
+    positions += item.len;
+    if (positions > YIELD_EVERY_POSITIONS) {
+      positions = 0;
+      yield;
+    }
+    const host = kept.find((k) => isPrefixOf(item, k) && disjoint(item, k));
     if (!host) {
       kept.push(item);
       continue;
     }
+    if (!host.copied) {
+      const li = host.d.loss_fn_inputs;
+      const copy = (t: Datum["loss_fn_inputs"][string]) => ({ ...t, data: t.data.slice() });
+      host.d = {
+        model_input: host.d.model_input,
+        loss_fn_inputs: { ...li, advantages: copy(li.advantages), logprobs: copy(li.logprobs), ...(li.weights ? { weights: copy(li.weights) } : {}) },
+      };
+      host.copied = true;
+    }
+    const n = item.len - 1; // loss positions of the shorter datum: 0..n-1
     const from = item.d.loss_fn_inputs;
     const into = host.d.loss_fn_inputs;
+    const x = active(item.d);
     for (let i = 0; i < n; i++) {
-      if (!isActive(item.d, i)) continue;
+      if (x.adv[i] === 0 && (x.w === null || x.w[i] === 0)) continue;
       into.advantages.data[i] = from.advantages.data[i];
       into.logprobs.data[i] = from.logprobs.data[i];
       if (into.weights && from.weights) into.weights.data[i] = from.weights.data[i];
