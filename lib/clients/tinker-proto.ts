@@ -133,17 +133,23 @@ function aligned(bytes: Uint8Array): ArrayBuffer {
   return new Uint8Array(bytes).buffer;
 }
 
-export function readInt32(bytes: Uint8Array): number[] {
+/** protobufjs gives unset `bytes` fields as its default (an empty array): normalise to Uint8Array. */
+const u8 = (b: Uint8Array | ArrayLike<number> | null | undefined): Uint8Array => (b instanceof Uint8Array ? b : new Uint8Array(b ?? []));
+
+export function readInt32(raw: Uint8Array): number[] {
+  const bytes = u8(raw);
   if (bytes.byteLength % 4 !== 0) throw new Error(`int32 field has ${bytes.byteLength} bytes (not a multiple of 4)`);
   return Array.from(new Int32Array(aligned(bytes)));
 }
 
-export function readFloat32(bytes: Uint8Array): number[] {
+export function readFloat32(raw: Uint8Array): number[] {
+  const bytes = u8(raw);
   if (bytes.byteLength % 4 !== 0) throw new Error(`float32 field has ${bytes.byteLength} bytes (not a multiple of 4)`);
   return Array.from(new Float32Array(aligned(bytes)));
 }
 
-export function readInt64(bytes: Uint8Array): number[] {
+export function readInt64(raw: Uint8Array): number[] {
+  const bytes = u8(raw);
   if (bytes.byteLength % 8 !== 0) throw new Error(`int64 field has ${bytes.byteLength} bytes (not a multiple of 8)`);
   const words = new Int32Array(aligned(bytes));
   const out = new Array<number>(words.length / 2);
@@ -376,7 +382,7 @@ export function decodeSampleResponse(body: Uint8Array): SampleResponseJson {
     sequences: msg.sequences.map((s) => ({
       stop_reason: s.stop_reason === 1 ? "length" : "stop",
       tokens: readInt32(s.tokens ?? new Uint8Array()),
-      logprobs: s.logprobs ? readFloat32(s.logprobs) : null,
+      logprobs: s.logprobs && u8(s.logprobs).byteLength > 0 ? readFloat32(s.logprobs) : s.logprobs ? [] : null,
     })),
     prompt_logprobs: msg.prompt_logprobs ? readFloat32(msg.prompt_logprobs).map((x) => (Number.isNaN(x) ? null : x)) : null,
   };
