@@ -209,7 +209,8 @@ export class NodeService {
       maxBatchRows: 32,
       maxQueuedRows: 4096,
       ephemeralSamplersPerModel: 4,
-      ...opts,
+      // Options given as undefined (unset environment variables) keep their defaults.
+      ...(Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) as NodeServiceOptions),
       trainThreads: opts.trainThreads ?? defaultTrainThreads(),
     };
   }

@@ -85,6 +85,9 @@ export async function trainExecutor(ctx: RunContext): Promise<void> {
   else await ctx.log("info", `training ${total} steps: ${config.data.instancesPerStep} instances × ${config.data.rolloutsPerInstance} rollouts, ${config.rollout.paradigm} paradigm`);
 
   const attemptStart = Date.now();
+  // Training states persist only at checkpoints: each step's state is kept until the next step
+  // commits (resuming needs only the last committed one), then deleted on the node.
+  let previousState: { path: string; checkpoint: boolean } | null = null;
   try {
     for (let step = resume.step + 1; step <= total; step++) {
       throwIfCancelled(signal);
@@ -110,6 +113,11 @@ export async function trainExecutor(ctx: RunContext): Promise<void> {
         progress: { step, total, etaSeconds: eta },
       });
       await ctx.log("info", `step ${step}/${total}: ${stepSummary(result)}; ${written.trajectories} trajectories, ${written.turns} turns committed${isCheckpoint ? ", checkpoint saved" : ""}`);
+      if (previousState && !previousState.checkpoint) {
+        const stale = previousState.path;
+        await policy.deleteState(stale).catch((e) => ctx.log("warn", `could not delete the training state ${stale} on node "${policyNode.name}": ${(e as Error).message}`));
+      }
+      previousState = { path: state.path, checkpoint: isCheckpoint };
 
       if (step % config.schedule.evalEvery === 0 || step === total) {
         throwIfCancelled(signal);
