@@ -172,6 +172,18 @@ describe("TinkerClient against SkyRL tx", () => {
     await expect(session.sample([1], { max_tokens: 2 })).rejects.toThrow(/node "gpu-1": POST \/api\/v1\/asample: unexpected reply \(request_id: Expected string, received number\)/);
   });
 
+  it("retries a sample from a sampler checkpoint that is still being written (425) until it is", async () => {
+    const { double, client } = await setup({ latencyMs: 300 });
+    const model = await client.createModel("Qwen/Qwen3-8B");
+    // Submit a persistent save without waiting for it, then sample from its path at once.
+    const { requestId } = await client.submit("save_weights_for_sampler", { json: { model_id: model.modelId, seq_id: 1, path: "ck" } });
+    const session = await client.createSamplingSession({ modelPath: `tinker://${model.modelId}/ck` });
+    const r = await session.sample([1], { max_tokens: 2 });
+    expect(r.sequences).toHaveLength(1);
+    expect(double.requests.filter((x) => x.path === "asample").length).toBeGreaterThan(1); // the first got 425
+    expect(requestId).toMatch(/^\d+$/);
+  });
+
   it("load_weights is the first request of a model", async () => {
     const { client } = await setup();
     const model = await client.createModel("Qwen/Qwen3-8B");
