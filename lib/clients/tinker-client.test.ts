@@ -19,7 +19,7 @@ function scripted(handle: Handler) {
 }
 
 /** The part of a hosted server every test needs. */
-function hosted(extra: (path: string, body: Record<string, unknown>) => Response | null, config: Record<string, unknown> = {}): Handler {
+function hosted(extra: (path: string, body: Record<string, unknown>) => Response | Promise<Response> | null, config: Record<string, unknown> = {}): Handler {
   return (path, body) =>
     extra(path, body) ??
     (path === "client/config"
@@ -92,5 +92,38 @@ describe("TinkerClient helpers", () => {
     // 12 bytes per position + framing: 1000-position datums are ~12 KB each.
     const sizes = chunkDatums([datum(1000), datum(1000), datum(1000), datum(5000)], { fwdbwd_max_chunk_len: 1024, fwdbwd_max_chunk_bytes_count: 25_000 }).map((c) => c.length);
     expect(sizes).toEqual([2, 1, 1]);
+  });
+});
+
+describe("TinkerClient sampling concurrency", () => {
+  it("keeps at most client/config's sample_max_concurrent_requests samples in flight", async () => {
+    let inFlight = 0;
+    let peak = 0;
+    let n = 0;
+    const server = scripted(
+      hosted((p) => {
+        if (p === "create_sampling_session") return json({ sampling_session_id: "s1" });
+        if (p === "asample") {
+          inFlight++;
+          peak = Math.max(peak, inFlight);
+          return json({ request_id: `r${n++}` });
+        }
+        if (p === "retrieve_future") {
+          return new Promise<Response>((r) =>
+            setTimeout(() => {
+              inFlight--;
+              r(json({ sequences: [{ stop_reason: "stop", tokens: [1], logprobs: [-1] }] }));
+            }, 20),
+          );
+        }
+        return null;
+      }, { sample_max_concurrent_requests: 2 }),
+    );
+    const c = new TinkerClient({ ...base, apiKey: "tml-x", fetch: server.impl, log: () => {} });
+    await c.start();
+    const s = await c.createSamplingSession({ baseModel: "Qwen/Qwen3-8B" });
+    await Promise.all(Array.from({ length: 6 }, () => s.sample([1], { max_tokens: 1 })));
+    c.close();
+    expect(peak).toBe(2);
   });
 });

@@ -649,8 +649,30 @@ export class TinkerClient {
     return { max_tokens: p.max_tokens, temperature: p.temperature ?? 1, top_p: p.top_p ?? 1, top_k: p.top_k ?? -1, ...(p.seed !== undefined ? { seed: p.seed } : {}), stop };
   }
 
+  private samplesInFlight = 0;
+  private sampleWaiters: Array<() => void> = [];
+
+  /** At most client/config's sample_max_concurrent_requests samples in flight (the SDK's limit). */
+  private async sampleSlot(): Promise<() => void> {
+    while (this.samplesInFlight >= this.config.sample_max_concurrent_requests) await new Promise<void>((r) => this.sampleWaiters.push(r));
+    this.samplesInFlight++;
+    return () => {
+      this.samplesInFlight--;
+      this.sampleWaiters.shift()?.();
+    };
+  }
+
   /** Internal: asample under a sampling session and wait for it. */
   async sampleIn(session: SamplingSession, prompt: number[], params: SamplingParams, numSamples: number, signal?: AbortSignal): Promise<SampleResponse> {
+    const release = await this.sampleSlot();
+    try {
+      return await this.sampleOnce(session, prompt, params, numSamples, signal);
+    } finally {
+      release();
+    }
+  }
+
+  private async sampleOnce(session: SamplingSession, prompt: number[], params: SamplingParams, numSamples: number, signal?: AbortSignal): Promise<SampleResponse> {
     const sampling_params = this.samplingParams(params);
     if (prompt.length === 0) throw new TinkerError("sampling: the prompt is empty", null, "user", false, "bad_params", "input");
     const deadline = Date.now() + this.o.futureDeadlineMs;
