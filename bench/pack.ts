@@ -2,7 +2,8 @@
  * `npm run bench:pack` — the worker's cost of handing one paper-scale training step to a Tinker node.
  *
  * A step of 16 prompts × 4 rollouts × (10 act + 10 rehearse) generations of ~300 tokens is rendered
- * with a Qwen3 tokenizer (bench/pack-data.ts), then TinkerPolicy.forwardBackward packs it (datums,
+ * by the policy with the Qwen3 renderer (lib/renderers; bench/pack-data.ts), then
+ * TinkerPolicy.forwardBackward packs it (datums,
  * zero-advantage drop, prefix folding), checks it, cuts it into chunks within client/config's limits
  * and serialises each chunk exactly as the client posts it (protobuf, SDK 0.25), to an in-process
  * stand-in of a hosted Tinker server that only records the bodies.
@@ -19,6 +20,8 @@
 import v8 from "node:v8";
 import vm from "node:vm";
 import { buildPackStep, PAPER_SCALE, type PackScale } from "./pack-data";
+import { decodeForwardBackwardRequest } from "../lib/clients/tinker-proto";
+import { loadRenderer } from "../lib/renderers";
 import { TinkerPolicy } from "../worker/clients/tinker-policy";
 import type { LossConfig } from "../worker/engine/io";
 
@@ -32,6 +35,8 @@ export interface PackResult {
   maxStallMs: number;
   stallCpuMs: number;
   bodies: number[];
+  /** What was posted: datums after dropping zero-advantage ones and folding prefixes, and their positions. */
+  sent: { datums: number; positions: number };
 }
 
 /** A full garbage collection (exposes V8's gc() to this process once). */
@@ -45,6 +50,7 @@ const json = (body: unknown, status = 200) => new Response(JSON.stringify(body),
 /** A hosted-Tinker-shaped responder that records request bodies and answers every future at once. */
 function recordingServer() {
   const bodies: number[] = [];
+  const kept: Uint8Array[] = [];
   let future = 0;
   const impl: typeof fetch = async (input, init) => {
     const path = new URL(String(input)).pathname.replace(/^\/api\/v1\//, "");
@@ -64,6 +70,7 @@ function recordingServer() {
         return json({ request_id: `create-${++future}`, model_id: "bench-session:train:0" });
       case "forward_backward":
         bodies.push(body instanceof Uint8Array ? body.byteLength : Buffer.byteLength(String(body)));
+        if (body instanceof Uint8Array) kept.push(body);
         return json({ request_id: `fb-${++future}` });
       case "retrieve_future": {
         const id = (JSON.parse(String(body)) as { request_id: string }).request_id;
@@ -73,7 +80,14 @@ function recordingServer() {
     }
     return json({ detail: `no route ${path}` }, 404);
   };
-  return { impl, bodies };
+  /** Datums and positions in the recorded bodies (decoded after the measurement). */
+  const contents = () => {
+    let datums = 0;
+    let positions = 0;
+    for (const b of kept) for (const d of decodeForwardBackwardRequest(b).data) (datums++, (positions += d.tokens.length));
+    return { datums, positions };
+  };
+  return { impl, bodies, contents };
 }
 
 const cpuMs = () => {
@@ -113,11 +127,19 @@ async function withStallMeter<T>(run: () => Promise<T>): Promise<{ value: T; max
 }
 
 export async function runPackBench(scale: PackScale = PAPER_SCALE): Promise<PackResult> {
-  const step = buildPackStep(scale);
   const server = recordingServer();
-  const policy = await TinkerPolicy.create({ baseUrl: "https://tinker.thinkingmachines.dev", apiKey: "tml-bench", nodeName: "bench", model: "Qwen/Qwen3-8B", client: { fetch: server.impl }, log: () => {} });
+  const policy = await TinkerPolicy.create({
+    baseUrl: "https://tinker.thinkingmachines.dev",
+    apiKey: "tml-bench",
+    nodeName: "bench",
+    model: "Qwen/Qwen3-8B",
+    renderer: loadRenderer("qwen3"),
+    client: { fetch: server.impl },
+    log: () => {},
+  });
   const loss: LossConfig = { loss: "ppo", clipLow: 0.2, clipHigh: 0.2, dualClip: 3, klCoef: 0, entropyCoef: 0 };
   try {
+    const step = buildPackStep(scale, (messages, tools) => policy.promptTokens(messages, tools));
     // Start from a settled heap, as a worker is between steps: the rendering above (done over minutes
     // of generations in a real run) leaves garbage the pack should not be charged for.
     fullGc();
@@ -136,6 +158,7 @@ export async function runPackBench(scale: PackScale = PAPER_SCALE): Promise<Pack
       maxStallMs,
       stallCpuMs,
       bodies: server.bodies,
+      sent: server.contents(),
     };
   } finally {
     policy.close();
@@ -148,8 +171,9 @@ async function main() {
   const maxBody = Math.max(...r.bodies);
   console.log(`step: ${PAPER_SCALE.prompts} prompts × ${PAPER_SCALE.rollouts} rollouts × ${PAPER_SCALE.turns} act + ${PAPER_SCALE.turns} rehearse = ${r.datums} generations`);
   console.log(`tokens: ${(r.promptTokens / 1e6).toFixed(2)} M prompt, ${(r.responseTokens / 1e3).toFixed(0)} k sampled (${Math.round(r.responseTokens / r.datums)} per generation)`);
-  console.log(`render (Qwen3 tokenizer, per-message cache): ${r.renderCpuS.toFixed(2)} s CPU`);
+  console.log(`render (TinkerPolicy.promptTokens, qwen3 renderer, incremental history): ${r.renderCpuS.toFixed(2)} s CPU`);
   console.log(`pack + check + chunk + serialise: ${r.packCpuS.toFixed(3)} s CPU, ${r.packWallS.toFixed(3)} s wall, longest event-loop stall ${r.maxStallMs.toFixed(1)} ms (${r.stallCpuMs.toFixed(1)} ms of CPU in it)`);
+  console.log(`sent: ${r.sent.datums} datums, ${(r.sent.positions / 1e6).toFixed(2)} M positions (zero-advantage datums dropped, prefixes folded)`);
   console.log(`bodies: ${r.bodies.length} forward_backward requests (protobuf), largest ${mb(maxBody).toFixed(2)} MB, total ${mb(r.bodies.reduce((a, b) => a + b, 0)).toFixed(1)} MB`);
   console.log(`targets: pack ≤ 0.5 s CPU ${r.packCpuS <= 0.5 ? "✓" : "✗"}, stall ≤ 100 ms ${r.maxStallMs <= 100 ? "✓" : "✗"}, body ≤ 5 MB ${mb(maxBody) <= 5 ? "✓" : "✗"}`);
   console.log(JSON.stringify({ bench: "pack", pack_cpu_s: Number(r.packCpuS.toFixed(3)), max_stall_ms: Number(r.maxStallMs.toFixed(1)), max_body_mb: Number(mb(maxBody).toFixed(2)) }));

@@ -88,6 +88,12 @@ export const runConfigSchema = z
         promptBudgetTokens: z.number().int().min(16).max(1_000_000).default(12_000),
         responseBudgetTokens: z.number().int().min(1).max(1_000_000).default(8_000),
         maxConcurrentRollouts: z.number().int().min(1).max(4096).default(256),
+        maxFailedGenerationShare: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0.5)
+          .describe("Fail the run when a step's share of failed generations exceeds this (a step where all failed always fails)"),
       })
       .default({}),
 

@@ -2,7 +2,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { SkyRLDouble } from "../../test/doubles/skyrl-tinker";
 import type { LossConfig, TrainingDatum } from "../engine/io";
-import { type ChatRenderer, TinkerPolicy } from "./tinker-policy";
+import { loadRenderer } from "../../lib/renderers";
+import { END_TOKEN } from "../node/tokenizer";
+import { TinkerPolicy } from "./tinker-policy";
 
 let double: SkyRLDouble | null = null;
 const policies: TinkerPolicy[] = [];
@@ -12,8 +14,9 @@ afterEach(async () => {
   double = null;
 });
 
-/** A stand-in renderer: prompts are the message lengths, the end token is the double's EOS (7). */
-const renderer: ChatRenderer = { renderPrompt: (m) => m.map((x) => 10 + (x.content.length % 90)), decode: (t) => t.join(" "), stopTokens: [7] };
+/** The embedded node's byte format; the double's sampler ends with its end token. */
+const renderer = loadRenderer("tiny-gpt");
+const eos = { eosToken: END_TOKEN };
 const loss: LossConfig = { loss: "ppo", clipLow: 0.2, clipHigh: 0.2, dualClip: 3, klCoef: 0, entropyCoef: 0 };
 const optim = { lr: 1e-5, beta1: 0.9, beta2: 0.95, eps: 1e-12, weightDecay: 0, gradClip: 1 };
 
@@ -26,7 +29,7 @@ async function policy(opts: Partial<Parameters<typeof TinkerPolicy.create>[0]> =
 
 describe("TinkerPolicy against SkyRL tx", () => {
   it("checks the LoRA rank against SkyRL JAX's limit before creating anything", async () => {
-    double = await new SkyRLDouble().start();
+    double = await new SkyRLDouble(eos).start();
     await expect(policy({ loraRank: 64 })).rejects.toThrow(/LoRA rank 64 is above what node "gpu-1" allows \(32, skyrl-jax\)/);
     expect(double.models.size).toBe(0);
     const { p } = await policy({ loraRank: 8, maxLoraRank: 8 });
@@ -34,13 +37,13 @@ describe("TinkerPolicy against SkyRL tx", () => {
   });
 
   it("samples through sessions, clamps max_tokens to the model's context, publishes ephemerally per step, persistently on demand", async () => {
-    double = await new SkyRLDouble().start();
-    const { p } = await policy({ contextLength: 8 });
-    const g = await p.generate({ role: "act", messages: [{ role: "user", content: "hi" }, { role: "user", content: "there" }], sampling: { temperature: 1, topP: 1, maxTokens: 100 } });
-    expect(g.tokens).toEqual([100, 101, 102, 7]);
+    double = await new SkyRLDouble(eos).start();
+    const { p } = await policy({ contextLength: 20 });
+    const g = await p.generate({ role: "act", messages: [{ role: "user", content: "hi" }], sampling: { temperature: 1, topP: 1, maxTokens: 100 } });
+    expect(g.tokens).toEqual([100, 101, 102, END_TOKEN]);
     expect(g.finishReason).toBe("stop");
     const sample = double.requests.find((r) => r.path === "asample")!;
-    expect(sample.body).toMatchObject({ seq_id: 0, sampling_params: { max_tokens: 6, stop: [7] } });
+    expect(sample.body).toMatchObject({ seq_id: 0, sampling_params: { max_tokens: 20 - g.promptTokens.length, stop: [END_TOKEN] } });
     expect(sample.body?.sampling_session_id).toBe(p.sampler.id);
 
     const datum: TrainingDatum = { promptTokens: g.promptTokens, responseTokens: g.tokens, logprobs: g.logprobs, advantages: g.tokens.map(() => 1), role: "act" };
@@ -61,7 +64,7 @@ describe("TinkerPolicy against SkyRL tx", () => {
   });
 
   it("resumes with load_weights as the model's first request, and recovers when the load's reply was lost", async () => {
-    double = await new SkyRLDouble().start();
+    double = await new SkyRLDouble(eos).start();
     const { p } = await policy();
     const state = await p.saveState("ck");
     double.dropReply("load_weights");

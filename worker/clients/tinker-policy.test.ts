@@ -145,7 +145,7 @@ describe("TinkerPolicy against the embedded node", () => {
   });
 
   it("the OpenAI chat client talks to the node's /v1 endpoint", async () => {
-    const chat = createOpenAIChatClient({ baseUrl: `${node.url}/v1`, model: "tiny-gpt", maxRetries: 0 });
+    const chat = createOpenAIChatClient({ baseUrl: `${node.url}/v1`, model: "tiny-gpt", settings: { maxRetries: 0 } });
     const r = await chat.complete({ messages: [{ role: "user", content: "hello" }], maxTokens: 5, temperature: 0 });
     expect(typeof r.text).toBe("string");
     const ctrl = new AbortController();

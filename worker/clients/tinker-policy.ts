@@ -1,11 +1,14 @@
 /**
  * PolicyClient + TrainerClient (worker/engine/io.ts) on top of a Tinker-compatible node.
  *
- * Sampling: render the chat with the model's chat format → asample (tokens + logprobs) → decode.
- * Samples go through sampling sessions (each with its own seq_id counter): one on the base model at
- * start, then the session each ephemeral sampler save returns (updateSampler, once per training
- * step). Persistent sampler saves (saveWeightsForSampler) happen only when the caller asks — at
- * checkpoints. max_tokens is clamped to the model's context (advertised, or from node settings).
+ * Sampling (token in / token out): the node model's renderer (lib/renderers) renders and tokenises
+ *   the chat once → asample with the renderer's stop tokens (tokens + logprobs) → the sampled ids are
+ *   kept verbatim (they are what is trained) and decoded only for parsing; an id outside the
+ *   renderer's vocabulary is a TokenOutOfVocabularyError. Samples go through sampling sessions (each
+ *   with its own seq_id counter): one on the base model at start, then the session each ephemeral
+ *   sampler save returns (updateSampler, once per training step). Persistent sampler saves
+ *   (saveWeightsForSampler) happen only when the caller asks — at checkpoints. max_tokens is clamped
+ *   to the model's context (node settings, advertised, or the renderer's).
  * Training: each TrainingDatum becomes one Tinker Datum over the full sequence prompt+response:
  *   model_input = seq[0..n-2], target_tokens = seq[1..n-1]; logprobs/advantages are 0 on prompt
  *   positions and the sampling logprobs / advantages on response positions.
@@ -21,10 +24,9 @@ import type {
   PolicyClient,
   TrainerClient,
   TrainingDatum,
-  ChatMessage,
   ToolSchema,
 } from "../engine/io";
-import * as tinyChat from "../node/chat-format";
+import { type ChatRenderer, loadRenderer, type RenderOptions } from "../../lib/renderers";
 import {
   type Datum,
   type ForwardBackwardOutput,
@@ -40,15 +42,6 @@ import { loraRankLimit } from "../../lib/clients/tinker-limits";
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** How a model's chat template turns messages into tokens and tokens into text. */
-export interface ChatRenderer {
-  renderPrompt(messages: ChatMessage[], tools?: ToolSchema[]): number[];
-  decode(tokens: number[]): string;
-  stopTokens: number[];
-}
-
-export const tinyGptRenderer: ChatRenderer = { renderPrompt: tinyChat.renderPrompt, decode: tinyChat.decode, stopTokens: tinyChat.stopTokens };
-
 export interface TinkerPolicyOptions {
   baseUrl: string;
   apiKey?: string;
@@ -56,13 +49,16 @@ export interface TinkerPolicyOptions {
   nodeName?: string;
   /** Base model name on the node (e.g. "tiny-gpt"). */
   model: string;
+  /** How the node's model renders prompts (default: the embedded node's tiny-gpt format). */
   renderer?: ChatRenderer;
+  /** Qwen3's enable_thinking switch (undefined: the template's default). */
+  enableThinking?: boolean;
+  /** The model's context window; wins over the node's advertised value and the renderer's. */
+  contextLength?: number;
   /** Resume from a training checkpoint (tinker://…/weights/…) right after create_model. */
   resumeFrom?: string;
   /** LoRA rank of the trained adapter (checked against the server's limit before create_model). */
   loraRank?: number;
-  /** The model's context window; wins over the node's advertised value. */
-  contextLength?: number;
   /** Largest LoRA rank when the server does not advertise it (node setting tinker.maxLoraRank). */
   maxLoraRank?: number | null;
   client?: Partial<TinkerClientOptions>;
@@ -83,6 +79,7 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
     readonly contextLength: number | null,
     /** Loss-config extensions the node accepts (empty on hosted Tinker / SkyRL). */
     readonly extensions: Set<string>,
+    readonly enableThinking: boolean | undefined,
     baseSession: SamplingSession,
     private readonly log: (message: string) => void,
   ) {
@@ -110,10 +107,11 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
       const limit = loraRankLimit(client.profile, caps, opts.maxLoraRank);
       if (limit !== null && rank > limit)
         throw new Error(`LoRA rank ${rank} is above what node "${node}" allows (${limit}, ${client.profile}); lower policy.loraRank or raise the node's tinker.maxLoraRank`);
-      const contextLength = opts.contextLength ?? entry.max_context_length ?? null;
+      const renderer = opts.renderer ?? loadRenderer("tiny-gpt");
+      const contextLength = opts.contextLength ?? entry.max_context_length ?? renderer.contextLength ?? null;
       const model = await client.createModel(opts.model, { loraRank: rank });
       const base = await client.createSamplingSession({ baseModel: opts.model });
-      const policy = new TinkerPolicy(client, model, opts.renderer ?? tinyGptRenderer, contextLength, new Set(caps.node?.extensions ?? []), base, log);
+      const policy = new TinkerPolicy(client, model, renderer, contextLength, new Set(caps.node?.extensions ?? []), opts.enableThinking, base, log);
       policy.rank = rank;
       if (opts.resumeFrom) await policy.loadState(opts.resumeFrom);
       return policy;
@@ -132,8 +130,29 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
     return this.samplingSession;
   }
 
+  /**
+   * How every prompt of this policy is rendered: the reference's incremental caller buffer (each past
+   * assistant turn keeps its <think> text; worker/engine/DIFFERENCES.md), tool-call arguments written
+   * by the template's own tojson (as the model writes them), the node model's thinking switch.
+   */
+  renderOptions(tools?: ToolSchema[]): RenderOptions {
+    return {
+      tools,
+      addGenerationPrompt: true,
+      history: "incremental",
+      parseToolArguments: true,
+      ...(this.enableThinking !== undefined ? { enableThinking: this.enableThinking } : {}),
+    };
+  }
+
+  /** The prompt ids generate() would send for these messages. */
+  promptTokens(messages: GenerateRequest["messages"], tools?: ToolSchema[]): number[] {
+    return this.renderer.renderPrompt(messages, this.renderOptions(tools));
+  }
+
   async generate(req: GenerateRequest): Promise<GenerateResult> {
-    const promptTokens = this.renderer.renderPrompt(req.messages, req.tools);
+    // Rendered and tokenised once; these exact ids are sent, stored and trained.
+    const promptTokens = this.promptTokens(req.messages, req.tools);
     let maxTokens = req.sampling.maxTokens;
     if (this.contextLength !== null) {
       // Prompt fills the context: nothing can be generated; report it as a length stop.
@@ -146,12 +165,16 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
       top_p: req.sampling.topP,
       top_k: -1,
       ...(req.sampling.seed !== undefined ? { seed: req.sampling.seed } : {}),
-      stop: this.renderer.stopTokens,
+      // Servers such as SkyRL stop only at the ids a request names: the template's end tokens.
+      stop: [...this.renderer.stopTokens],
     });
     const seq = res.sequences[0];
     if (!seq) throw new Error(`node "${this.client.nodeName}": asample returned no sequence`);
     if (!seq.logprobs || seq.logprobs.length !== seq.tokens.length) throw new Error(`node "${this.client.nodeName}": asample returned no per-token logprobs`);
-    return { text: this.renderer.decode(seq.tokens), promptTokens, tokens: seq.tokens, logprobs: seq.logprobs, finishReason: seq.stop_reason };
+    // decode() refuses ids outside the renderer's vocabulary (TokenOutOfVocabularyError): the node
+    // serves another model than the one this run renders for.
+    const text = this.renderer.decode(seq.tokens);
+    return { text, promptTokens, tokens: seq.tokens, logprobs: seq.logprobs, finishReason: seq.stop_reason };
   }
 
   private warnOnce(key: string, message: string): void {

@@ -75,6 +75,8 @@ export const TOOL_CALL_OPEN = "<tool_call>";
 /** The exact block delimiters: newline, tag, newline … newline, closing tag. */
 export const TOOL_CALL_BLOCK_START = "\n<tool_call>\n";
 export const TOOL_CALL_BLOCK_END = "\n</tool_call>";
+/** A block at the very start of the text (Qwen3 with thinking off). */
+export const TOOL_CALL_AT_START = "<tool_call>\n";
 
 export const actErrorCodes = [
   "NO_TOOL_CALL_FOUND",
@@ -136,7 +138,8 @@ function describeValue(value: unknown): string {
 /**
  * Parse the act role's output.
  * - no `<tool_call>` substring → plain reply (ends the user turn);
- * - otherwise every `\n<tool_call>\n…\n</tool_call>` block must hold a JSON object or a list of
+ * - otherwise every `\n<tool_call>\n…\n</tool_call>` block (or `<tool_call>\n…` at the very start)
+ *   must hold a JSON object or a list of
  *   objects with a non-empty string `name` and `parameters`/`arguments` (use `{}` for none).
  */
 export function parseActOutput(rawText: string): ActParseResult {
@@ -145,7 +148,11 @@ export function parseActOutput(rawText: string): ActParseResult {
 
   const fail = (code: ActErrorCode, payload: ActErrorPayload): ActParseResult => ({ kind: "error", text, code, payload });
 
-  const blocks = findBlocks(text, TOOL_CALL_BLOCK_START, TOOL_CALL_BLOCK_END);
+  // A block may also open the text itself: with thinking off, Qwen3's prompt ends in an empty think
+  // block and the model writes "<tool_call>\n…" directly (its template renders a first call with empty
+  // content the same way). Every other block still needs the reference's leading newline.
+  const framed = text.startsWith(TOOL_CALL_AT_START) ? `\n${text}` : text;
+  const blocks = findBlocks(framed, TOOL_CALL_BLOCK_START, TOOL_CALL_BLOCK_END);
   if (blocks.length === 0) {
     return fail("NO_TOOL_CALL_FOUND", {
       error_tool_call:
@@ -190,9 +197,9 @@ export function parseActOutput(rawText: string): ActParseResult {
     }
   }
 
-  // The assistant message content is the text before the first block delimiter.
-  const firstBlock = text.indexOf(TOOL_CALL_BLOCK_START);
-  return { kind: "tool_calls", text, content: text.slice(0, firstBlock), calls };
+  // The assistant message content is the text before the first block delimiter ("" for a leading block).
+  const firstBlock = framed.indexOf(TOOL_CALL_BLOCK_START);
+  return { kind: "tool_calls", text, content: framed === text ? text.slice(0, firstBlock) : "", calls };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
  * checklists; the episode is normalised as R = E / numChecklists / numChecklistTurns.
  */
 import type { ChatClient, ChatMessage } from "./io";
+import { completeWithin } from "./chat-call";
 import { isToolErrorContent, safeParseJson, safeStringify, splitThinking } from "./parsers";
 import { deepEqual } from "./fidelity";
 import type { ChecklistItem, ProgrammaticCheck, TaskInstance, ToolEnvironment } from "./types";
@@ -148,22 +149,6 @@ export class Semaphore {
 
 const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-async function withTimeout<T>(ms: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      reject(new Error(`timed out after ${ms} ms`));
-    }, ms);
-  });
-  try {
-    return await Promise.race([fn(controller.signal), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 export class ChecklistJudge {
   private readonly semaphore: Semaphore;
   private readonly sleep: (ms: number) => Promise<void>;
@@ -189,16 +174,13 @@ export class ChecklistJudge {
       const attempts = Math.max(1, this.config.retries);
       for (let attempt = 0; attempt < attempts; attempt++) {
         try {
-          const res = await withTimeout(this.config.timeoutMs, (signal) =>
-            client.complete({
-              messages: [{ role: "user", content: prompt }],
-              temperature: this.config.temperature,
-              topP: this.config.topP,
-              maxTokens: this.config.maxTokens,
-              jsonSchema: { name: JUDGE_VERDICT_SCHEMA.name, schema: JUDGE_VERDICT_SCHEMA.schema as unknown as Record<string, unknown>, strict: true },
-              signal,
-            }),
-          );
+          const res = await completeWithin(client, this.config.timeoutMs, {
+            messages: [{ role: "user", content: prompt }],
+            temperature: this.config.temperature,
+            topP: this.config.topP,
+            maxTokens: this.config.maxTokens,
+            jsonSchema: { name: JUDGE_VERDICT_SCHEMA.name, schema: JUDGE_VERDICT_SCHEMA.schema as unknown as Record<string, unknown>, strict: true },
+          });
           const parsed = safeParseJson(res.text);
           if (!parsed.ok || typeof parsed.value !== "object" || parsed.value === null) {
             lastError = `verdict is not a JSON object: ${String(res.text).slice(0, 120)}`;
@@ -250,28 +232,10 @@ function valueAtPath(value: unknown, path: string[]): unknown {
 /** Replay every call in `messages` against a fresh environment and return its snapshot. */
 export async function replaySnapshot(instance: TaskInstance, messages: ChatMessage[]): Promise<unknown> {
   if (!instance.environment) return undefined;
-  const env: ToolEnvironment = instance.environment.create();
-  for (const m of messages) {
-    for (const c of m.tool_calls ?? []) {
-      try {
-        await env.execute(c.function.name, c.function.arguments);
-      } catch {
-        // A throwing environment leaves the state as it is.
-      }
-    }
-  }
-  return env.snapshot();
-}
-
-/** One replay of the calls in `messages`, with a snapshot taken at each of the (ascending) `endIndices`. */
-export async function replaySnapshotsAt(instance: TaskInstance, messages: ChatMessage[], endIndices: number[]): Promise<unknown[]> {
-  if (!instance.environment) return endIndices.map(() => undefined);
-  const env: ToolEnvironment = instance.environment.create();
-  const out: unknown[] = [];
-  let i = 0;
-  for (const end of endIndices) {
-    for (; i < end && i < messages.length; i++) {
-      for (const c of messages[i].tool_calls ?? []) {
+  const env: ToolEnvironment = await instance.environment.create();
+  try {
+    for (const m of messages) {
+      for (const c of m.tool_calls ?? []) {
         try {
           await env.execute(c.function.name, c.function.arguments);
         } catch {
@@ -279,7 +243,33 @@ export async function replaySnapshotsAt(instance: TaskInstance, messages: ChatMe
         }
       }
     }
-    out.push(env.snapshot());
+    return await env.snapshot();
+  } finally {
+    await Promise.resolve(env.close?.()).catch(() => {});
+  }
+}
+
+/** One replay of the calls in `messages`, with a snapshot taken at each of the (ascending) `endIndices`. */
+export async function replaySnapshotsAt(instance: TaskInstance, messages: ChatMessage[], endIndices: number[]): Promise<unknown[]> {
+  if (!instance.environment) return endIndices.map(() => undefined);
+  const env: ToolEnvironment = await instance.environment.create();
+  const out: unknown[] = [];
+  let i = 0;
+  try {
+    for (const end of endIndices) {
+      for (; i < end && i < messages.length; i++) {
+        for (const c of messages[i].tool_calls ?? []) {
+          try {
+            await env.execute(c.function.name, c.function.arguments);
+          } catch {
+            // A throwing environment leaves the state as it is.
+          }
+        }
+      }
+      out.push(await env.snapshot());
+    }
+  } finally {
+    await Promise.resolve(env.close?.()).catch(() => {});
   }
   return out;
 }

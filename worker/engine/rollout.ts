@@ -5,6 +5,7 @@
  * and shadow execution → the instance's executable environment, turn ends → the judge hook.
  */
 import type { ChatClient, PolicyClient, SamplingOptions } from "./io";
+import { completeWithin } from "./chat-call";
 import {
   applyEvent,
   nextNeed,
@@ -99,24 +100,19 @@ async function simulateExternally(
   const messages = buildSimulatorPrompt({ call, tools: state.tools, fewShot: state.fewShot });
   let lastError = "unknown";
   for (let attempt = 0; attempt < Math.max(1, s.attempts); attempt++) {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), s.timeoutMs);
     try {
-      const res = await client.complete({
+      const res = await completeWithin(client, s.timeoutMs, {
         messages,
         temperature: s.temperature,
         topP: s.topP,
         maxTokens: s.maxTokens,
         jsonSchema: { ...SIMULATOR_RESPONSE_SCHEMA, schema: SIMULATOR_RESPONSE_SCHEMA.schema as unknown as Record<string, unknown> },
-        signal: controller.signal,
       });
       const parsed = parseSimulatorResponse(res.text);
       if (parsed.ok) return { content: parsed.content, failed: false };
       lastError = parsed.error;
     } catch (e) {
       lastError = e instanceof Error ? e.message : String(e);
-    } finally {
-      clearTimeout(timer);
     }
     if (attempt + 1 < s.attempts) await sleep(Math.min(2 ** (attempt + 1), 30) * 1000);
   }
@@ -157,19 +153,40 @@ export async function askLiveUser(
   }
 }
 
-/** Run one rollout to termination. */
+/** A thrown generation error as the machine records it: its text and, when it has one, its string code. */
+function failure(e: unknown): { error: string; cause?: string } {
+  const code = e && typeof e === "object" && typeof (e as { code?: unknown }).code === "string" ? (e as { code: string }).code : undefined;
+  return { error: e instanceof Error ? e.message : String(e), ...(code ? { cause: code } : {}) };
+}
+
+/** Run one rollout to termination; the instance's world, when the rollout needs one, is created for it and closed after. */
 export async function runOneRollout(
   job: RolloutJob,
   clients: RolloutClients,
   config: RolloutDriverConfig,
   judgeTurnHook: JudgeTurnHook,
 ): Promise<RolloutResult> {
-  const started = performance.now();
-  let state = startRollout(job.instance, config.options, job.rolloutId);
   const needsEnv =
     job.instance.environment &&
     (config.options.paradigm === "environment" || (config.options.paradigm === "rehearse" && config.options.shadowExecution));
-  const env = needsEnv ? job.instance.environment!.create() : undefined;
+  const env = needsEnv ? await job.instance.environment!.create() : undefined;
+  try {
+    return await driveRollout(job, clients, config, judgeTurnHook, env);
+  } finally {
+    // A world that fails to close (e.g. a server process already gone) must not lose the episode's result.
+    await Promise.resolve(env?.close?.()).catch(() => {});
+  }
+}
+
+async function driveRollout(
+  job: RolloutJob,
+  clients: RolloutClients,
+  config: RolloutDriverConfig,
+  judgeTurnHook: JudgeTurnHook,
+  env: ToolEnvironment | undefined,
+): Promise<RolloutResult> {
+  const started = performance.now();
+  let state = startRollout(job.instance, config.options, job.rolloutId);
   const judgements: TurnJudgement[] = [];
 
   for (;;) {
@@ -180,7 +197,7 @@ export async function runOneRollout(
         const output = await clients.policy.generate({ role: "act", messages: need.messages, tools: need.tools, sampling: config.sampling.act });
         state = applyEvent(state, { kind: "act", output });
       } catch (e) {
-        state = applyEvent(state, { kind: "act_failed", error: e instanceof Error ? e.message : String(e) });
+        state = applyEvent(state, { kind: "act_failed", ...failure(e) });
       }
     } else if (need.kind === "rehearse") {
       // Shadow execution runs beside the generation; the rehearse prompt never sees its result.
@@ -189,7 +206,7 @@ export async function runOneRollout(
         const output = await clients.policy.generate({ role: "rehearse", messages: need.messages, sampling: config.sampling.rehearse });
         state = applyEvent(state, { kind: "rehearse", output, real: await real });
       } catch (e) {
-        state = applyEvent(state, { kind: "rehearse_failed", error: e instanceof Error ? e.message : String(e), real: await real });
+        state = applyEvent(state, { kind: "rehearse_failed", ...failure(e), real: await real });
       }
     } else if (need.kind === "tool") {
       if (need.source === "environment") {

@@ -18,6 +18,7 @@ import {
   type TurnRecord,
 } from "./rollout";
 import { runTestTimeRehearsal, type TestTimeRecord } from "./testtime";
+import { assertGenerationsHealthy, assertTrainingData, generationHealth, generationHealthMetrics } from "./health";
 import type { TaskInstance } from "./types";
 
 // ---------------------------------------------------------------------------------------------
@@ -311,6 +312,10 @@ export async function runTrainingStep(input: TrainingStepInput): Promise<StepRes
   );
   const genS = secondsSince(tGen);
   const trajectories = results.map((r) => toTrajectory(r, paradigm));
+  // Fail fast (typed StepFailedError) instead of training on nothing.
+  const label = `training step ${stepIndex}`;
+  const health = generationHealth(trajectories.flatMap((t) => t.turns));
+  assertGenerationsHealthy(health, stepIndex, config.rollout.maxFailedGenerationShare, label);
 
   // 2. Row scores and role-wise advantages.
   const tAdv = performance.now();
@@ -341,6 +346,7 @@ export async function runTrainingStep(input: TrainingStepInput): Promise<StepRes
     r.turn.advantageGroupId = config.optim.roleWiseBaseline ? roleGroupId(r.instanceGroupId, r.role) : r.instanceGroupId;
   });
   const data = buildTrainingData(rows, advantages);
+  assertTrainingData(data.length, health, stepIndex, label);
   const advS = secondsSince(tAdv);
 
   // 3. One update on both roles' rows, then publish weights for sampling.
@@ -356,7 +362,7 @@ export async function runTrainingStep(input: TrainingStepInput): Promise<StepRes
   // the caller's business (checkpoints only).
   await input.trainer.updateSampler();
 
-  Object.assign(metrics, rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "episode"));
+  Object.assign(metrics, rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "episode"), generationHealthMetrics(health));
   for (const role of ["act", "rehearse"] as const) {
     const rr = rows.map((r, i) => ({ r, a: advantages[i] })).filter((x) => x.r.role === role);
     addStats(metrics, `critic/${role}/score`, rr.map((x) => x.r.score));
@@ -413,7 +419,9 @@ export async function runEvaluation(input: EvaluationInput): Promise<StepResult>
     const results = await runRollouts(jobs, { policy: input.policy, simulator: input.simulator, userSimulator: input.userSimulator }, driver, hook, () => input.onRolloutDone?.(++done, jobs.length));
     trajectories = results.map((r) => toTrajectory(r, config.rollout.paradigm));
   }
-  const metrics = rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "val");
+  const health = generationHealth(trajectories.flatMap((t) => t.turns));
+  assertGenerationsHealthy(health, stepIndex, config.rollout.maxFailedGenerationShare, `evaluation at step ${stepIndex}`);
+  const metrics = { ...rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "val"), ...generationHealthMetrics(health) };
   metrics["timing_s/testing"] = secondsSince(tStep);
   metrics["training/global_step"] = stepIndex;
   return { kind: "eval", stepIndex, trajectories, metrics };

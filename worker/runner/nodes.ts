@@ -4,12 +4,13 @@
  * inference-only nodes during evaluation).
  */
 import type { PrismaClient } from "@prisma/client";
-import type { NodeModel, PolicyModel } from "../../contracts/run-config";
-import { type NodeSettings, parseNodeSettings } from "../../contracts/node-settings";
-import { decryptSecret } from "../../server/lib/secrets";
+import { parseNodeSettings, type NodeSettings } from "../../contracts/node-settings";
+import type { PolicyModel } from "../../contracts/run-config";
+import { attributeRenderer, resolveRenderer } from "../../lib/renderers";
+import { decryptSecret } from "../../lib/secrets";
 import { createOpenAIChatClient } from "../clients/openai-chat";
 import { TinkerPolicy } from "../clients/tinker-policy";
-import type { ChatClient, GenerateRequest, GenerateResult, PolicyClient } from "../engine/io";
+import type { ChatClient } from "../engine/io";
 
 export interface ResolvedNode {
   name: string;
@@ -31,24 +32,17 @@ export async function resolveNode(prisma: PrismaClient, name: string, role: stri
   };
 }
 
+/** An OpenAI-compatible chat client for a model on the node, with the node's `openai` settings. */
 export function chatClientFor(node: ResolvedNode, model: string, timeoutMs?: number): ChatClient {
   if (node.kind === "tinker") throw new Error(`node "${node.name}" speaks only the training protocol; judges and simulators need an OpenAI-compatible node`);
-  return createOpenAIChatClient({ baseUrl: `${node.baseUrl.replace(/\/+$/, "")}/v1`, apiKey: node.apiKey, model, timeoutMs });
-}
-
-/** A text-only policy over chat completions (no token ids or logprobs): usable for evaluation, not training. */
-export function chatPolicy(chat: ChatClient): PolicyClient {
-  return {
-    async generate(req: GenerateRequest): Promise<GenerateResult> {
-      const res = await chat.complete({
-        messages: req.messages,
-        temperature: req.sampling.temperature,
-        topP: req.sampling.topP,
-        maxTokens: req.sampling.maxTokens,
-      });
-      return { text: res.text, promptTokens: [], tokens: [], logprobs: [], finishReason: "stop" };
-    },
-  };
+  return createOpenAIChatClient({
+    baseUrl: `${node.baseUrl.replace(/\/+$/, "")}/v1`,
+    apiKey: node.apiKey,
+    model,
+    nodeName: node.name,
+    settings: node.settings.openai,
+    defaultTimeoutMs: timeoutMs,
+  });
 }
 
 /**
@@ -60,6 +54,9 @@ export async function trainingPolicyFor(node: ResolvedNode, model: PolicyModel, 
   if (node.kind === "openai") {
     throw new Error(`node "${node.name}" is OpenAI-compatible only; training needs a Tinker-compatible node (embedded, Tinker or SkyRL tx)`);
   }
+  // The node model's renderer (settings.models[model], else inferred from the name) renders every prompt.
+  const settings = node.settings.models[model.model];
+  const { renderer, enableThinking } = resolveRenderer(model.model, settings, `node "${node.name}"`);
   const t = node.settings.tinker;
   return TinkerPolicy.create({
     baseUrl: node.baseUrl,
@@ -67,6 +64,9 @@ export async function trainingPolicyFor(node: ResolvedNode, model: PolicyModel, 
     nodeName: node.name,
     model: model.model,
     resumeFrom,
+    renderer: attributeRenderer(renderer, `node "${node.name}", model "${model.model}"`),
+    enableThinking,
+    contextLength: settings?.contextLength,
     loraRank: model.loraRank,
     maxLoraRank: t.maxLoraRank,
     client: { profile: t.server, futureDeadlineMs: t.futureDeadlineS * 1000, wire: t.wire },

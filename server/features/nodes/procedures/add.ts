@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { nodeSettingsSchema } from "../../../../contracts/node-settings";
 import { nodeKinds } from "../../../../lib/node-health";
 import { memberProcedure } from "../../../trpc/init";
 import { addNode } from "../service";
@@ -8,6 +9,8 @@ export const addNodeInput = z.object({
   kind: z.enum(nodeKinds),
   baseUrl: z.string().trim().url("must be a URL like http://host:8000").refine((u) => /^https?:\/\//.test(u), "must be http(s)"),
   apiKey: z.string().max(4096).optional(),
+  /** Per-node settings (contracts/node-settings.ts), e.g. `{ openai: { stream: true, maxConcurrency: 32 } }`. */
+  settings: nodeSettingsSchema.optional(),
 });
 
 export const add = memberProcedure.input(addNodeInput).mutation(({ input }) => addNode(input));
