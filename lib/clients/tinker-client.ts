@@ -703,9 +703,9 @@ export class TinkerClient {
     }
   }
 
-  /** asample against a base model or a sampler path, through a one-off sampling session. */
-  async sample(target: { baseModel: string } | { modelPath: string } | { samplingSessionId: string }, prompt: number[], params: SamplingParams, numSamples = 1, signal?: AbortSignal): Promise<SampleResponse> {
-    const session = "samplingSessionId" in target ? new SamplingSession(this, target.samplingSessionId) : await this.createSamplingSession(target);
+  /** asample against a base model or a sampler path, through a one-off sampling session (use SamplingSession.sample to reuse one). */
+  async sample(target: { baseModel: string } | { modelPath: string }, prompt: number[], params: SamplingParams, numSamples = 1, signal?: AbortSignal): Promise<SampleResponse> {
+    const session = await this.createSamplingSession(target);
     return session.sample(prompt, params, numSamples, signal);
   }
 
