@@ -135,9 +135,9 @@ export async function runPackBench(scale: PackScale = PAPER_SCALE): Promise<Pack
     model: "Qwen/Qwen3-8B",
     renderer: loadRenderer("qwen3"),
     client: { fetch: server.impl },
-    log: () => {},
+    onWarning: () => {},
   });
-  const loss: LossConfig = { loss: "ppo", clipLow: 0.2, clipHigh: 0.2, dualClip: 3, klCoef: 0, entropyCoef: 0 };
+  const loss: LossConfig = { loss: "ppo", clipLow: 0.2, clipHigh: 0.2, dualClip: 3, klCoef: 0, klType: "low_var_kl", entropyCoef: 0, lossAgg: "token-mean", recomputeLogprobs: false };
   try {
     const step = buildPackStep(scale, (messages, tools) => policy.promptTokens(messages, tools));
     // Start from a settled heap, as a worker is between steps: the rendering above (done over minutes

@@ -186,16 +186,31 @@ function tensorBytes(t: { data: NumberArray; dtype: "int64" | "float32" }): Uint
 }
 
 /**
- * The protobufjs objects of a group of datums. int64 tensors are widened into one buffer shared by
- * the group (views into it), so a 5 MB chunk allocates a handful of buffers instead of one per datum.
+ * The protobufjs objects of a group of datums. int64 tensors are widened, and float tensors narrowed to
+ * float32, into buffers shared by the group (views into them), so a 5 MB chunk allocates a handful of
+ * buffers instead of several per datum.
  */
 function datumMessages(data: ProtoDatumInput[]) {
   let wide = 0;
-  for (const d of data) for (const name in d.loss_fn_inputs) if (d.loss_fn_inputs[name].dtype === "int64") wide += d.loss_fn_inputs[name].data.length;
+  let narrow = 0;
+  for (const d of data)
+    for (const name in d.loss_fn_inputs) {
+      const t = d.loss_fn_inputs[name];
+      if (t.dtype === "int64") wide += t.data.length;
+      else if (!(t.data instanceof Float32Array)) narrow += t.data.length;
+    }
   const pool = new Int32Array(2 * wide);
+  const floats = new Float32Array(narrow);
   let at = 0;
+  let fat = 0;
   const bytesOf = (t: ProtoTensorInput): Uint8Array => {
-    if (t.dtype !== "int64") return float32Bytes(t.data);
+    if (t.dtype !== "int64") {
+      if (t.data instanceof Float32Array) return asBytes(t.data);
+      const out = floats.subarray(fat, fat + t.data.length);
+      fat += t.data.length;
+      out.set(t.data);
+      return asBytes(out);
+    }
     const out = pool.subarray(at, at + 2 * t.data.length);
     at += 2 * t.data.length;
     writeInt64(t.data, out);

@@ -17,12 +17,12 @@ afterEach(async () => {
 /** The embedded node's byte format; the double's sampler ends with its end token. */
 const renderer = loadRenderer("tiny-gpt");
 const eos = { eosToken: END_TOKEN };
-const loss: LossConfig = { loss: "ppo", clipLow: 0.2, clipHigh: 0.2, dualClip: 3, klCoef: 0, entropyCoef: 0 };
+const loss: LossConfig = { loss: "ppo", clipLow: 0.2, clipHigh: 0.2, dualClip: 3, klCoef: 0, klType: "low_var_kl", entropyCoef: 0, lossAgg: "token-mean", recomputeLogprobs: false };
 const optim = { lr: 1e-5, beta1: 0.9, beta2: 0.95, eps: 1e-12, weightDecay: 0, gradClip: 1 };
 
 async function policy(opts: Partial<Parameters<typeof TinkerPolicy.create>[0]> = {}) {
   const logs: string[] = [];
-  const p = await TinkerPolicy.create({ baseUrl: double!.url, nodeName: "gpu-1", model: "Qwen/Qwen3-8B", renderer, client: { retryBaseMs: 5 }, log: (m) => logs.push(m), ...opts });
+  const p = await TinkerPolicy.create({ baseUrl: double!.url, nodeName: "gpu-1", model: "Qwen/Qwen3-8B", renderer, client: { retryBaseMs: 5 }, onWarning: (m) => logs.push(m), ...opts });
   policies.push(p);
   return { p, logs };
 }

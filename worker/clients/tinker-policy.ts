@@ -11,10 +11,14 @@
  *   to the model's context (node settings, advertised, or the renderer's).
  * Training: each TrainingDatum becomes one Tinker Datum over the full sequence prompt+response:
  *   model_input = seq[0..n-2], target_tokens = seq[1..n-1]; logprobs/advantages are 0 on prompt
- *   positions and the sampling logprobs / advantages on response positions.
- * Loss normalisation (see README.md): Tinker losses are token SUMS. To get the reference
- * token-mean, advantages are multiplied by 1/(response tokens in the forwardBackward call); the
- * PPO loss is positively homogeneous in A, so this is exact, clipping included.
+ *   positions and the sampling logprobs / advantages on response positions. Datums are typed arrays
+ *   (int32 ids, float64 values) in pooled buffers, built and packed with pauses for the event loop
+ *   (bench/pack.ts); the protobuf wire sends float32, as the SDK does.
+ * Loss semantics (README.md, loss-semantics.ts): Tinker losses are token SUMS; the run's verl
+ * aggregation (optim.lossAgg) becomes per-token weights over the whole step, folded into the
+ * advantages (exact: the PPO loss is positively homogeneous in A, clipping included) and sent as
+ * `weights` where the server scales its KL/entropy terms by them; per server profile the
+ * advantages are then rescaled so that the objective is the configured one on every server.
  */
 import type {
   GenerateRequest,
@@ -39,6 +43,18 @@ import {
   tokensInput,
 } from "../../lib/clients/tinker-client";
 import { loraRankLimit } from "../../lib/clients/tinker-limits";
+import type { LossAgg } from "../../contracts/run-config";
+import type { TinkerServerProfile } from "../../contracts/node-settings";
+import {
+  type ServerLossSemantics,
+  aggregationWeights,
+  applyServerReduction,
+  checkProfileAgainstReply,
+  resolveServerProfile,
+  serverLossSemantics,
+  unhonouredLossSettings,
+  unhonouredOptimSettings,
+} from "./loss-semantics";
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -57,18 +73,22 @@ export interface TinkerPolicyOptions {
   contextLength?: number;
   /** Resume from a training checkpoint (tinker://…/weights/…) right after create_model. */
   resumeFrom?: string;
+  /** The node's `tinker.server` setting (contracts/node-settings.ts): how the server reduces the loss. */
+  server?: TinkerServerProfile;
   /** LoRA rank of the trained adapter (checked against the server's limit before create_model). */
   loraRank?: number;
   /** Largest LoRA rank when the server does not advertise it (node setting tinker.maxLoraRank). */
   maxLoraRank?: number | null;
+  /** Where warnings go (the run log); each distinct warning is given once. Default: console.warn. */
+  onWarning?: (message: string) => void;
   client?: Partial<TinkerClientOptions>;
-  /** Run-log sink for warnings (dropped settings, recoveries). Default console.warn. */
-  log?: (message: string) => void;
 }
 
 /** Metrics are reported as means over the active (response) tokens of the call. */
 export class TinkerPolicy implements PolicyClient, TrainerClient {
   private warned = new Set<string>();
+  /** Set while the server profile was guessed ("auto" on SkyRL) and not yet confirmed by a reply. */
+  private assumedProfile: boolean;
   private samplingSession: SamplingSession;
   private rank = 32;
 
@@ -79,24 +99,30 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
     readonly contextLength: number | null,
     /** Loss-config extensions the node accepts (empty on hosted Tinker / SkyRL). */
     readonly extensions: Set<string>,
-    readonly enableThinking: boolean | undefined,
-    baseSession: SamplingSession,
-    private readonly log: (message: string) => void,
+    /** How the server reduces the loss and which loss/optimiser settings it honours. */
+    readonly lossSemantics: ServerLossSemantics,
+    private readonly onWarning: (message: string) => void,
+    assumed: string | null,
+    readonly enableThinking?: boolean,
+    baseSession?: SamplingSession,
   ) {
-    this.samplingSession = baseSession;
+    this.samplingSession = baseSession as SamplingSession;
+    this.assumedProfile = assumed !== null;
+    if (assumed) this.warnOnce("profile", assumed);
   }
 
   get model(): TinkerModel {
     return this.trainingModel;
   }
 
+  /** The transport profile the client resolved (retries, long polls, recovery). */
   get profile(): ResolvedProfile {
     return this.client.profile;
   }
 
   static async create(opts: TinkerPolicyOptions): Promise<TinkerPolicy> {
-    const log = opts.log ?? ((m: string) => console.warn(`[tinker-policy] ${m}`));
-    const client = new TinkerClient({ baseUrl: opts.baseUrl, apiKey: opts.apiKey, nodeName: opts.nodeName, log, ...opts.client });
+    const onWarning = opts.onWarning ?? ((m: string) => console.warn(`[tinker-policy] ${m}`));
+    const client = new TinkerClient({ baseUrl: opts.baseUrl, apiKey: opts.apiKey, nodeName: opts.nodeName, profile: opts.server, log: onWarning, ...opts.client });
     const node = opts.nodeName ?? opts.baseUrl;
     await client.start(["envace"]);
     try {
@@ -107,11 +133,13 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
       const limit = loraRankLimit(client.profile, caps, opts.maxLoraRank);
       if (limit !== null && rank > limit)
         throw new Error(`LoRA rank ${rank} is above what node "${node}" allows (${limit}, ${client.profile}); lower policy.loraRank or raise the node's tinker.maxLoraRank`);
-      const renderer = opts.renderer ?? loadRenderer("tiny-gpt");
-      const contextLength = opts.contextLength ?? entry.max_context_length ?? renderer.contextLength ?? null;
       const model = await client.createModel(opts.model, { loraRank: rank });
       const base = await client.createSamplingSession({ baseModel: opts.model });
-      const policy = new TinkerPolicy(client, model, renderer, contextLength, new Set(caps.node?.extensions ?? []), opts.enableThinking, base, log);
+      const renderer = opts.renderer ?? loadRenderer("tiny-gpt");
+      const contextLength = opts.contextLength ?? entry.max_context_length ?? renderer.contextLength ?? null;
+      const extensions = new Set(caps.node?.extensions ?? []);
+      const { profile, assumed } = resolveServerProfile(opts.server ?? "auto", { embedded: caps.node?.kind === "embedded", modelId: model.modelId });
+      const policy = new TinkerPolicy(client, model, renderer, contextLength, extensions, serverLossSemantics(profile, extensions), onWarning, assumed, opts.enableThinking, base);
       policy.rank = rank;
       if (opts.resumeFrom) await policy.loadState(opts.resumeFrom);
       return policy;
@@ -180,37 +208,72 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
   private warnOnce(key: string, message: string): void {
     if (this.warned.has(key)) return;
     this.warned.add(key);
-    this.log(message);
+    this.onWarning(message);
   }
 
+  /**
+   * One update's rows (send a whole training step in one call: the aggregation weights are computed
+   * over the rows given here, before any chunking of the request).
+   */
   async forwardBackward(data: TrainingDatum[], loss: LossConfig): Promise<{ metrics: Record<string, number> }> {
     if (data.length === 0) return { metrics: { tokens: 0 } };
+    const sem = this.lossSemantics;
+    for (const w of unhonouredLossSettings(sem, loss)) this.warnOnce(w.key, w.message);
     // A paper-scale step is millions of positions: built and packed in slices, so other work
     // (heartbeats, HTTP, other rollouts) keeps running (bench/pack.ts measures the longest pause).
-    const built = await buildDatumsAsync(data, { sendWeights: this.extensions.has("weights") });
-    const responseTokens = built.responseTokens;
-    // Exact savings (the loss is a token sum): without KL/entropy terms a datum whose advantages are
-    // all zero has zero gradient, and a datum that is a prefix of another rides along inside it.
-    const regularised = (loss.klCoef !== 0 && this.extensions.has("kl_coef")) || (loss.entropyCoef !== 0 && this.extensions.has("entropy_coef"));
-    const datums = await packDatumsAsync(regularised ? built.datums : dropZeroAdvantage(built.datums));
-    const config: Record<string, number> = { clip_low_threshold: 1 - loss.clipLow, clip_high_threshold: 1 + loss.clipHigh };
-    if (loss.loss === "ppo") {
-      if (this.extensions.has("dual_clip_threshold")) config.dual_clip_threshold = loss.dualClip;
-      else this.warnOnce("dual", "this node has no dual clip; dual clip ignored");
+    const prepared = await prepareDatumsAsync(data, loss, sem);
+    let datums = prepared.datums;
+    const extra: Record<string, number> = {};
+    if (loss.recomputeLogprobs) {
+      const r = await this.recomputeLogprobs(datums);
+      datums = r.datums;
+      extra.recomputed_logprob_abs_diff = r.meanAbsDiff;
     }
-    if (loss.klCoef !== 0) {
-      if (this.extensions.has("kl_coef")) config.kl_coef = loss.klCoef;
-      else this.warnOnce("kl", "this node has no KL term; the KL coefficient is ignored");
+    const out = await this.trainingModel.forwardBackward(datums, loss.loss, lossFnConfig(loss, sem));
+    if (this.assumedProfile) {
+      const mismatch = checkProfileAgainstReply(sem.profile, out.metrics ?? {});
+      if (mismatch) throw new Error(mismatch);
+      this.assumedProfile = false;
     }
-    if (loss.entropyCoef !== 0) {
-      if (this.extensions.has("entropy_coef")) config.entropy_coef = loss.entropyCoef;
-      else this.warnOnce("entropy", "this node has no entropy term; the entropy coefficient is ignored");
-    }
-    const out = await this.trainingModel.forwardBackward(datums, loss.loss, loss.loss === "ppo" ? config : undefined);
-    return { metrics: summarise(out, responseTokens) };
+    return { metrics: { ...summarise(out, datums, sem, prepared.responseTokens), ...extra } };
+  }
+
+  /**
+   * The reference's ratio: log-probs of the sampled tokens under the trainer's current weights (a
+   * forward pass before the update) replace the sampler's on the trained positions. Returns the
+   * mean |recomputed − sampled| over those positions, a measure of sampler/trainer mismatch.
+   */
+  private async recomputeLogprobs(datums: Datum[]): Promise<{ datums: Datum[]; meanAbsDiff: number }> {
+    const probe: Datum[] = datums.map((d) => ({
+      model_input: d.model_input,
+      loss_fn_inputs: {
+        target_tokens: d.loss_fn_inputs.target_tokens,
+        weights: { data: new Array<number>(d.loss_fn_inputs.target_tokens.data.length).fill(0), dtype: "float32" },
+      },
+    }));
+    const out = await this.trainingModel.forward(probe, "cross_entropy");
+    let diff = 0;
+    let n = 0;
+    const next = datums.map((d, k) => {
+      const lp = out.loss_fn_outputs?.[k]?.logprobs?.data;
+      const len = d.loss_fn_inputs.target_tokens.data.length;
+      if (!Array.isArray(lp) || lp.length !== len || lp.some((x) => typeof x !== "number" || !Number.isFinite(x))) {
+        throw new Error(`forward (recomputing log-probs) returned no usable logprobs for datum ${k}: expected ${len} finite values`);
+      }
+      const logprobs = Array.from(d.loss_fn_inputs.logprobs.data);
+      for (let i = 0; i < len; i++) {
+        if (!isActive(d, i)) continue;
+        diff += Math.abs(lp[i] - logprobs[i]);
+        n++;
+        logprobs[i] = lp[i];
+      }
+      return { ...d, loss_fn_inputs: { ...d.loss_fn_inputs, logprobs: { ...d.loss_fn_inputs.logprobs, data: logprobs } } };
+    });
+    return { datums: next, meanAbsDiff: n > 0 ? diff / n : 0 };
   }
 
   async optimStep(optim: OptimConfig): Promise<{ metrics: Record<string, number> }> {
+    for (const w of unhonouredOptimSettings(this.lossSemantics, optim)) this.warnOnce(w.key, w.message);
     const r = await this.trainingModel.optimStep({
       learning_rate: optim.lr,
       beta1: optim.beta1,
@@ -253,7 +316,7 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
       await this.trainingModel.loadWeights(path, true);
     } catch (e) {
       if (!(e instanceof TinkerError) || !e.afterLostReply) throw e;
-      this.log(`node "${this.client.nodeName}": load_weights of ${path} lost its reply (${e.message}); loading into a fresh model`);
+      this.onWarning(`node "${this.client.nodeName}": load_weights of ${path} lost its reply (${e.message}); loading into a fresh model`);
       await this.replaceModel(this.rank);
       await this.trainingModel.loadWeights(path, true);
     }
@@ -264,21 +327,59 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
   private async replaceModel(rank: number): Promise<void> {
     const old = this.trainingModel;
     this.trainingModel = await this.client.createModel(old.baseModel, { loraRank: rank });
-    await old.unload().catch((e) => this.log(`node "${this.client.nodeName}": could not unload model ${old.modelId}: ${(e as Error).message}`));
+    await old.unload().catch((e) => this.onWarning(`node "${this.client.nodeName}": could not unload model ${old.modelId}: ${(e as Error).message}`));
   }
 }
 
 /**
- * TrainingDatum[] → Tinker datums with token-mean scaling: advantages (and weights, when sent)
- * are divided by the number of response tokens in the call.
+ * One update's rows → the datums sent to the server, exactly: aggregation weights over all the rows
+ * (buildDatums), then two savings that rely on the loss being a token sum — without KL/entropy
+ * terms a datum whose advantages are all zero has zero gradient, and a datum that is a prefix of
+ * another rides along inside it — then the server's reduction undone (applyServerReduction).
  */
-export function buildDatums(data: TrainingDatum[], opts: { sendWeights: boolean }): { datums: Datum[]; responseTokens: number } {
-  return runSync(buildDatumsSteps(data, opts));
+export function prepareDatums(data: TrainingDatum[], loss: LossConfig, sem: ServerLossSemantics): { datums: Datum[]; responseTokens: number } {
+  return runSync(prepareDatumsSteps(data, loss, sem));
 }
 
-/** buildDatums with a pause for the event loop every few hundred datums (a paper-scale step). */
-export function buildDatumsAsync(data: TrainingDatum[], opts: { sendWeights: boolean }): Promise<{ datums: Datum[]; responseTokens: number }> {
-  return runYielding(buildDatumsSteps(data, opts));
+/** prepareDatums with pauses for the event loop (what forwardBackward uses). */
+export function prepareDatumsAsync(data: TrainingDatum[], loss: LossConfig, sem: ServerLossSemantics): Promise<{ datums: Datum[]; responseTokens: number }> {
+  return runYielding(prepareDatumsSteps(data, loss, sem));
+}
+
+function* prepareDatumsSteps(data: TrainingDatum[], loss: LossConfig, sem: ServerLossSemantics): Generator<void, { datums: Datum[]; responseTokens: number }> {
+  const built = yield* buildDatumsSteps(data, { lossAgg: loss.lossAgg, weights: sem.weights });
+  const regularised = (loss.klCoef !== 0 && sem.kl) || (loss.entropyCoef !== 0 && sem.entropy);
+  const packed = yield* packDatumsSteps(regularised ? built.datums : dropZeroAdvantage(built.datums));
+  return { datums: applyServerReduction(packed, sem), responseTokens: built.responseTokens };
+}
+
+/** loss_fn_config codes of the embedded node's `kl_type` extension. */
+const KL_TYPE_CODES = { k1: 1, k2: 2, low_var_kl: 3 } as const;
+
+/** The loss_fn_config a server accepts for this loss (SkyRL refuses unknown keys). */
+export function lossFnConfig(loss: LossConfig, sem: ServerLossSemantics): Record<string, number> | undefined {
+  const config: Record<string, number> = {};
+  if (loss.loss === "ppo") {
+    config.clip_low_threshold = 1 - loss.clipLow;
+    config.clip_high_threshold = 1 + loss.clipHigh;
+    if (sem.dualClip) config.dual_clip_threshold = loss.dualClip;
+  }
+  if (loss.klCoef !== 0 && sem.kl) {
+    config.kl_coef = loss.klCoef;
+    if (sem.klTypes) config.kl_type = KL_TYPE_CODES[loss.klType];
+  }
+  if (loss.entropyCoef !== 0 && sem.entropy) config.entropy_coef = loss.entropyCoef;
+  return Object.keys(config).length > 0 ? config : undefined;
+}
+
+/**
+ * TrainingDatum[] (one update's rows) → Tinker datums. The aggregation weights w of `lossAgg` are
+ * computed over all the rows (mask = every response token) and folded into the advantages (A·w);
+ * `weights` carries w ("aggregation"), the response mask ("mask") or is left out ("none").
+ * `responseTokens` counts the response tokens of the rows.
+ */
+export function buildDatums(data: TrainingDatum[], opts: { lossAgg: LossAgg; weights: ServerLossSemantics["weights"] }): { datums: Datum[]; responseTokens: number } {
+  return runSync(buildDatumsSteps(data, opts));
 }
 
 /**
@@ -299,14 +400,14 @@ async function runYielding<T>(steps: Generator<void, T>): Promise<T> {
   }
 }
 
-function* buildDatumsSteps(data: TrainingDatum[], opts: { sendWeights: boolean }): Generator<void, { datums: Datum[]; responseTokens: number }> {
+/** About 10 ms of work between pauses. */
+const YIELD_EVERY_POSITIONS = 250_000;
+
+function* buildDatumsSteps(
+  data: TrainingDatum[],
+  opts: { lossAgg: LossAgg; weights: ServerLossSemantics["weights"] },
+): Generator<void, { datums: Datum[]; responseTokens: number }> {
   let responseTokens = 0;
-  for (const d of data) responseTokens += d.responseTokens.length;
-  const scale = responseTokens > 0 ? 1 / responseTokens : 0;
-  // Typed arrays in the wire's own types (int32 ids, float32 values): a paper-scale step has millions
-  // of positions, which plain arrays, spreads and per-element callbacks turn into seconds (bench/pack.ts).
-  // One buffer per kind for the whole call, each datum a view into it: a few allocations instead of
-  // thousands keeps the garbage collector out of the step.
   let seqTotal = 0;
   for (let i = 0; i < data.length; i++) {
     const d = data[i];
@@ -314,12 +415,20 @@ function* buildDatumsSteps(data: TrainingDatum[], opts: { sendWeights: boolean }
     if (d.logprobs.length !== n || d.advantages.length !== n)
       throw new Error(`training datum ${i}: ${n} response tokens but ${d.logprobs.length} logprobs and ${d.advantages.length} advantages`);
     if (d.promptTokens.length === 0) throw new Error(`training datum ${i}: empty prompt`);
+    responseTokens += n;
     seqTotal += d.promptTokens.length + n;
   }
+  const w = aggregationWeights(
+    data.map((d) => new Array<number>(d.responseTokens.length).fill(1)),
+    opts.lossAgg,
+  );
+  // Typed arrays (int32 ids, float64 values: exact; the wire format rounds), one buffer per kind for
+  // the whole call and each datum a view into it: a paper-scale step has millions of positions, which
+  // plain arrays, spreads and thousands of allocations turn into seconds and GC pauses (bench/pack.ts).
   const seqPool = new Int32Array(seqTotal);
-  const logprobPool = new Float32Array(seqTotal);
-  const advantagePool = new Float32Array(seqTotal);
-  const weightPool = opts.sendWeights ? new Float32Array(seqTotal) : null;
+  const logprobPool = new Float64Array(seqTotal);
+  const advantagePool = new Float64Array(seqTotal);
+  const weightPool = opts.weights === "none" ? null : new Float64Array(seqTotal);
   const datums: Datum[] = [];
   let positions = 0;
   let at = 0;
@@ -328,26 +437,27 @@ function* buildDatumsSteps(data: TrainingDatum[], opts: { sendWeights: boolean }
     const n = d.responseTokens.length;
     const p = d.promptTokens.length;
     const pad = p - 1; // input positions that predict prompt tokens
+    const len = p + n - 1; // model_input = seq[0..len-1], target_tokens = seq[1..len] (views, no copy)
     const seq = seqPool.subarray(at, at + p + n);
     seq.set(d.promptTokens);
     seq.set(d.responseTokens, p);
-    const len = p + n - 1; // model_input = seq[0..len-1], target_tokens = seq[1..len] (views, no copy)
     const logprobs = logprobPool.subarray(at, at + len);
     logprobs.set(d.logprobs, pad);
     const advantages = advantagePool.subarray(at, at + len);
-    for (let j = 0; j < n; j++) advantages[pad + j] = d.advantages[j] * scale;
-    at += p + n;
+    for (let j = 0; j < n; j++) advantages[pad + j] = d.advantages[j] * w[i][j];
     const inputs: Datum["loss_fn_inputs"] = {
       target_tokens: { data: seq.subarray(1), dtype: "int64" },
       logprobs: { data: logprobs, dtype: "float32" },
       advantages: { data: advantages, dtype: "float32" },
     };
     if (weightPool) {
-      const weights = weightPool.subarray(at - p - n, at - p - n + len);
-      weights.fill(scale, pad);
+      const weights = weightPool.subarray(at, at + len);
+      if (opts.weights === "aggregation") weights.set(w[i], pad);
+      else weights.fill(1, pad);
       inputs.weights = { data: weights, dtype: "float32" };
     }
     datums.push({ model_input: tokensInput(seq.subarray(0, len)), loss_fn_inputs: inputs });
+    at += p + n;
     positions += len;
     if (positions > YIELD_EVERY_POSITIONS) {
       positions = 0;
@@ -356,9 +466,6 @@ function* buildDatumsSteps(data: TrainingDatum[], opts: { sendWeights: boolean }
   }
   return { datums, responseTokens };
 }
-
-/** About 10 ms of packing work between pauses. */
-const YIELD_EVERY_POSITIONS = 250_000;
 
 const isActive = (d: Datum, i: number) => d.loss_fn_inputs.advantages.data[i] !== 0 || (d.loss_fn_inputs.weights?.data[i] ?? 0) !== 0;
 
@@ -486,29 +593,50 @@ function* packDatumsSteps(datums: Datum[]): Generator<void, Datum[]> {
 }
 
 /**
- * forward_backward metrics → the run's actor metrics. The loss is what the server reports: `loss:sum`
- * (hosted Tinker, the embedded node), `total_loss:sum` (SkyRL FSDP/Megatron), or else the sum of the
- * per-token `elementwise_loss` outputs (SkyRL JAX, whose metrics are empty) — never NaN. The embedded
- * node's sums become means over the response tokens; other server metrics pass through by name.
+ * The server's reply → run metrics. `loss` is the step's objective as configured: the node's
+ * `loss:sum` (the aggregation weights are in the advantages), SkyRL-Train's `total_loss:sum`, or —
+ * SkyRL JAX reports no metrics — recomputed from the per-token `elementwise_loss` under that server's
+ * reduction; absent when nothing says it (never NaN). `pg_loss`, `kl_loss`, `entropy_loss` are
+ * verl's aggregated parts where the server reports them; the rest are means over the trained tokens.
  */
-export function summarise(out: Pick<ForwardBackwardOutput, "metrics" | "loss_fn_outputs">, responseTokens: number): Record<string, number> {
-  const m = out.metrics;
-  const tokens = m["tokens:sum"] ?? responseTokens;
-  const mean = (k: string) => (k in m && tokens > 0 ? m[k] / tokens : undefined);
+export function summarise(out: ForwardBackwardOutput, sent: Datum[], sem: ServerLossSemantics, responseTokens: number): Record<string, number> {
+  const m = out.metrics ?? {};
   const result: Record<string, number> = { tokens: responseTokens };
-  let loss = m["loss:sum"] ?? m["total_loss:sum"];
-  if (loss === undefined && out.loss_fn_outputs.length > 0 && out.loss_fn_outputs.every((o) => o.elementwise_loss)) {
-    loss = out.loss_fn_outputs.reduce((sum, o) => sum + o.elementwise_loss.data.reduce((a, b) => a + b, 0), 0);
-  }
+  const loss = m["loss:sum"] ?? m["total_loss:sum"] ?? lossFromElementwise(out, sent, sem);
   if (loss !== undefined && Number.isFinite(loss)) result.loss = loss;
-  const extra = { clip_frac: mean("clipped:sum"), ratio_mean: mean("ratio:sum"), kl: mean("kl:sum"), entropy: mean("entropy:sum") };
+  const pg = m["pg_loss:sum"] ?? (sem.profile === "tinker" || sem.profile === "skyrl-jax" ? result.loss : undefined);
+  if (pg !== undefined) result.pg_loss = pg;
+  if ("kl_loss:sum" in m) result.kl_loss = m["kl_loss:sum"];
+  if ("entropy_loss:sum" in m && sem.profile === "envace-embedded") result.entropy_loss = m["entropy_loss:sum"];
+  const tokens = m["tokens:sum"];
+  const mean = (k: string) => (k in m && tokens !== undefined && tokens > 0 ? m[k] / tokens : undefined);
+  const extra = {
+    clip_frac: mean("clipped:sum"),
+    dual_clip_frac: mean("dual_clipped:sum"),
+    ratio_mean: mean("ratio:sum"),
+    kl: mean("kl:sum"),
+    entropy: mean("entropy:sum"),
+  };
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) result[k] = v;
-  const consumed = new Set(["loss:sum", "total_loss:sum", "tokens:sum", "clipped:sum", "ratio:sum", "kl:sum", "entropy:sum"]);
-  for (const [k, v] of Object.entries(m)) {
-    const name = k.replace(/:[a-z_]+$/, "");
-    if (!consumed.has(k) && !(name in result) && Number.isFinite(v)) result[name] = v;
-  }
   return result;
+}
+
+/** Σ of the per-token losses a server returns, reduced as the server reduces them (undefined when absent). */
+function lossFromElementwise(out: ForwardBackwardOutput, sent: Datum[], sem: ServerLossSemantics): number | undefined {
+  const outputs = out.loss_fn_outputs ?? [];
+  if (outputs.length !== sent.length || outputs.some((o) => !Array.isArray(o?.elementwise_loss?.data))) return undefined;
+  let total = 0;
+  outputs.forEach((o, k) => {
+    const s = o.elementwise_loss.data.reduce((a, b) => a + b, 0);
+    if (!sem.perDatumMean) total += s;
+    else {
+      const weights = sent[k].loss_fn_inputs.weights?.data ?? [];
+      let W = 0;
+      for (let i = 0; i < weights.length; i++) W += weights[i];
+      total += s / Math.max(W, 1e-9) / sent.length;
+    }
+  });
+  return total;
 }
 
 /** optim_step metrics under one set of names on every server (SkyRL prefixes its own with "skyrl.ai/"). */

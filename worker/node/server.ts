@@ -152,7 +152,7 @@ export async function createNodeServer(opts: NodeServerOptions): Promise<{ serve
       case "GET get_server_capabilities":
         return ok({
           ...service.capabilities(),
-          node: { kind: "embedded", version: NODE_VERSION, extensions: ["dual_clip_threshold", "kl_coef", "entropy_coef", "weights"], max_lora_rank: MAX_LORA_RANK },
+          node: { kind: "embedded", version: NODE_VERSION, extensions: ["dual_clip_threshold", "kl_coef", "kl_type", "entropy_coef", "weights"], max_lora_rank: MAX_LORA_RANK },
         });
       case "POST create_session": {
         const b = parseBody(createSessionSchema, body);

@@ -46,11 +46,12 @@ export function chatClientFor(node: ResolvedNode, model: string, timeoutMs?: num
 }
 
 /**
- * The Tinker-compatible policy of a run, configured from the node's settings (server profile, deadline,
- * the LoRA rank limit the server does not advertise, wire format) and the run's LoRA rank. `log` receives warnings
- * for the run log (settings a server cannot honour, recoveries).
+ * The Tinker-compatible policy of a run, configured from the node's settings (renderer per model, server
+ * profile, deadline, the LoRA rank limit the server does not advertise, wire format) and the run's LoRA
+ * rank. `onWarning` receives, once each, the settings the node's server cannot honour and recoveries
+ * from lost replies (for the run log).
  */
-export async function trainingPolicyFor(node: ResolvedNode, model: PolicyModel, resumeFrom?: string, log?: (message: string) => void): Promise<TinkerPolicy> {
+export async function trainingPolicyFor(node: ResolvedNode, model: PolicyModel, resumeFrom?: string, onWarning?: (message: string) => void): Promise<TinkerPolicy> {
   if (node.kind === "openai") {
     throw new Error(`node "${node.name}" is OpenAI-compatible only; training needs a Tinker-compatible node (embedded, Tinker or SkyRL tx)`);
   }
@@ -67,9 +68,10 @@ export async function trainingPolicyFor(node: ResolvedNode, model: PolicyModel, 
     renderer: attributeRenderer(renderer, `node "${node.name}", model "${model.model}"`),
     enableThinking,
     contextLength: settings?.contextLength,
+    server: t.server,
     loraRank: model.loraRank,
     maxLoraRank: t.maxLoraRank,
-    client: { profile: t.server, futureDeadlineMs: t.futureDeadlineS * 1000, wire: t.wire },
-    log,
+    client: { futureDeadlineMs: t.futureDeadlineS * 1000, wire: t.wire },
+    onWarning: onWarning && ((m) => onWarning(m.startsWith("node \"") ? m : `node "${node.name}": ${m}`)),
   });
 }
