@@ -25,8 +25,10 @@ afterAll(async () => {
 const loss: LossConfig = { loss: "ppo", clipLow: 0.2, clipHigh: 0.2, dualClip: 3, klCoef: 0.01, klType: "low_var_kl", entropyCoef: 0.001, lossAgg: "token-mean", recomputeLogprobs: false };
 const optim = { lr: 0.02, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.01, gradClip: 1 };
 
-/** Datum values as plain numbers, for comparisons (the policy builds int32 / float64 typed arrays). */
+/** Datum values as plain numbers, for comparisons (the policy builds int32 / float32 typed arrays). */
 const vals = (a: ArrayLike<number>) => Array.from(a);
+/** Expected float32 values (the wire's precision). */
+const f32 = (a: number[]) => a.map(Math.fround);
 
 describe("buildDatums", () => {
   it("aligns targets with inputs and scales advantages for a token mean", () => {
@@ -59,10 +61,10 @@ describe("packDatums / dropZeroAdvantage", () => {
     expect(vals(packed[0].model_input.chunks[0].tokens)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(vals(packed[0].loss_fn_inputs.target_tokens.data)).toEqual([2, 3, 4, 5, 6, 7]);
     expect(vals(packed[0].loss_fn_inputs.logprobs.data)).toEqual([0, 0, -1, -2, 0, -3]);
-    expect(vals(packed[0].loss_fn_inputs.advantages.data)).toEqual([0, 0, 0.5 / 3, 0.5 / 3, 0, -1 / 3]);
-    expect(vals(packed[0].loss_fn_inputs.weights.data)).toEqual([0, 0, 1 / 3, 1 / 3, 0, 1 / 3]);
+    expect(vals(packed[0].loss_fn_inputs.advantages.data)).toEqual(f32([0, 0, 0.5 / 3, 0.5 / 3, 0, -1 / 3]));
+    expect(vals(packed[0].loss_fn_inputs.weights.data)).toEqual(f32([0, 0, 1 / 3, 1 / 3, 0, 1 / 3]));
     // The inputs were not mutated.
-    expect(vals(datums[1].loss_fn_inputs.advantages.data)).toEqual([0, 0, 0, 0, 0, -1 / 3]);
+    expect(vals(datums[1].loss_fn_inputs.advantages.data)).toEqual(f32([0, 0, 0, 0, 0, -1 / 3]));
   });
 
   it("keeps datums apart when the sequences diverge or their loss positions overlap", () => {
@@ -279,7 +281,7 @@ describe("TinkerPolicy against servers that cannot run here (recorded)", () => {
     expect(calls.map((c) => c.op)).toEqual(["forward", "forward_backward"]);
     const sent = calls[1].data!;
     expect(sent[0].loss_fn_inputs.weights).toBeUndefined();
-    expect(Array.from(sent[0].loss_fn_inputs.advantages.data)).toEqual([0, 0, 0.5 / 6, 0.5 / 6]);
+    expect(Array.from(sent[0].loss_fn_inputs.advantages.data)).toEqual(f32([0, 0, 0.5 / 6, 0.5 / 6]));
     expect(Array.from(sent[0].loss_fn_inputs.logprobs.data)).toEqual([0, 0, -0.5, -0.5]); // the trainer's, on response positions only
     expect(fb.metrics.recomputed_logprob_abs_diff).toBeCloseTo((0.5 + 1.5 + 2.5 + 3.5 + 0.5 + 0.5) / 6, 12);
     expect(fb.metrics.loss).toBe(0.1);

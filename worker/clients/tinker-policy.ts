@@ -12,8 +12,8 @@
  * Training: each TrainingDatum becomes one Tinker Datum over the full sequence prompt+response:
  *   model_input = seq[0..n-2], target_tokens = seq[1..n-1]; logprobs/advantages are 0 on prompt
  *   positions and the sampling logprobs / advantages on response positions. Datums are typed arrays
- *   (int32 ids, float64 values) in pooled buffers, built and packed with pauses for the event loop
- *   (bench/pack.ts); the protobuf wire sends float32, as the SDK does.
+ *   in the wire's types (int32 ids, float32 values) in pooled buffers, built and packed with pauses
+ *   for the event loop (bench/pack.ts).
  * Loss semantics (README.md, loss-semantics.ts): Tinker losses are token SUMS; the run's verl
  * aggregation (optim.lossAgg) becomes per-token weights over the whole step, folded into the
  * advantages (exact: the PPO loss is positively homogeneous in A, clipping included) and sent as
@@ -422,13 +422,15 @@ function* buildDatumsSteps(
     data.map((d) => new Array<number>(d.responseTokens.length).fill(1)),
     opts.lossAgg,
   );
-  // Typed arrays (int32 ids, float64 values: exact; the wire format rounds), one buffer per kind for
-  // the whole call and each datum a view into it: a paper-scale step has millions of positions, which
-  // plain arrays, spreads and thousands of allocations turn into seconds and GC pauses (bench/pack.ts).
+  // Typed arrays in the wire's own types (int32 ids, float32 values: the protobuf wire carries float32,
+  // as the SDK sends it), one buffer per kind for the whole call and each datum a view into it: a
+  // paper-scale step has millions of positions, which plain arrays, spreads and thousands of
+  // allocations turn into seconds and GC pauses; float64 buffers would double the memory touched
+  // (bench/pack.ts).
   const seqPool = new Int32Array(seqTotal);
-  const logprobPool = new Float64Array(seqTotal);
-  const advantagePool = new Float64Array(seqTotal);
-  const weightPool = opts.weights === "none" ? null : new Float64Array(seqTotal);
+  const logprobPool = new Float32Array(seqTotal);
+  const advantagePool = new Float32Array(seqTotal);
+  const weightPool = opts.weights === "none" ? null : new Float32Array(seqTotal);
   const datums: Datum[] = [];
   let positions = 0;
   let at = 0;
@@ -536,10 +538,10 @@ function* packDatumsSteps(datums: Datum[]): Generator<void, Datum[]> {
       yield;
     }
   }
-  const isPrefixOf = (item: Item, k: Item) => {
+  /** `c` = item's column in `hash`, looked up once per item, not per candidate. */
+  const isPrefixOf = (item: Item, k: Item, c: number, h: number) => {
     if (k.len < item.len) return false;
-    const c = colOf.get(item.len)!;
-    if (hash[k.row * C + c] !== hash[item.row * C + c]) return false;
+    if (hash[k.row * C + c] !== h) return false;
     const a = item.tokens;
     const b = k.tokens;
     for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
@@ -564,7 +566,9 @@ function* packDatumsSteps(datums: Datum[]): Generator<void, Datum[]> {
       positions = 0;
       yield;
     }
-    const host = kept.find((k) => isPrefixOf(item, k) && disjoint(item, k));
+    const c = colOf.get(item.len)!;
+    const h = hash[item.row * C + c];
+    const host = kept.find((k) => isPrefixOf(item, k, c, h) && disjoint(item, k));
     if (!host) {
       kept.push(item);
       continue;
