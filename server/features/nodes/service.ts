@@ -1,4 +1,12 @@
-/** Attached model nodes. API keys are encrypted at rest and never selected for responses. */
+/**
+ * Attached model nodes. API keys are encrypted at rest and never selected for responses; URLs never carry
+ * credentials (they are shown to every viewer).
+ *
+ * Who may do what: any member adds nodes; the member who added a node, or an admin, removes it. Testing
+ * probes the node's URL from the server, so a member may test only nodes whose URL an admin vouched for
+ * (added by an admin, or registered by the system like the embedded node); testing any other URL is for
+ * admins — otherwise "test" would tell a member which ports are open on the server's network.
+ */
 import type { Prisma } from "@prisma/client";
 import { probeNode, type NodeKind } from "../../../lib/node-health";
 import { prisma } from "../../db";
@@ -16,15 +24,60 @@ export const nodeSelect = {
   healthDetail: true,
   lastSeenAt: true,
   createdAt: true,
+  createdById: true,
+  createdBy: { select: { name: true, email: true, role: true } },
 } satisfies Prisma.NodeSelect;
 
-export async function listNodes() {
-  const rows = await prisma.node.findMany({ orderBy: { name: "asc" }, select: { ...nodeSelect, apiKeyEnc: true } });
-  // Only whether a key is set ever leaves the server.
-  return rows.map(({ apiKeyEnc, ...n }) => ({ ...n, hasApiKey: apiKeyEnc != null }));
+export const NODE_REMOVE_RULE = "only the member who added a node, or an admin, can remove it";
+export const NODE_TEST_RULE = "testing probes the node's URL from the server, so members may test only nodes an admin added; an admin tests the others";
+
+export interface Actor {
+  id: string;
+  role: string;
 }
 
-export async function addNode(input: { name: string; kind: NodeKind; baseUrl: string; apiKey?: string }) {
+interface NodeOwnership {
+  createdById: string | null;
+  createdBy: { role: string } | null;
+}
+
+export function mayRemoveNode(node: NodeOwnership, actor: Actor): boolean {
+  return actor.role === "admin" || (node.createdById !== null && node.createdById === actor.id);
+}
+
+export function mayTestNode(node: NodeOwnership, actor: Actor): boolean {
+  if (actor.role === "admin") return true;
+  if (actor.role === "viewer") return false;
+  return node.createdById === null || node.createdBy?.role === "admin";
+}
+
+/** "http://user:pw@host/" → "http://host/": for rows stored before credentials in URLs were refused. */
+export function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password) return url;
+    u.username = "";
+    u.password = "";
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+export async function listNodes(actor: Actor) {
+  const rows = await prisma.node.findMany({ orderBy: { name: "asc" }, select: { ...nodeSelect, apiKeyEnc: true } });
+  // Only whether a key is set ever leaves the server; what the caller may do is said per node.
+  return rows.map(({ apiKeyEnc, createdBy, ...n }) => ({
+    ...n,
+    baseUrl: withoutCredentials(n.baseUrl),
+    addedBy: createdBy ? { name: createdBy.name, email: createdBy.email } : null,
+    hasApiKey: apiKeyEnc != null,
+    canRemove: mayRemoveNode({ createdById: n.createdById, createdBy }, actor),
+    canTest: mayTestNode({ createdById: n.createdById, createdBy }, actor),
+  }));
+}
+
+export async function addNode(input: { name: string; kind: NodeKind; baseUrl: string; apiKey?: string }, actor: Actor) {
   const exists = await prisma.node.findUnique({ where: { name: input.name }, select: { id: true } });
   if (exists) throw new DomainError("CONFLICT", `a node named ${input.name} already exists`, [{ path: "name", message: "already taken" }]);
   return prisma.node.create({
@@ -33,15 +86,20 @@ export async function addNode(input: { name: string; kind: NodeKind; baseUrl: st
       kind: input.kind,
       baseUrl: input.baseUrl,
       apiKeyEnc: input.apiKey ? encryptSecret(input.apiKey) : null,
+      createdById: actor.id,
     },
     select: nodeSelect,
   });
 }
 
 /** Probe the node now and record the result. */
-export async function testNode(id: string) {
-  const node = await prisma.node.findUnique({ where: { id }, select: { id: true, kind: true, baseUrl: true, apiKeyEnc: true } });
+export async function testNode(id: string, actor: Actor) {
+  const node = await prisma.node.findUnique({
+    where: { id },
+    select: { id: true, kind: true, baseUrl: true, apiKeyEnc: true, createdById: true, createdBy: { select: { role: true } } },
+  });
   if (!node) throw notFound("node", id);
+  if (!mayTestNode(node, actor)) throw new DomainError("FORBIDDEN", `you cannot test this node: ${NODE_TEST_RULE}`);
   const probe = await probeNode({
     kind: node.kind as NodeKind,
     baseUrl: node.baseUrl,
@@ -59,9 +117,10 @@ export async function testNode(id: string) {
   return { node: updated, probe };
 }
 
-export async function removeNode(id: string) {
-  const node = await prisma.node.findUnique({ where: { id }, select: { id: true, name: true } });
+export async function removeNode(id: string, actor: Actor) {
+  const node = await prisma.node.findUnique({ where: { id }, select: { id: true, name: true, createdById: true, createdBy: { select: { role: true } } } });
   if (!node) throw notFound("node", id);
+  if (!mayRemoveNode(node, actor)) throw new DomainError("FORBIDDEN", `you cannot remove node ${node.name}: ${NODE_REMOVE_RULE}`);
   const active = await prisma.run.count({ where: { policyNode: node.name, status: { in: ["queued", "running"] } } });
   if (active > 0) throw new DomainError("CONFLICT", `node ${node.name} is used by ${active} queued or running run(s)`);
   await prisma.node.delete({ where: { id } });

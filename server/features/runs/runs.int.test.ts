@@ -149,7 +149,8 @@ describe("runs API against real Postgres", () => {
     expect(JSON.stringify(nodes)).not.toContain("sk-very-secret");
     const row = await prisma.node.findUniqueOrThrow({ where: { name: "gpu-a" } });
     expect(row.apiKeyEnc).not.toContain("sk-very-secret");
-    const tested = await caller.nodes.test({ id: node.id });
+    // A member-added URL is probed by an admin (server/features/nodes/nodes.int.test.ts has the rules).
+    const tested = await (await callerFor(admin.headers)).nodes.test({ id: node.id });
     expect(tested.probe.healthy).toBe(false);
     expect(tested.node.health).toBe("unhealthy");
     await expectTrpcError(caller.nodes.add({ name: "gpu-a", kind: "openai", baseUrl: "http://x:1" }), "CONFLICT");
