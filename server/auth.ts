@@ -7,6 +7,7 @@ import { prismaAdapter } from "better-auth/adapters/prisma";
 import type { PrismaClient } from "@prisma/client";
 import { getPrisma } from "./db";
 import { trustedClientAddressHeader } from "./lib/client-address";
+import { isDatabaseUnavailable } from "./lib/db-errors";
 import { serverSecret } from "./lib/secrets";
 
 export const roles = ["admin", "member", "viewer"] as const;
@@ -55,6 +56,15 @@ function createAuth() {
     // via ENVACE_TRUSTED_PROXIES); without that server there is no trustworthy address and only the
     // per-account throttle (server/lib/sign-in-throttle.ts) applies.
     rateLimit: { enabled: true, storage: "memory" },
+    logger: {
+      level: "warn",
+      // One line per problem: during a database outage every request would otherwise print a Prisma stack.
+      log: (level, message, ...args) => {
+        const err = args.find((a): a is Error => a instanceof Error);
+        const detail = err ? (isDatabaseUnavailable(err) ? "database unavailable" : (err.stack ?? err.message)) : "";
+        console[level === "debug" || level === "info" ? "log" : level](`[auth] ${message}${detail ? `: ${detail}` : ""}`);
+      },
+    },
     advanced: {
       ipAddress: addressHeader ? { ipAddressHeaders: [addressHeader] } : { disableIpTracking: true },
     },
