@@ -12,6 +12,7 @@ import { probeNode, type NodeKind } from "../../../lib/node-health";
 import { prisma } from "../../db";
 import { DomainError, notFound } from "../../lib/errors";
 import { decryptSecret, encryptSecret } from "../../lib/secrets";
+import { mayRemoveNode, mayTestNode, NODE_REMOVE_RULE, NODE_TEST_RULE, type Actor } from "../../../lib/permissions";
 
 export const nodeSelect = {
   id: true,
@@ -27,29 +28,6 @@ export const nodeSelect = {
   createdById: true,
   createdBy: { select: { name: true, email: true, role: true } },
 } satisfies Prisma.NodeSelect;
-
-export const NODE_REMOVE_RULE = "only the member who added a node, or an admin, can remove it";
-export const NODE_TEST_RULE = "testing probes the node's URL from the server, so members may test only nodes an admin added; an admin tests the others";
-
-export interface Actor {
-  id: string;
-  role: string;
-}
-
-interface NodeOwnership {
-  createdById: string | null;
-  createdBy: { role: string } | null;
-}
-
-export function mayRemoveNode(node: NodeOwnership, actor: Actor): boolean {
-  return actor.role === "admin" || (node.createdById !== null && node.createdById === actor.id);
-}
-
-export function mayTestNode(node: NodeOwnership, actor: Actor): boolean {
-  if (actor.role === "admin") return true;
-  if (actor.role === "viewer") return false;
-  return node.createdById === null || node.createdBy?.role === "admin";
-}
 
 /** "http://user:pw@host/" → "http://host/": for rows stored before credentials in URLs were refused. */
 export function withoutCredentials(url: string): string {

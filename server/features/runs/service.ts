@@ -5,6 +5,7 @@ import { terminalStatuses, type RunStatus } from "../../../contracts/jobs";
 import { prisma } from "../../db";
 import { DomainError, notFound } from "../../lib/errors";
 import { sendRunJob } from "../../lib/queue";
+import { mayChangeRun, RUN_CHANGE_RULE, type Actor as PermissionActor } from "../../../lib/permissions";
 
 /** Columns for run lists: no config body, no logs. */
 export const runListSelect = {
@@ -131,19 +132,12 @@ export async function getRun(id: string) {
   return run;
 }
 
-/** Who may cancel, resume or otherwise change a run: the member who launched it, or an admin. */
-export const RUN_CHANGE_RULE = "only the member who launched a run, or an admin, can cancel or resume it";
-
-export interface Actor {
-  id: string;
+interface Actor extends PermissionActor {
   email: string;
-  role: string;
 }
 
 function assertMayChangeRun(run: { createdById: string }, actor: Actor, action: string) {
-  if (run.createdById !== actor.id && actor.role !== "admin") {
-    throw new DomainError("FORBIDDEN", `you cannot ${action} this run: ${RUN_CHANGE_RULE}`);
-  }
+  if (!mayChangeRun(run, actor)) throw new DomainError("FORBIDDEN", `you cannot ${action} this run: ${RUN_CHANGE_RULE}`);
 }
 
 export async function cancelRun(id: string, actor: Actor) {
