@@ -108,6 +108,8 @@ export async function ensureDatabase(opts: { port?: number; database?: string; o
     runtimeDir: layout.runtimeDir,
     port: opts.port ?? Number(process.env.EMBEDDED_PG_PORT ?? 54329),
     database: opts.database ?? "envace",
+    // Stopped last by `npm start`'s supervisor, not by the terminal's Ctrl-C.
+    ownProcessGroup: true,
     onNote: opts.onNote,
   });
   try {

