@@ -55,6 +55,8 @@ export default async function globalSetup() {
     throw new Error(`${(err as Error).message}; see ${logFile}:\n${fs.readFileSync(logFile, "utf8").slice(-3000)}`);
   }
   process.env.E2E_DATABASE_URL = db.url;
+  // For e2e files that act on the product's processes (e2e/reliability.e2e.ts finds the worker under it).
+  fs.writeFileSync(path.join(repoRoot, ".run", "e2e-dev-pid"), String(child.pid));
   return async () => {
     await new Promise<void>((resolve) => {
       const t = setTimeout(() => killGroup("SIGKILL"), 15_000);
