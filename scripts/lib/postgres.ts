@@ -274,7 +274,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
       throw new EmbeddedPostgresError(`embedded PostgreSQL port ${opts.port} on 127.0.0.1 is already in use; stop the other process or set EMBEDDED_PG_PORT`);
     }
     if (fs.existsSync(logFile) && fs.statSync(logFile).size > 10 * 1024 * 1024) fs.renameSync(logFile, `${logFile}.1`);
-    const log = fs.openSync(logFile, "a");
+    const log = fs.openSync(logFile, "a", 0o600);
     const flags = [
       "-D", dataDir,
       "-p", String(opts.port),
@@ -370,6 +370,8 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
 }
 
 async function initCluster(o: { dataDir: string; ids: Ids | null; env: NodeJS.ProcessEnv; initdb: string; password: string; throwaway: boolean }) {
+  // Folders created on the way must be enterable by the postgres user; only the data folder itself is private.
+  fs.mkdirSync(path.dirname(o.dataDir), { recursive: true, mode: 0o755 });
   fs.mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
   if (fs.readdirSync(o.dataDir).length > 0) {
     throw new EmbeddedPostgresError(`${o.dataDir} is not empty but holds no PostgreSQL cluster (no PG_VERSION); move it aside or choose another data directory`);
