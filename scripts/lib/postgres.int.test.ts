@@ -123,7 +123,8 @@ describe.runIf(isRoot)("as root, with the checkout in a folder the postgres user
     const runtimeDir = path.join(tempDir("pg-runtime-"), "envace");
     const notes: string[] = [];
     const db = await started({
-      dataDir: path.join(tempDir("pg-root-data-"), "pg"),
+      // As embeddedLayout() relocates it: folders that do not exist yet, created on the way.
+      dataDir: path.join(runtimeDir, "checkout-0123456789", "pg"),
       port: await freePort(),
       database: "product",
       nativeDir,
@@ -132,7 +133,7 @@ describe.runIf(isRoot)("as root, with the checkout in a folder the postgres user
     });
     expect(await query(db.url, "select 1 as one")).toEqual([{ one: 1 }]);
     expect(notes.join("\n")).toContain(`cannot enter ${home} (mode 0700)`);
-    const copies = fs.readdirSync(runtimeDir);
+    const copies = fs.readdirSync(runtimeDir).filter((d) => d.startsWith("postgres-"));
     expect(copies).toHaveLength(1);
     expect(fs.existsSync(path.join(runtimeDir, copies[0]!, "bin", "postgres"))).toBe(true);
   });
