@@ -14,14 +14,126 @@ import { z } from "zod";
 export const tinkerServerProfiles = ["auto", "tinker", "skyrl-jax", "skyrl-train", "envace-embedded"] as const;
 export type TinkerServerProfile = (typeof tinkerServerProfiles)[number];
 
+/** Chat renderers (lib/renderers): "auto" infers one from the model name (Qwen/Qwen3-*, meta-llama/Llama-3.1-*-Instruct, tiny-gpt). */
+export const rendererNames = ["auto", "qwen3", "llama3.1", "tiny-gpt", "hf"] as const;
+
+/** How one model served by the node is rendered into tokens (Tinker-compatible nodes sample from token ids). */
+export const modelRenderSettingsSchema = z
+  .object({
+    renderer: z
+      .enum(rendererNames)
+      .default("auto")
+      .describe("Chat renderer: auto (from the model name), qwen3, llama3.1, tiny-gpt, or hf (the tokenizer directory's own template)"),
+    tokenizer: z
+      .string()
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe("Local directory with the model's tokenizer.json and tokenizer_config.json (replaces the renderer's built-in files)"),
+    enableThinking: z
+      .boolean()
+      .optional()
+      .describe("Qwen3's enable_thinking template switch (unset: the template's default, thinking on)"),
+    contextLength: z
+      .number()
+      .int()
+      .min(16)
+      .max(10_000_000)
+      .optional()
+      .describe("The model's context window in tokens; max_tokens is clamped to it (unset: the server's advertised value, else the renderer's)"),
+  })
+  .strict();
+export type ModelRenderSettingsInput = z.input<typeof modelRenderSettingsSchema>;
+
+/**
+ * Request fields the worker sets itself on every chat call (from the run config or the call): an
+ * `openai.extraBody` key among them would be overwritten or would break the call, so it is refused.
+ */
+export const OPENAI_RESERVED_BODY_FIELDS = [
+  "model",
+  "messages",
+  "tools",
+  "tool_choice",
+  "stream",
+  "stream_options",
+  "temperature",
+  "top_p",
+  "max_tokens",
+  "max_completion_tokens",
+  "stop",
+  "seed",
+  "response_format",
+  "n",
+] as const;
+
+/** OpenAI-compatible chat (vLLM, SGLang, OpenAI, the embedded node): vendor extras, limits, timeouts. */
+export const openAINodeSettingsSchema = z
+  .object({
+    extraBody: z
+      .record(z.unknown())
+      .default({})
+      .superRefine((body, ctx) => {
+        for (const key of Object.keys(body)) {
+          if ((OPENAI_RESERVED_BODY_FIELDS as readonly string[]).includes(key)) {
+            ctx.addIssue({ code: z.ZodIssueCode.custom, path: [key], message: `"${key}" is set by the run or the call itself; remove it from extraBody` });
+          }
+        }
+      })
+      .describe('Vendor fields merged into every chat request, e.g. {"chat_template_kwargs":{"enable_thinking":false},"top_k":20} for vLLM/SGLang'),
+    requestTimeoutS: z
+      .number()
+      .min(1)
+      .max(3600)
+      .default(120)
+      .describe("Time allowed for a reply (streaming: for silence between chunks); calls with a token budget get more, see minDecodeTokensPerS"),
+    minDecodeTokensPerS: z
+      .number()
+      .min(0.1)
+      .max(100_000)
+      .default(10)
+      .describe("Slowest decode speed per request to plan for under load: a call may take requestTimeoutS + maxTokens / this before it is abandoned"),
+    stream: z
+      .boolean()
+      .default(false)
+      .describe("Stream replies (SSE): stalls are detected after requestTimeoutS of silence, and proxies do not cut long reasoning replies"),
+    maxConcurrency: z
+      .number()
+      .int()
+      .min(1)
+      .max(100_000)
+      .default(64)
+      .describe("Most requests in flight to this node from one worker process, shared by every role (policy, judge, simulators) using it"),
+    maxRetries: z
+      .number()
+      .int()
+      .min(0)
+      .max(20)
+      .default(5)
+      .describe("Retries after 408/409/429/5xx answers and connection errors, with exponential backoff (Retry-After honoured)"),
+    maxRetryWaitS: z
+      .number()
+      .min(0)
+      .max(600)
+      .default(60)
+      .describe("Longest single wait before a retry, also when the node's Retry-After asks for more"),
+  })
+  .strict();
+
+export type OpenAINodeSettings = z.infer<typeof openAINodeSettingsSchema>;
+
 export const nodeSettingsSchema = z
   .object({
+    models: z
+      .record(z.string().min(1).max(200), modelRenderSettingsSchema)
+      .default({})
+      .describe("Per-model rendering, keyed by the model name the run config uses (e.g. \"Qwen/Qwen3-8B\")"),
     tinker: z
       .object({
         server: z.enum(tinkerServerProfiles).default("auto").describe("Which Tinker-compatible server this node runs (loss semantics and quirks differ)"),
       })
       .strict()
       .default({}),
+    openai: openAINodeSettingsSchema.default({}),
   })
   .strict();
 

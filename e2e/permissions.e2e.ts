@@ -8,7 +8,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { PrismaClient } from "@prisma/client";
-import { createPrisma } from "../server/db";
+import { createPrisma } from "../lib/db";
 import { seedRun } from "../test/seed";
 
 const suffix = crypto.randomBytes(3).toString("hex");

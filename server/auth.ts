@@ -5,10 +5,10 @@
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import type { PrismaClient } from "@prisma/client";
-import { getPrisma } from "./db";
+import { getPrisma } from "../lib/db";
+import { serverSecret } from "../lib/secrets";
 import { trustedClientAddressHeader } from "./lib/client-address";
 import { isDatabaseUnavailable } from "./lib/db-errors";
-import { serverSecret } from "./lib/secrets";
 
 export const roles = ["admin", "member", "viewer"] as const;
 export type UserRole = (typeof roles)[number];

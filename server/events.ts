@@ -1,6 +1,6 @@
 /**
  * Change signals for the live UI: one LISTEN connection per server process fans Postgres
- * notifications (emitted by triggers on run, run_log and node) out to SSE subscribers.
+ * notifications (emitted by triggers on run, step, run_log, checkpoint and node) out to SSE subscribers.
  *
  * The connection survives a database outage of any length: it reconnects with capped exponential
  * backoff, and subscribers keep their listeners throughout. Signals sent while it was down are lost,
@@ -8,10 +8,9 @@
  */
 import { EventEmitter } from "node:events";
 import pg from "pg";
-import { z } from "zod";
+import { changeEventSchema, type ChangeEvent } from "../contracts/events";
 
-export const changeEventSchema = z.object({ t: z.enum(["run", "log", "node"]), id: z.string(), status: z.string().optional() });
-export type ChangeEvent = z.infer<typeof changeEventSchema>;
+export type { ChangeEvent };
 
 export const CHANNEL = "envace_events";
 

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import superjson from "superjson";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { prisma, resetDatabase, signUp, type TestUser } from "../test/helpers";
-import { cm2Jsonl } from "./features/datasets/fixtures";
+import { cm2Jsonl } from "../test/fixtures/cm2";
 import { GET, POST } from "../app/api/trpc/[trpc]/route";
 import { POST as authPOST } from "../app/api/auth/[...all]/route";
 import { publicProcedure, router } from "./trpc/init";

@@ -1,8 +1,8 @@
 import { TRPCError } from "@trpc/server";
 import { getAuth, type UserRole } from "../auth";
-import { prisma } from "../db";
+import { prisma } from "../../lib/db";
+import { sha256 } from "../../lib/secrets";
 import { isDatabaseUnavailable } from "../lib/db-errors";
-import { sha256 } from "../lib/secrets";
 
 export interface SessionUser {
   id: string;

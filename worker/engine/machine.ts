@@ -92,8 +92,12 @@ export interface TurnRecord {
   /** Act: parsed calls. Tool roles: the call answered. */
   calls?: PendingCall[];
   call?: PendingCall;
-  /** Act parse error (reference codes) or rehearse/tool error code. */
-  error?: { code: string; payload?: unknown };
+  /**
+   * Act parse error (reference codes) or rehearse/tool error code. A failed generation is
+   * GENERATION_FAILED with the error text as payload and the thrown error's own code as `cause`
+   * (e.g. TOKENS_OUT_OF_VOCABULARY), which the step's health check reads.
+   */
+  error?: { code: string; payload?: unknown; cause?: string };
   /** Tool response that entered the conversation, and the real one under shadow execution. */
   rehearsed?: string;
   real?: string;
@@ -154,9 +158,9 @@ export type RolloutNeed =
 
 export type RolloutEvent =
   | { kind: "act"; output: GenerateResult }
-  | { kind: "act_failed"; error: string }
+  | { kind: "act_failed"; error: string; cause?: string }
   | { kind: "rehearse"; output: GenerateResult; real?: string }
-  | { kind: "rehearse_failed"; error: string; real?: string }
+  | { kind: "rehearse_failed"; error: string; cause?: string; real?: string }
   | { kind: "tool"; content: string; failed?: boolean; /** Fidelity probe: the rehearse role's raw output. */ probe?: GenerateResult }
   | { kind: "judged"; stop: boolean; reason?: string }
   /** Live user's message; `stop` = termination reason when the message ends the episode. */
@@ -337,7 +341,7 @@ export function applyEvent(state: RolloutState, event: RolloutEvent): RolloutSta
     case "await_caller":
       if (event.kind === "act") return onAct(state, event.output);
       if (event.kind === "act_failed") {
-        const records = record(state, { role: "act", microStep: state.microSteps, text: "", error: { code: "GENERATION_FAILED", payload: event.error }, ...noTokens, valid: false });
+        const records = record(state, { role: "act", microStep: state.microSteps, text: "", error: generationFailure(event), ...noTokens, valid: false });
         return terminate({ ...state, records }, Termination.generationFailed);
       }
       return state;
@@ -357,6 +361,10 @@ export function applyEvent(state: RolloutState, event: RolloutEvent): RolloutSta
     default:
       return state;
   }
+}
+
+function generationFailure(event: { error: string; cause?: string }): NonNullable<TurnRecord["error"]> {
+  return { code: "GENERATION_FAILED", payload: event.error, ...(event.cause ? { cause: event.cause } : {}) };
 }
 
 function onAct(state: RolloutState, output: GenerateResult): RolloutState {
@@ -425,7 +433,7 @@ function onRehearse(
     // Reference behaviour: a backend failure becomes a flat non-JSON string and the episode goes on.
     content = `Error when executing tool: simulator_rollout_failed: ${event.error}`;
     gen = { ...noTokens, text: "", valid: false };
-    error = { code: "GENERATION_FAILED", payload: event.error };
+    error = generationFailure(event);
   } else {
     const parsed = parseRehearseOutput(event.output.text);
     content = parsed.content;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createShopOraclePolicy, fakeGeneration } from "../domains/shop/oracle";
+import { createShopOraclePolicy, fakeGeneration } from "../../test/doubles/shop-oracle";
 import { shopTasks } from "../domains/shop/tasks";
 import type { ChatClient, GenerateRequest, PolicyClient } from "./io";
 import { ChecklistJudge, judgeTurn } from "./reward";
@@ -87,7 +87,7 @@ describe("rollout driver on the shop domain", () => {
   it("simulator paradigm uses the external ChatClient; a failing simulator terminates", async () => {
     const good: ChatClient = { complete: async () => ({ text: '{"analysis":"ok","execution_result":{"item":"x","price":1,"stock":1}}' }) };
     const r = await runOneRollout(job(task("price")), { policy: createShopOraclePolicy(), simulator: good }, config({ paradigm: "simulator", shadowExecution: false }), programmaticJudge);
-    expect(r.state.records[1]).toMatchObject({ role: "simulator", rehearsed: '{"item":"x","price":1,"stock":1}' });
+    expect(r.state.records[1]).toMatchObject({ role: "simulator", rehearsed: '{"item": "x", "price": 1, "stock": 1}' });
     expect(r.terminationReason).toBe(Termination.checklistComplete);
 
     let attempts = 0;

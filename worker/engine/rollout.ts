@@ -5,6 +5,7 @@
  * and shadow execution → the instance's executable environment, turn ends → the judge hook.
  */
 import type { ChatClient, PolicyClient, SamplingOptions } from "./io";
+import { completeWithin } from "./chat-call";
 import {
   applyEvent,
   nextNeed,
@@ -17,7 +18,7 @@ import {
 } from "./machine";
 import { buildSimulatorPrompt, parseSimulatorResponse, SIMULATOR_RESPONSE_SCHEMA } from "./prompts";
 import { normalizedEpisodeReward, type TurnJudgement } from "./reward";
-import { toolError } from "./parsers";
+import { pyDumps, toolErrorContent } from "./parsers";
 import type { EpisodeScore, TaskInstance, ToolEnvironment } from "./types";
 import type { ChatMessage } from "./io";
 
@@ -83,7 +84,7 @@ async function executeSafely(env: ToolEnvironment, call: PendingCall): Promise<s
   try {
     return await env.execute(call.name, call.argumentsJson);
   } catch (e) {
-    return JSON.stringify(toolError("ENVIRONMENT_EXCEPTION", e instanceof Error ? e.message : String(e)));
+    return toolErrorContent("ENVIRONMENT_EXCEPTION", e instanceof Error ? e.message : String(e));
   }
 }
 
@@ -93,34 +94,35 @@ async function simulateExternally(
   call: PendingCall,
   config: RolloutDriverConfig,
 ): Promise<{ content: string; failed: boolean }> {
-  if (!client) return { content: JSON.stringify({ error: "no simulator configured" }), failed: true };
+  if (!client) return { content: simulatorFailure("no simulator configured"), failed: true };
   const s = config.simulator ?? { temperature: 0.6, topP: 0.8, maxTokens: 8000, attempts: 5, timeoutMs: 120_000 };
   const sleep = config.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const messages = buildSimulatorPrompt({ call, tools: state.tools, fewShot: state.fewShot });
   let lastError = "unknown";
   for (let attempt = 0; attempt < Math.max(1, s.attempts); attempt++) {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), s.timeoutMs);
     try {
-      const res = await client.complete({
+      const res = await completeWithin(client, s.timeoutMs, {
         messages,
         temperature: s.temperature,
         topP: s.topP,
         maxTokens: s.maxTokens,
         jsonSchema: { ...SIMULATOR_RESPONSE_SCHEMA, schema: SIMULATOR_RESPONSE_SCHEMA.schema as unknown as Record<string, unknown> },
-        signal: controller.signal,
       });
       const parsed = parseSimulatorResponse(res.text);
       if (parsed.ok) return { content: parsed.content, failed: false };
       lastError = parsed.error;
     } catch (e) {
       lastError = e instanceof Error ? e.message : String(e);
-    } finally {
-      clearTimeout(timer);
     }
     if (attempt + 1 < s.attempts) await sleep(Math.min(2 ** (attempt + 1), 30) * 1000);
   }
-  return { content: JSON.stringify({ error: lastError }), failed: true };
+  return { content: simulatorFailure(lastError), failed: true };
+}
+
+/** The reference's external-simulator failure text: `json.dumps({"error": …}, ensure_ascii=True)`. */
+function simulatorFailure(error: string): string {
+  const s = pyDumps({ error }, true);
+  return s.ok ? s.json : '{"error": "unknown"}';
 }
 
 /**
@@ -157,19 +159,40 @@ export async function askLiveUser(
   }
 }
 
-/** Run one rollout to termination. */
+/** A thrown generation error as the machine records it: its text and, when it has one, its string code. */
+function failure(e: unknown): { error: string; cause?: string } {
+  const code = e && typeof e === "object" && typeof (e as { code?: unknown }).code === "string" ? (e as { code: string }).code : undefined;
+  return { error: e instanceof Error ? e.message : String(e), ...(code ? { cause: code } : {}) };
+}
+
+/** Run one rollout to termination; the instance's world, when the rollout needs one, is created for it and closed after. */
 export async function runOneRollout(
   job: RolloutJob,
   clients: RolloutClients,
   config: RolloutDriverConfig,
   judgeTurnHook: JudgeTurnHook,
 ): Promise<RolloutResult> {
-  const started = performance.now();
-  let state = startRollout(job.instance, config.options, job.rolloutId);
   const needsEnv =
     job.instance.environment &&
     (config.options.paradigm === "environment" || (config.options.paradigm === "rehearse" && config.options.shadowExecution));
-  const env = needsEnv ? job.instance.environment!.create() : undefined;
+  const env = needsEnv ? await job.instance.environment!.create() : undefined;
+  try {
+    return await driveRollout(job, clients, config, judgeTurnHook, env);
+  } finally {
+    // A world that fails to close (e.g. a server process already gone) must not lose the episode's result.
+    await Promise.resolve(env?.close?.()).catch(() => {});
+  }
+}
+
+async function driveRollout(
+  job: RolloutJob,
+  clients: RolloutClients,
+  config: RolloutDriverConfig,
+  judgeTurnHook: JudgeTurnHook,
+  env: ToolEnvironment | undefined,
+): Promise<RolloutResult> {
+  const started = performance.now();
+  let state = startRollout(job.instance, config.options, job.rolloutId);
   const judgements: TurnJudgement[] = [];
 
   for (;;) {
@@ -180,7 +203,7 @@ export async function runOneRollout(
         const output = await clients.policy.generate({ role: "act", messages: need.messages, tools: need.tools, sampling: config.sampling.act });
         state = applyEvent(state, { kind: "act", output });
       } catch (e) {
-        state = applyEvent(state, { kind: "act_failed", error: e instanceof Error ? e.message : String(e) });
+        state = applyEvent(state, { kind: "act_failed", ...failure(e) });
       }
     } else if (need.kind === "rehearse") {
       // Shadow execution runs beside the generation; the rehearse prompt never sees its result.
@@ -189,14 +212,14 @@ export async function runOneRollout(
         const output = await clients.policy.generate({ role: "rehearse", messages: need.messages, sampling: config.sampling.rehearse });
         state = applyEvent(state, { kind: "rehearse", output, real: await real });
       } catch (e) {
-        state = applyEvent(state, { kind: "rehearse_failed", error: e instanceof Error ? e.message : String(e), real: await real });
+        state = applyEvent(state, { kind: "rehearse_failed", ...failure(e), real: await real });
       }
     } else if (need.kind === "tool") {
       if (need.source === "environment") {
         const probe = need.probe
           ? clients.policy.generate({ role: "rehearse", messages: need.probe, sampling: config.sampling.rehearse }).catch(() => undefined)
           : undefined;
-        const content = env ? await executeSafely(env, need.call) : JSON.stringify(toolError("NO_ENVIRONMENT", "this task has no executable environment"));
+        const content = env ? await executeSafely(env, need.call) : toolErrorContent("NO_ENVIRONMENT", "this task has no executable environment");
         state = applyEvent(state, { kind: "tool", content, probe: await probe });
       } else {
         const r = await simulateExternally(clients.simulator, state, need.call, config);

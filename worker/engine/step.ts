@@ -18,6 +18,7 @@ import {
   type TurnRecord,
 } from "./rollout";
 import { runTestTimeRehearsal, type TestTimeRecord } from "./testtime";
+import { assertGenerationsHealthy, assertTrainingData, generationHealth, generationHealthMetrics } from "./health";
 import type { TaskInstance } from "./types";
 
 // ---------------------------------------------------------------------------------------------
@@ -167,7 +168,10 @@ export function lossConfigFrom(config: RunConfig): LossConfig {
     clipHigh: o.clipHigh,
     dualClip: o.dualClip,
     klCoef: o.useKl ? o.klCoef : 0,
+    klType: o.klType,
     entropyCoef: o.entropyCoef,
+    lossAgg: o.lossAgg,
+    recomputeLogprobs: o.recomputeLogprobs,
   };
 }
 
@@ -274,8 +278,8 @@ export function rolloutMetrics(trajectories: TrajectoryResult[], rolloutsPerInst
   if (fs) {
     m["fidelity/comparisons"] = fs.comparisons;
     m["fidelity/exact_rate"] = fs.exactRate;
-    m["fidelity/key_agreement"] = fs.meanKeyAgreement;
     m["fidelity/error_agreement"] = fs.errorAgreementRate;
+    m["fidelity/invalid_rate"] = fs.invalidRate;
     m["fidelity/score"] = fs.meanScore;
   }
   const verdicts = trajectories.flatMap((t) => t.verdicts);
@@ -313,6 +317,10 @@ export async function runTrainingStep(input: TrainingStepInput): Promise<StepRes
   );
   const genS = secondsSince(tGen);
   const trajectories = results.map((r) => toTrajectory(r, paradigm));
+  // Fail fast (typed StepFailedError) instead of training on nothing.
+  const label = `training step ${stepIndex}`;
+  const health = generationHealth(trajectories.flatMap((t) => t.turns));
+  assertGenerationsHealthy(health, stepIndex, config.rollout.maxFailedGenerationShare, label);
 
   // 2. Row scores and role-wise advantages.
   const tAdv = performance.now();
@@ -343,6 +351,7 @@ export async function runTrainingStep(input: TrainingStepInput): Promise<StepRes
     r.turn.advantageGroupId = config.optim.roleWiseBaseline ? roleGroupId(r.instanceGroupId, r.role) : r.instanceGroupId;
   });
   const data = buildTrainingData(rows, advantages);
+  assertTrainingData(data.length, health, stepIndex, label);
   const advS = secondsSince(tAdv);
 
   // 3. One update on both roles' rows, then publish weights for sampling.
@@ -356,7 +365,7 @@ export async function runTrainingStep(input: TrainingStepInput): Promise<StepRes
   const updateS = secondsSince(tUpdate);
   const saved = await input.trainer.saveWeightsForSampler(`${input.runId ?? "run"}-step-${stepIndex}`);
 
-  Object.assign(metrics, rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "episode"));
+  Object.assign(metrics, rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "episode"), generationHealthMetrics(health));
   for (const role of ["act", "rehearse"] as const) {
     const rr = rows.map((r, i) => ({ r, a: advantages[i] })).filter((x) => x.r.role === role);
     addStats(metrics, `critic/${role}/score`, rr.map((x) => x.r.score));
@@ -413,7 +422,9 @@ export async function runEvaluation(input: EvaluationInput): Promise<StepResult>
     const results = await runRollouts(jobs, { policy: input.policy, simulator: input.simulator, userSimulator: input.userSimulator }, driver, hook, () => input.onRolloutDone?.(++done, jobs.length));
     trajectories = results.map((r) => toTrajectory(r, config.rollout.paradigm));
   }
-  const metrics = rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "val");
+  const health = generationHealth(trajectories.flatMap((t) => t.turns));
+  assertGenerationsHealthy(health, stepIndex, config.rollout.maxFailedGenerationShare, `evaluation at step ${stepIndex}`);
+  const metrics = { ...rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "val"), ...generationHealthMetrics(health) };
   metrics["timing_s/testing"] = secondsSince(tStep);
   metrics["training/global_step"] = stepIndex;
   return { kind: "eval", stepIndex, trajectories, metrics };

@@ -2,20 +2,18 @@
  * HTTP front of the embedded node (one node:http server):
  *  - /api/v1/*              the Tinker-compatible JSON subset (tinker-protocol.md §6), futures polled
  *                           through retrieve_future;
- *  - /v1/models, /v1/chat/completions   OpenAI-compatible chat over the same weights, with logprobs.
+ *  - /v1/models, /v1/chat/completions   OpenAI-compatible chat over the same weights, with logprobs,
+ *                           tool calls and reasoning split like vLLM (openai-api.ts).
  *
  * Errors: Tinker routes answer `{detail, code}` with a 4xx/5xx status; failed futures answer 200
  * `{error, category}` (the hosted shape). OpenAI routes answer `{error:{message,type,param,code}}`.
  * Optional API key (NODE_API_KEY): X-API-Key or Authorization: Bearer; /api/v1/healthz stays open.
  */
 import http from "node:http";
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { z } from "zod";
-import type { ChatMessage } from "../engine/io";
-import { decode as decodeChat, renderPrompt, stopTokens as chatStopTokens } from "./chat-format";
 import { ensureBackend } from "./model";
 import {
   UserError,
@@ -34,10 +32,9 @@ import {
   saveWeightsForSamplerSchema,
   saveWeightsSchema,
   MAX_DATUMS_PER_REQUEST,
-  MAX_NUM_SAMPLES,
 } from "./protocol";
+import { chatCompletion, listModels } from "./openai-api";
 import { NodeService, type NodeServiceOptions } from "./service";
-import { tokenBytes, tokenString } from "./tokenizer";
 
 export interface NodeServerOptions extends NodeServiceOptions {
   apiKey?: string;
@@ -82,57 +79,6 @@ function keyMatches(given: string | undefined, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-// ------------------------------------------------------------------ OpenAI-compatible schema
-
-const contentSchema = z.union([
-  z.string(),
-  z.array(z.object({ type: z.string(), text: z.string().optional() }).passthrough()),
-  z.null(),
-]);
-const chatMessageSchema = z
-  .object({
-    role: z.enum(["system", "developer", "user", "assistant", "tool"]),
-    content: contentSchema.optional(),
-    name: z.string().max(200).optional(),
-    tool_calls: z
-      .array(z.object({ id: z.string(), type: z.literal("function"), function: z.object({ name: z.string(), arguments: z.string() }) }))
-      .optional(),
-    tool_call_id: z.string().optional(),
-  })
-  .passthrough();
-const chatCompletionSchema = z
-  .object({
-    model: z.string().min(1, "model is required"),
-    messages: z.array(chatMessageSchema).min(1, "messages must not be empty"),
-    temperature: z.number().min(0).max(2).nullable().optional(),
-    top_p: z.number().gt(0).max(1).nullable().optional(),
-    max_tokens: z.number().int().min(1).nullable().optional(),
-    max_completion_tokens: z.number().int().min(1).nullable().optional(),
-    n: z.number().int().min(1).max(MAX_NUM_SAMPLES).nullable().optional(),
-    stop: z.union([z.string(), z.array(z.string()).max(4)]).nullable().optional(),
-    seed: z.number().int().nullable().optional(),
-    logprobs: z.boolean().nullable().optional(),
-    top_logprobs: z.number().int().min(0).max(0, "top_logprobs is not supported by this node (use logprobs: true)").nullable().optional(),
-    stream: z.boolean().nullable().optional(),
-  })
-  .passthrough();
-
-function textOf(content: z.infer<typeof contentSchema> | undefined): string {
-  if (content === null || content === undefined) return "";
-  if (typeof content === "string") return content;
-  return content.map((p) => p.text ?? "").join("");
-}
-
-/** Converts OpenAI messages (developer → system, content parts → text) to engine ChatMessages. */
-export function toChatMessages(messages: z.infer<typeof chatMessageSchema>[]): ChatMessage[] {
-  return messages.map((m) => ({
-    role: m.role === "developer" ? "system" : m.role,
-    content: textOf(m.content),
-    ...(m.name ? { name: m.name } : {}),
-    ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}),
-  }));
-}
-
 // ------------------------------------------------------------------ server
 
 export interface RunningNode {
@@ -167,7 +113,7 @@ export async function createNodeServer(opts: NodeServerOptions): Promise<{ serve
       case "POST client/dynamic_config":
         return ok({ refresh_interval_sec: 300 });
       case "GET get_server_capabilities":
-        return ok({ ...service.capabilities(), node: { kind: "embedded", version: NODE_VERSION, extensions: ["dual_clip_threshold", "kl_coef", "entropy_coef", "weights"] } });
+        return ok({ ...service.capabilities(), node: { kind: "embedded", version: NODE_VERSION, extensions: ["dual_clip_threshold", "kl_coef", "kl_type", "entropy_coef", "weights"] } });
       case "POST create_session": {
         const b = parseBody(createSessionSchema, body);
         return ok({ type: "create_session", ...service.createSession(b.tags) });
@@ -223,62 +169,9 @@ export async function createNodeServer(opts: NodeServerOptions): Promise<{ serve
   }
 
   async function openaiRoute(method: string, route: string, req: http.IncomingMessage): Promise<Reply> {
-    if (method === "GET" && route === "models") {
-      const created = Math.floor(service.stats.startedAt / 1000);
-      return ok({ object: "list", data: service.listSamplerNames().map((id) => ({ id, object: "model", created, owned_by: "embedded-node" })) });
-    }
+    if (method === "GET" && route === "models") return listModels(service);
     if (method !== "POST" || route !== "chat/completions") throw new UserError(`no route ${method} /v1/${route}`, 404, "not_found");
-    const b = parseBody(chatCompletionSchema, await readBody(req, maxBody));
-    if (b.stream) throw new UserError("stream: true is not supported by this node", 400, "unsupported");
-    const sampler = await service.resolveSampler({ name: b.model });
-    const prompt = renderPrompt(toChatMessages(b.messages));
-    const maxTokens = b.max_completion_tokens ?? b.max_tokens ?? 256;
-    const stopStrings = b.stop === null || b.stop === undefined ? [] : typeof b.stop === "string" ? [b.stop] : b.stop;
-    const seqs = await service.sample(sampler, {
-      prompt,
-      numSamples: b.n ?? 1,
-      maxTokens,
-      temperature: b.temperature ?? 1,
-      topP: b.top_p ?? 1,
-      topK: -1,
-      stop: [...chatStopTokens, ...stopStrings],
-      seed: b.seed,
-    });
-    const choices = seqs.map((q, index) => {
-      // Drop the end-of-message token; apply stop strings to the text (OpenAI excludes the stop string).
-      let tokens = q.stopReason === "stop" && chatStopTokens.includes(q.tokens[q.tokens.length - 1]) ? q.tokens.slice(0, -1) : q.tokens;
-      let text = decodeChat(tokens);
-      let finish: "stop" | "length" = q.stopReason;
-      for (const s of stopStrings) {
-        const at = text.indexOf(s);
-        if (s && at >= 0) {
-          text = text.slice(0, at);
-          finish = "stop";
-          // keep the tokens that make up the returned text
-          let bytes = Buffer.byteLength(text, "utf8");
-          const kept: number[] = [];
-          for (const t of tokens) {
-            if (bytes <= 0) break;
-            kept.push(t);
-            bytes -= tokenBytes(t).length;
-          }
-          tokens = kept;
-        }
-      }
-      const logprobs = b.logprobs
-        ? { content: tokens.map((t, i) => ({ token: tokenString(t), logprob: q.logprobs[i], bytes: tokenBytes(t), top_logprobs: [] })) }
-        : null;
-      return { index, message: { role: "assistant", content: text }, finish_reason: finish, logprobs };
-    });
-    const completionTokens = seqs.reduce((n, q) => n + q.tokens.length, 0);
-    return ok({
-      id: `chatcmpl-${randomBytes(8).toString("hex")}`,
-      object: "chat.completion",
-      created: Math.floor(Date.now() / 1000),
-      model: b.model,
-      choices,
-      usage: { prompt_tokens: prompt.length, completion_tokens: completionTokens, total_tokens: prompt.length + completionTokens },
-    });
+    return chatCompletion(service, await readBody(req, maxBody));
   }
 
   const server = http.createServer((req, res) => {

@@ -4,53 +4,64 @@
  * inference-only nodes during evaluation).
  */
 import type { PrismaClient } from "@prisma/client";
+import { parseNodeSettings, type NodeSettings } from "../../contracts/node-settings";
 import type { NodeModel } from "../../contracts/run-config";
-import { decryptSecret } from "../../server/lib/secrets";
+import { attributeRenderer, resolveRenderer } from "../../lib/renderers";
+import { decryptSecret } from "../../lib/secrets";
 import { createOpenAIChatClient } from "../clients/openai-chat";
 import { TinkerPolicy } from "../clients/tinker-policy";
-import type { ChatClient, GenerateRequest, GenerateResult, PolicyClient } from "../engine/io";
+import type { ChatClient } from "../engine/io";
 
 export interface ResolvedNode {
   name: string;
   kind: "embedded" | "openai" | "tinker";
   baseUrl: string;
   apiKey?: string;
+  settings: NodeSettings;
 }
 
 export async function resolveNode(prisma: PrismaClient, name: string, role: string): Promise<ResolvedNode> {
-  const node = await prisma.node.findUnique({ where: { name }, select: { name: true, kind: true, baseUrl: true, apiKeyEnc: true } });
+  const node = await prisma.node.findUnique({ where: { name }, select: { name: true, kind: true, baseUrl: true, apiKeyEnc: true, settings: true } });
   if (!node) throw new Error(`node "${name}" (${role}) is not registered; add it on the Nodes page`);
   return {
     name: node.name,
     kind: node.kind as ResolvedNode["kind"],
     baseUrl: node.baseUrl,
     apiKey: node.apiKeyEnc ? decryptSecret(node.apiKeyEnc) : undefined,
+    settings: parseNodeSettings(node.name, node.settings),
   };
 }
 
+/** An OpenAI-compatible chat client for a model on the node, with the node's `openai` settings. */
 export function chatClientFor(node: ResolvedNode, model: string, timeoutMs?: number): ChatClient {
   if (node.kind === "tinker") throw new Error(`node "${node.name}" speaks only the training protocol; judges and simulators need an OpenAI-compatible node`);
-  return createOpenAIChatClient({ baseUrl: `${node.baseUrl.replace(/\/+$/, "")}/v1`, apiKey: node.apiKey, model, timeoutMs });
+  return createOpenAIChatClient({
+    baseUrl: `${node.baseUrl.replace(/\/+$/, "")}/v1`,
+    apiKey: node.apiKey,
+    model,
+    nodeName: node.name,
+    settings: node.settings.openai,
+    defaultTimeoutMs: timeoutMs,
+  });
 }
 
-/** A text-only policy over chat completions (no token ids or logprobs): usable for evaluation, not training. */
-export function chatPolicy(chat: ChatClient): PolicyClient {
-  return {
-    async generate(req: GenerateRequest): Promise<GenerateResult> {
-      const res = await chat.complete({
-        messages: req.messages,
-        temperature: req.sampling.temperature,
-        topP: req.sampling.topP,
-        maxTokens: req.sampling.maxTokens,
-      });
-      return { text: res.text, promptTokens: [], tokens: [], logprobs: [], finishReason: "stop" };
-    },
-  };
-}
-
-export async function trainingPolicyFor(node: ResolvedNode, model: NodeModel, resumeFrom?: string): Promise<TinkerPolicy> {
+/** `onWarning` receives, once each, the loss/optimiser settings the node's server cannot honour (for the run log). */
+export async function trainingPolicyFor(node: ResolvedNode, model: NodeModel, resumeFrom?: string, onWarning?: (message: string) => void): Promise<TinkerPolicy> {
   if (node.kind === "openai") {
     throw new Error(`node "${node.name}" is OpenAI-compatible only; training needs a Tinker-compatible node (embedded, Tinker or SkyRL tx)`);
   }
-  return TinkerPolicy.create({ baseUrl: node.baseUrl, apiKey: node.apiKey, model: model.model, resumeFrom });
+  // The node model's renderer (settings.models[model], else inferred from the name) renders every prompt.
+  const settings = node.settings.models[model.model];
+  const { renderer, enableThinking } = resolveRenderer(model.model, settings, `node "${node.name}"`);
+  return TinkerPolicy.create({
+    baseUrl: node.baseUrl,
+    apiKey: node.apiKey,
+    model: model.model,
+    resumeFrom,
+    renderer: attributeRenderer(renderer, `node "${node.name}", model "${model.model}"`),
+    enableThinking,
+    contextLength: settings?.contextLength,
+    server: node.settings.tinker.server,
+    onWarning: onWarning && ((m) => onWarning(`node "${node.name}": ${m}`)),
+  });
 }

@@ -3,20 +3,22 @@
  * 1. the REAL embedded node process as the policy (its 1024-token context gets fitted prompts) with the
  *    ScriptedUser TEST DOUBLE injected as the user simulator through the executor's test-only hook;
  * 2. the product path in a real worker process (worker/main.ts): policy AND user simulator are models on
- *    a registered OpenAI-compatible node — here a scripted HTTP TEST DOUBLE that replays task 0's gold
- *    actions — so the stored trajectories carry the REAL retail tool responses, the fidelity probe's
- *    predictions, pass^k, and a user simulator returning garbage ends its episodes with a recorded reason.
+ *    a registered OpenAI-compatible node — here the vLLM-like TEST DOUBLE (function calling, reasoning
+ *    parser, 429s) serving a scripted model that replays task 0's gold actions — so the stored trajectories
+ *    carry the REAL retail tool responses, the fidelity probe's predictions, pass^k, and a user simulator
+ *    returning garbage ends its episodes with a recorded reason;
+ * 3. a training run whose user simulator is that OpenAI node (streamed replies, per the node's settings).
  */
-import http from "node:http";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RunConfigInput } from "../../contracts/run-config";
 import { callerFor, eventually, prisma, resetDatabase, signUp, type TestUser } from "../../test/helpers";
-import { freePort, spawnTsx, startEmbeddedNode, type Child } from "../../test/processes";
+import { startVllmDouble, type ScriptedModel, type VllmDouble } from "../../test/doubles/vllm-openai";
+import { spawnTsx, startEmbeddedNode, type Child } from "../../test/processes";
 import { retailDataFiles, loadTasks } from "../envs/tau2/tasks";
 import { loadRetailDb } from "../envs/tau2/model";
 import { replayGoldActions } from "../envs/tau2/replay";
-import { ScriptedUser } from "../envs/tau2/scripted-user";
-import { tau2EvalExecutor } from "./executors/tau2";
+import { ScriptedUser } from "../../test/doubles/scripted-user";
+import { evalExecutor } from "./executors/eval";
 import { RunWorker } from "./worker";
 
 const databaseUrl = inject("databaseUrl");
@@ -45,50 +47,38 @@ async function metricPoints(runId: string) {
 }
 
 /**
- * TEST DOUBLE of an OpenAI-compatible node serving one scripted model. It tells the three kinds of request
- * apart by their prompts: user simulator (system prompt with <scenario>), act (tools appended as text),
- * rehearse (anything else). The user of task 2 returns 9000 characters of garbage.
+ * The scripted model behind a vLLM-like OpenAI node (test/doubles/vllm-openai.ts: hermes tool parser, qwen3
+ * reasoning parser). It writes as Qwen3 does — a think block, then the answer — and tells the three kinds of
+ * request apart: user simulator (system prompt with <scenario>), act (function tools given), rehearse
+ * (anything else). The act side replays task 0's gold actions, one `<tool_call>` per real tool response seen;
+ * the user of task 2 returns 9000 characters of garbage.
  */
-function startScriptedOpenAINode(port: number) {
+function scriptedRetailModel(): ScriptedModel {
   const actions = task0.evaluation_criteria!.actions!;
   const closing = `All done. ${(task0.evaluation_criteria?.communicate_info ?? []).join(" and ")}`;
   const task2Marker = task2.user_scenario.instructions.reason_for_call;
-  const answer = (messages: { role: string; content: string }[]): string => {
-    const system = messages[0]?.content ?? "";
+  const think = (why: string, answer: string) => `<think>\n${why}\n</think>\n\n${answer}`;
+  return (req) => {
+    const system = typeof req.messages[0]?.content === "string" ? req.messages[0].content : "";
     if (system.includes("<scenario>")) {
-      if (system.includes(task2Marker)) return "x".repeat(9000);
-      const said = messages.filter((m) => m.role === "assistant").length;
-      return ["Hi, I would like to exchange items of a delivered order.", "Thanks, that is all. ###STOP###"][said] ?? "###STOP###";
+      if (system.includes(task2Marker)) return think("Noise.", "x".repeat(9000));
+      const said = req.messages.filter((m) => m.role === "assistant").length;
+      return think("I am the customer.", ["Hi, I would like to exchange items of a delivered order.", "Thanks, that is all. ###STOP###"][said] ?? "###STOP###");
     }
-    if (system.includes("# Tools")) {
-      const done = messages.filter((m) => m.role === "user" && m.content.startsWith("<tool_response>")).length;
-      return done < actions.length ? `\n<tool_call>\n${JSON.stringify({ name: actions[done].name, arguments: actions[done].arguments })}\n</tool_call>` : closing;
+    if (req.tools?.length) {
+      const done = req.messages.filter((m) => m.role === "tool").length;
+      return done < actions.length
+        ? think(`Step ${done + 1}.`, `<tool_call>\n${JSON.stringify({ name: actions[done].name, arguments: actions[done].arguments })}\n</tool_call>`)
+        : think("Finished.", closing);
     }
-    return '\n<execution_result>\n{"predicted": true}\n</execution_result>';
+    return think("Predicting the response.", '<execution_result>\n{"predicted": true}\n</execution_result>');
   };
-  const server = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (d) => (body += d));
-    req.on("end", () => {
-      res.setHeader("content-type", "application/json");
-      if (req.method === "GET" && req.url === "/v1/models") return res.end(JSON.stringify({ object: "list", data: [{ id: "scripted", object: "model" }] }));
-      if (req.method === "POST" && req.url === "/v1/chat/completions") {
-        const content = answer(JSON.parse(body).messages);
-        return res.end(
-          JSON.stringify({ id: "c", object: "chat.completion", created: 0, model: "scripted", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }] }),
-        );
-      }
-      res.statusCode = 404;
-      res.end("{}");
-    });
-  });
-  return new Promise<http.Server>((resolve) => server.listen(port, "127.0.0.1", () => resolve(server)));
 }
 
 describe("tau2 retail evaluation runs", () => {
   let member: TestUser;
   let node: Awaited<ReturnType<typeof startEmbeddedNode>>;
-  let scripted: http.Server | undefined;
+  let scripted: VllmDouble | undefined;
   const workers: Child[] = [];
 
   beforeAll(async () => {
@@ -100,7 +90,7 @@ describe("tau2 retail evaluation runs", () => {
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.kill("SIGKILL")));
     await node?.kill("SIGKILL");
-    scripted?.close();
+    await scripted?.close();
     const { getBoss } = await import("../../server/lib/queue");
     await (await getBoss()).stop({ graceful: false, wait: false }).catch(() => {});
   });
@@ -117,7 +107,7 @@ describe("tau2 retail evaluation runs", () => {
       concurrency: 1,
       logger: () => {},
       // TEST-ONLY HOOK: the ScriptedUser replaces the user simulator the config names.
-      selectExecutor: () => (ctx) => tau2EvalExecutor(ctx, { userSimulatorOverride: user }),
+      selectExecutor: () => (ctx) => evalExecutor(ctx, { userSimulator: user }),
     });
     await worker.start();
     try {
@@ -172,9 +162,17 @@ describe("tau2 retail evaluation runs", () => {
   });
 
   it("stores the real tool responses, the fidelity probe and pass^k through the worker process; a garbage user ends with a recorded reason", async () => {
-    const port = await freePort();
-    scripted = await startScriptedOpenAINode(port);
-    await prisma.node.create({ data: { name: "scripted", kind: "openai", baseUrl: `http://127.0.0.1:${port}` } });
+    // A vLLM-like node that rate-limits its first requests; the node's settings stream replies, cap requests in
+    // flight at 2 and add a vendor extra.
+    scripted = await startVllmDouble({ model: "scripted", respond: scriptedRetailModel(), rateLimit: { count: 3, retryAfterS: 1 }, streamChunkChars: 64 });
+    await prisma.node.create({
+      data: {
+        name: "scripted",
+        kind: "openai",
+        baseUrl: scripted.url,
+        settings: { openai: { stream: true, maxConcurrency: 2, extraBody: { top_k: 20, chat_template_kwargs: { enable_thinking: true } } } },
+      },
+    });
     const w = spawnTsx("worker/main.ts", { DATABASE_URL: databaseUrl, ENVACE_SECRET: process.env.ENVACE_SECRET, ENVACE_HEARTBEAT_STALE_S: "2", WORKER_CONCURRENCY: "1" });
     workers.push(w);
     const caller = await callerFor(member.headers);
@@ -192,6 +190,18 @@ describe("tau2 retail evaluation runs", () => {
     const done = await finished(caller, run.id, () => w.output());
     expect(done.error, w.output()).toBeNull();
 
+    // The policy spoke vLLM's function-calling protocol: tools on act calls, assistant tool_calls with ids and
+    // tool results tied to them (the double refuses anything else), within the node's settings.
+    expect(scripted.rejected).toEqual([]);
+    expect(scripted.stats.rateLimited).toBe(3);
+    expect(scripted.stats.maxInFlight).toBeLessThanOrEqual(2);
+    expect(scripted.requests.every((r) => r.stream === true && r.top_k === 20)).toBe(true);
+    const acts = scripted.requests.filter((r) => r.tools?.length);
+    expect(acts[0].tools!.map((t) => t.function.name)).toContain(task0.evaluation_criteria!.actions![0].name);
+    const later = acts.find((r) => r.messages.some((m) => m.role === "tool"))!;
+    const callIds = later.messages.flatMap((m) => m.tool_calls?.map((c) => c.id) ?? []);
+    expect(later.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id)).toEqual(callIds);
+
     const metrics = await metricPoints(run.id);
     expect(metrics["val/tau2/pass^1"]).toBe(0.5);
     expect(metrics["val/tau2/pass^2"]).toBe(0.5);
@@ -205,7 +215,7 @@ describe("tau2 retail evaluation runs", () => {
       const env = turns.filter((t) => t.role === "environment");
       // The REAL retail responses, byte for byte what the gold replay returns, with the probe's prediction beside them.
       expect(env.map((t) => t.realResponse)).toEqual(gold.map((g) => g.content));
-      expect(env.every((t) => t.rehearsedResponse === '{"predicted":true}' && t.fidelity !== null)).toBe(true);
+      expect(env.every((t) => t.rehearsedResponse === '{"predicted": true}' && t.fidelity !== null)).toBe(true);
       expect(env.map((t) => (t.toolCalls as { name: string }).name)).toEqual(gold.map((g) => g.name));
       expect(turns.at(-1)).toMatchObject({ role: "user", text: "Thanks, that is all. ###STOP###" });
       expect(verdicts.find((v) => v.itemId === "db")).toMatchObject({ passed: true });

@@ -1,16 +1,16 @@
 "use client";
 import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useCallback, useState } from "react";
+import { useState } from "react";
 import { useTRPC } from "../../_lib/trpc";
-import { useChangeEvents } from "../../_lib/live";
 import { formatDuration, formatNumber, formatTime } from "../../_lib/format";
 import { ProgressBar, StatusBadge } from "../../_components/status";
 import { useMe } from "../../_components/require-user";
 import { mayChangeRun, RUN_CHANGE_RULE } from "../../../lib/permissions";
 import { RunLogs } from "./run-logs";
-import { RunCharts } from "./charts/run-charts";
-import { RunCheckpoints, RunNodes } from "./charts/run-checkpoints";
+import { RunCharts } from "./run-charts";
+import { RunCheckpoints, RunNodes } from "./run-checkpoints";
+import { WorldModelView } from "./world-model";
 
 export function RunView({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -20,15 +20,6 @@ export function RunView({ id }: { id: string }) {
   const [actionError, setActionError] = useState<string | null>(null);
   const cancel = useMutation(trpc.runs.cancel.mutationOptions());
   const resume = useMutation(trpc.runs.resume.mutationOptions());
-
-  useChangeEvents(
-    useCallback(
-      (e: { t: string; id: string }) => {
-        if (e.t === "run" && e.id === id) qc.invalidateQueries({ queryKey: trpc.runs.get.queryKey({ id }) });
-      },
-      [id, qc, trpc],
-    ),
-  );
 
   if (run.error) return <p role="alert" className="error">{run.error.message}</p>;
   if (!run.data) return <p className="muted">Loading…</p>;
@@ -119,6 +110,10 @@ export function RunView({ id }: { id: string }) {
       <section aria-labelledby="run-charts-heading">
         <h2 id="run-charts-heading">Charts</h2>
         <RunCharts runId={r.id} runName={r.name} />
+      </section>
+      <section aria-labelledby="run-world-model-heading">
+        <h2 id="run-world-model-heading">World model</h2>
+        <WorldModelView runId={r.id} />
       </section>
       <section aria-labelledby="run-nodes-heading">
         <h2 id="run-nodes-heading">Node health</h2>

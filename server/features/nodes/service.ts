@@ -8,10 +8,12 @@
  * admins — otherwise "test" would tell a member which ports are open on the server's network.
  */
 import type { Prisma } from "@prisma/client";
-import { probeNode, type NodeKind } from "../../../lib/node-health";
-import { prisma } from "../../db";
+import type { NodeSettings } from "../../../contracts/node-settings";
+import { probeAndRecord, type NodeKind } from "../../../lib/node-health";
+import { nodeRefsOf } from "../../../lib/node-refs";
+import { prisma } from "../../../lib/db";
 import { DomainError, notFound } from "../../lib/errors";
-import { decryptSecret, encryptSecret } from "../../lib/secrets";
+import { encryptSecret } from "../../../lib/secrets";
 import { mayRemoveNode, mayTestNode, NODE_REMOVE_RULE, NODE_TEST_RULE, type Actor } from "../../../lib/permissions";
 
 export const nodeSelect = {
@@ -55,7 +57,7 @@ export async function listNodes(actor: Actor) {
   }));
 }
 
-export async function addNode(input: { name: string; kind: NodeKind; baseUrl: string; apiKey?: string }, actor: Actor) {
+export async function addNode(input: { name: string; kind: NodeKind; baseUrl: string; apiKey?: string; settings?: NodeSettings }, actor: Actor) {
   const exists = await prisma.node.findUnique({ where: { name: input.name }, select: { id: true } });
   if (exists) throw new DomainError("CONFLICT", `a node named ${input.name} already exists`, [{ path: "name", message: "already taken" }]);
   return prisma.node.create({
@@ -64,43 +66,46 @@ export async function addNode(input: { name: string; kind: NodeKind; baseUrl: st
       kind: input.kind,
       baseUrl: input.baseUrl,
       apiKeyEnc: input.apiKey ? encryptSecret(input.apiKey) : null,
+      ...(input.settings ? { settings: input.settings as Prisma.InputJsonObject } : {}),
       createdById: actor.id,
     },
     select: nodeSelect,
   });
 }
 
-/** Probe the node now and record the result. */
+/** Probe the node now and record the result (the same probe the worker runs before every run). */
 export async function testNode(id: string, actor: Actor) {
-  const node = await prisma.node.findUnique({
-    where: { id },
-    select: { id: true, kind: true, baseUrl: true, apiKeyEnc: true, createdById: true, createdBy: { select: { role: true } } },
-  });
-  if (!node) throw notFound("node", id);
-  if (!mayTestNode(node, actor)) throw new DomainError("FORBIDDEN", `you cannot test this node: ${NODE_TEST_RULE}`);
-  const probe = await probeNode({
-    kind: node.kind as NodeKind,
-    baseUrl: node.baseUrl,
-    apiKey: node.apiKeyEnc ? decryptSecret(node.apiKeyEnc) : null,
-  });
-  const updated = await prisma.node.update({
-    where: { id },
-    data: {
-      health: probe.healthy ? "healthy" : "unhealthy",
-      healthDetail: probe.detail,
-      ...(probe.healthy ? { lastSeenAt: new Date(), models: probe.models, capabilities: probe.capabilities } : {}),
-    },
-    select: nodeSelect,
-  });
-  return { node: updated, probe };
+  const owner = await prisma.node.findUnique({ where: { id }, select: { createdById: true, createdBy: { select: { role: true } } } });
+  if (!owner) throw notFound("node", id);
+  if (!mayTestNode(owner, actor)) throw new DomainError("FORBIDDEN", `you cannot test this node: ${NODE_TEST_RULE}`);
+  const tested = await probeAndRecord(prisma, { id });
+  if (!tested) throw notFound("node", id);
+  const node = await prisma.node.findUniqueOrThrow({ where: { id }, select: nodeSelect });
+  return { node, probe: tested.probe };
 }
 
+/** Delete a node, unless a queued or running run uses it in any role (policy, simulators, judge). */
 export async function removeNode(id: string, actor: Actor) {
   const node = await prisma.node.findUnique({ where: { id }, select: { id: true, name: true, createdById: true, createdBy: { select: { role: true } } } });
   if (!node) throw notFound("node", id);
   if (!mayRemoveNode(node, actor)) throw new DomainError("FORBIDDEN", `you cannot remove node ${node.name}: ${NODE_REMOVE_RULE}`);
-  const active = await prisma.run.count({ where: { policyNode: node.name, status: { in: ["queued", "running"] } } });
-  if (active > 0) throw new DomainError("CONFLICT", `node ${node.name} is used by ${active} queued or running run(s)`);
+  const active = await prisma.run.findMany({
+    where: { status: { in: ["queued", "running"] } },
+    orderBy: { createdAt: "asc" },
+    select: { id: true, name: true, status: true, config: true },
+  });
+  const users = active
+    .map((run) => ({ run, roles: nodeRefsOf(run.config).filter((r) => r.node === node.name).map((r) => r.role) }))
+    .filter((u) => u.roles.length > 0);
+  if (users.length > 0) {
+    const listed = users.slice(0, 5).map((u) => `"${u.run.name}" (${u.run.status}; ${u.roles.join(", ")})`);
+    const more = users.length > 5 ? ` and ${users.length - 5} more` : "";
+    throw new DomainError(
+      "CONFLICT",
+      `node ${node.name} is used by ${users.length} queued or running run${users.length === 1 ? "" : "s"}: ${listed.join(", ")}${more}; cancel ${users.length === 1 ? "it" : "them"} or wait until ${users.length === 1 ? "it finishes" : "they finish"}`,
+      users.map((u) => ({ path: `runs.${u.run.id}`, message: `${u.run.name}: ${u.roles.join(", ")}` })),
+    );
+  }
   await prisma.node.delete({ where: { id } });
   return { id };
 }

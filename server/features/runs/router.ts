@@ -1,9 +1,12 @@
 import { router } from "../../trpc/init";
 import { cancel } from "./procedures/cancel";
+import { checkpoints } from "./procedures/checkpoints";
 import { create } from "./procedures/create";
 import { get } from "./procedures/get";
 import { list } from "./procedures/list";
 import { logs } from "./procedures/logs";
+import { nodes } from "./procedures/nodes";
 import { resume } from "./procedures/resume";
+import { worldModelProcedure } from "./procedures/world-model";
 
-export const runsRouter = router({ create, list, get, cancel, resume, logs });
+export const runsRouter = router({ create, list, get, cancel, resume, logs, nodes, checkpoints, worldModel: worldModelProcedure });

@@ -7,7 +7,8 @@
  *   3. if the latest message alone is still too long, its start is cut (left-trim).
  * Prompts that fit are passed through untouched, so large models see the exact tau2 context.
  */
-import type { ChatMessage, GenerateRequest, GenerateResult, PolicyClient, ToolSchema } from "../../engine/io";
+import type { ChatMessage, GenerateRequest, GenerateResult, PolicyClient } from "../../engine/io";
+import type { ContextAwarePolicy } from "../environment";
 
 export const TRUNCATION_MARKER = "\n[… truncated to fit the model's context]";
 
@@ -53,12 +54,6 @@ export function fitMessagesToContext(messages: ChatMessage[], length: PromptLeng
   return withSystem(bareSystem, [...head, { ...last, content: last.content.slice(last.content.length - Math.max(keep, 0)) }]);
 }
 
-/** A policy whose prompts are measured by the node's own renderer (TinkerPolicy exposes both). */
-export interface ContextAwarePolicy extends PolicyClient {
-  readonly contextLength: number | null;
-  readonly renderer: { renderPrompt(messages: ChatMessage[], tools?: ToolSchema[]): number[] };
-}
-
 /**
  * Wraps a policy so every prompt leaves room for the response: the prompt budget is the context minus
  * min(maxTokens, half the context). Without a known context length the policy is returned unchanged.
@@ -69,7 +64,7 @@ export function contextFittingPolicy(policy: ContextAwarePolicy): PolicyClient {
   return {
     generate(req: GenerateRequest): Promise<GenerateResult> {
       const budget = context - Math.min(req.sampling.maxTokens, Math.floor(context / 2));
-      const messages = fitMessagesToContext(req.messages, (m) => policy.renderer.renderPrompt(m, req.tools).length, budget);
+      const messages = fitMessagesToContext(req.messages, (m) => policy.promptTokens(m, req.tools).length, budget);
       return policy.generate(messages === req.messages ? req : { ...req, messages });
     },
   };

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseRunConfig, type RunConfigInput } from "../../../contracts/run-config";
-import { fakeGeneration } from "../../domains/shop/oracle";
+import { fakeGeneration } from "../../../test/doubles/shop-oracle";
 import type { ChatMessage, GenerateRequest, PolicyClient, TrainerClient } from "../../engine/io";
 import { runEvaluation, runTrainingStep } from "../../engine/step";
 import { trajectoryRows } from "../../runner/persist";
@@ -12,7 +12,7 @@ import { loadTau2RetailSource } from "./adapter";
 import { contextFittingPolicy, fitMessagesToContext, TRUNCATION_MARKER } from "./fit-context";
 import { perTaskResults, tau2EvalMetrics, tau2LiveInstance } from "./live";
 import { GREETING } from "./prompts";
-import { ScriptedUser } from "./scripted-user";
+import { ScriptedUser } from "../../../test/doubles/scripted-user";
 import type { Tau2Task } from "./tasks";
 
 const source = loadTau2RetailSource();
@@ -25,7 +25,8 @@ function config(over: RunConfigInput): ReturnType<typeof parseRunConfig> & { ok:
   return r;
 }
 
-const PREDICTION = '{"predicted":true}';
+// Written as json.dumps writes it, so the content that enters the conversation is the same text.
+const PREDICTION = '{"predicted": true}';
 
 /**
  * A policy double that replays a task's gold actions (one call per act message, counted from the
@@ -171,7 +172,7 @@ describe("tau2 retail training in the simulator paradigm", () => {
     const [tr] = res.trajectories;
     const n = t.evaluation_criteria!.actions!.length;
     expect(simulated).toHaveLength(n);
-    expect(tr.turns.filter((x) => x.role === "simulator").every((x) => x.rehearsed === '{"simulated":true}' && x.real === undefined)).toBe(true);
+    expect(tr.turns.filter((x) => x.role === "simulator").every((x) => x.rehearsed === '{"simulated": true}' && x.real === undefined)).toBe(true);
     expect(tr).toMatchObject({ terminationReason: "user_stop", reward: 1 });
   });
 });
@@ -202,7 +203,7 @@ describe("fitting prompts into a small context", () => {
     const seen: number[] = [];
     const inner = {
       contextLength: 300,
-      renderer: { renderPrompt: (m: ChatMessage[]) => Array.from({ length: length(m) }, () => 0) },
+      promptTokens: (m: ChatMessage[]) => Array.from({ length: length(m) }, () => 0),
       async generate(req: GenerateRequest) {
         seen.push(length(req.messages));
         return fakeGeneration("", "ok");

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { nodeSettingsSchema } from "../../../../contracts/node-settings";
 import { nodeKinds } from "../../../../lib/node-health";
 import { memberProcedure } from "../../../trpc/init";
 import { addNode } from "../service";
@@ -19,6 +20,8 @@ export const addNodeInput = z.object({
       return !url.username && !url.password;
     }, "must not contain a user name or password (everyone who can see nodes sees the URL); put the secret in the API key field"),
   apiKey: z.string().max(4096).optional(),
+  /** Per-node settings (contracts/node-settings.ts), e.g. `{ openai: { stream: true, maxConcurrency: 32 } }`. */
+  settings: nodeSettingsSchema.optional(),
 });
 
 export const add = memberProcedure.input(addNodeInput).mutation(({ ctx, input }) => addNode(input, ctx.user));

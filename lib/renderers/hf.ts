@@ -1,0 +1,284 @@
+/**
+ * A renderer over a model's published tokenizer files: `tokenizer.json` (BPE through
+ * @huggingface/tokenizers) and the chat template from `tokenizer_config.json` (through
+ * @huggingface/jinja, with trim_blocks / lstrip_blocks, raise_exception and strftime_now as in
+ * transformers' apply_chat_template).
+ *
+ * Why @huggingface/tokenizers: measured against HF's Rust `tokenizers` on 664 stress strings (special
+ * tokens inside text, NFC, contractions in any case, digits, CJK, emoji ZWJ sequences, whitespace runs,
+ * \r\n) it gave 0 encode mismatches for Qwen3 and Llama 3; @lenml/tokenizers gave 2 (a literal "\n"
+ * after U+FFFD, a zero-width space run). It is HF's own port, has no dependencies, and translates the
+ * Oniguruma pre-tokenizer regex structurally instead of handing it to RegExp.
+ */
+import { Template } from "@huggingface/jinja";
+import { Tokenizer } from "@huggingface/tokenizers";
+import {
+  type ChatRenderer,
+  type RenderMessage,
+  type RenderOptions,
+  RenderError,
+  RendererConfigError,
+  type SplitResponse,
+  TokenOutOfVocabularyError,
+} from "./types";
+
+export interface HfRendererSpec {
+  name: string;
+  vocabularyName: string;
+  /** Parsed tokenizer.json. */
+  tokenizerJson: Record<string, unknown>;
+  /** Parsed tokenizer_config.json. */
+  tokenizerConfig: Record<string, unknown>;
+  /** Template to use instead of tokenizer_config.chat_template. */
+  chatTemplate?: string;
+  /** Stop tokens by name; each must be a token of the vocabulary. */
+  stopTokens: string[];
+  contextLength: number | null;
+  /** The reasoning block delimiters when the model writes one (Qwen3: <think> … </think>). */
+  thinking?: { open: string; close: string };
+  /** Where the files came from, for error messages. */
+  source: string;
+}
+
+/** The reference's incremental-render sentinel (two fixed messages that anchor each appended message). */
+const SENTINEL: RenderMessage[] = [
+  { role: "system", content: "You are a helpful assistant." },
+  { role: "user", content: "I am a user." },
+];
+
+const CACHE_LIMIT = 4096;
+
+/** Special-token strings transformers passes to every template (its special_tokens_map). */
+function specialTokensMap(config: Record<string, unknown>): Record<string, unknown> {
+  const asText = (v: unknown): string | undefined =>
+    typeof v === "string" ? v : v && typeof v === "object" && typeof (v as { content?: unknown }).content === "string" ? (v as { content: string }).content : undefined;
+  const out: Record<string, unknown> = {};
+  for (const key of ["bos_token", "eos_token", "unk_token", "pad_token"]) {
+    const t = asText(config[key]);
+    if (t !== undefined) out[key] = t;
+  }
+  if (Array.isArray(config.additional_special_tokens)) out.additional_special_tokens = config.additional_special_tokens.map(asText).filter((t) => t !== undefined);
+  return out;
+}
+
+/** Drop keys whose value is undefined: templates test key presence (`'tool_calls' in message`). */
+function plain(message: RenderMessage, parseArgs: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(message)) if (v !== undefined) out[k] = v;
+  if (parseArgs && message.tool_calls) {
+    out.tool_calls = message.tool_calls.map((call) => {
+      const args = call.function.arguments;
+      if (typeof args !== "string") return call;
+      try {
+        const parsed: unknown = JSON.parse(args);
+        if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) return { ...call, function: { ...call.function, arguments: parsed } };
+      } catch {
+        // not JSON: the template gets the string as it was written
+      }
+      return call;
+    });
+  }
+  return out;
+}
+
+export class HfChatRenderer implements ChatRenderer {
+  readonly name: string;
+  readonly vocabularyName: string;
+  readonly vocabSize: number;
+  readonly stopTokens: readonly number[];
+  readonly contextLength: number | null;
+  readonly supportsThinking: boolean;
+  private readonly tokenizer: Tokenizer;
+  private readonly template: Template;
+  private readonly specials: Record<string, unknown>;
+  private readonly thinking?: { open: string; close: string };
+  private readonly texts = new Map<string, string>();
+  private readonly pieceIds = new Map<string, number[]>();
+  /** Added tokens the tokenizer splits on before anything else (no lstrip): safe piece boundaries. */
+  private readonly splitTokens: string[];
+
+  constructor(spec: HfRendererSpec) {
+    this.name = spec.name;
+    this.vocabularyName = spec.vocabularyName;
+    this.contextLength = spec.contextLength;
+    this.thinking = spec.thinking;
+    try {
+      this.tokenizer = new Tokenizer(spec.tokenizerJson, spec.tokenizerConfig);
+    } catch (e) {
+      throw new RendererConfigError(`renderer "${spec.name}": ${spec.source}: tokenizer.json is not a tokenizer this library can load (${e instanceof Error ? e.message : String(e)})`);
+    }
+    const source = spec.chatTemplate ?? spec.tokenizerConfig.chat_template;
+    if (typeof source !== "string" || source.trim() === "") {
+      throw new RendererConfigError(`renderer "${spec.name}": ${spec.source}: tokenizer_config.json has no chat_template (a single template string is required)`);
+    }
+    try {
+      this.template = new Template(source);
+    } catch (e) {
+      throw new RendererConfigError(`renderer "${spec.name}": ${spec.source}: the chat template does not parse (${e instanceof Error ? e.message : String(e)})`);
+    }
+    this.supportsThinking = source.includes("enable_thinking");
+    this.specials = specialTokensMap(spec.tokenizerConfig);
+
+    // Valid ids are 0 … max: every id in between must decode (BPE vocabularies are contiguous).
+    const vocab = this.tokenizer.get_vocab(true);
+    let max = -1;
+    for (const id of vocab.values()) if (id > max) max = id;
+    if (max < 0 || vocab.size !== max + 1) {
+      throw new RendererConfigError(`renderer "${spec.name}": ${spec.source}: the vocabulary is not contiguous (${vocab.size} tokens, largest id ${max})`);
+    }
+    this.vocabSize = max + 1;
+    const added = Array.isArray(spec.tokenizerJson.added_tokens) ? (spec.tokenizerJson.added_tokens as { content?: unknown; lstrip?: unknown }[]) : [];
+    this.splitTokens = added.filter((t) => typeof t.content === "string" && t.content !== "" && t.lstrip !== true).map((t) => t.content as string);
+    this.stopTokens = spec.stopTokens.map((t) => {
+      const id = this.tokenizer.token_to_id(t);
+      if (id === undefined) throw new RendererConfigError(`renderer "${spec.name}": ${spec.source}: stop token ${t} is not in the vocabulary`);
+      return id;
+    });
+    if (this.stopTokens.length === 0) throw new RendererConfigError(`renderer "${spec.name}": ${spec.source}: no stop token (set eos_token in tokenizer_config.json)`);
+  }
+
+  isValidToken(id: number): boolean {
+    return Number.isInteger(id) && id >= 0 && id < this.vocabSize;
+  }
+
+  /** Token id of one token string (special or not), or undefined. */
+  tokenId(token: string): number | undefined {
+    return this.tokenizer.token_to_id(token);
+  }
+
+  countTokens(text: string): number {
+    return text ? this.tokenizer.encode(text, { add_special_tokens: false }).ids.length : 0;
+  }
+
+  encode(text: string): number[] {
+    return text ? this.tokenizer.encode(text, { add_special_tokens: false }).ids : [];
+  }
+
+  renderPrompt(messages: readonly RenderMessage[], options: RenderOptions = {}): number[] {
+    // apply_chat_template(tokenize=True) tokenises the rendered text without adding special tokens:
+    // the template writes BOS itself where the model wants it.
+    if (options.history !== "incremental") return this.encode(this.renderText(messages, options));
+    // Incremental prompts repeat earlier pieces: each piece that starts with an added token (the
+    // tokenizer splits there before normalising and pre-tokenising) is tokenised alone and cached;
+    // otherwise the whole text is tokenised, so the ids always equal encode(renderText(...)).
+    const pieces = this.incrementalPieces(messages, options);
+    if (!pieces.slice(1).every((p) => this.startsAtSplit(p))) return this.encode(pieces.join(""));
+    return pieces.flatMap((p) => this.memo(this.pieceIds, p, () => this.encode(p)));
+  }
+
+  renderText(messages: readonly RenderMessage[], options: RenderOptions = {}): string {
+    return options.history === "incremental" ? this.incrementalPieces(messages, options).join("") : this.renderOnce(messages, options, options.addGenerationPrompt ?? true);
+  }
+
+  decode(ids: readonly number[]): string {
+    const bad = ids.filter((id) => !this.isValidToken(id));
+    if (bad.length) throw new TokenOutOfVocabularyError(this.name, this.vocabularyName, this.vocabSize, bad);
+    if (ids.length === 0) return "";
+    return this.tokenizer.decode([...ids], { skip_special_tokens: true, clean_up_tokenization_spaces: false });
+  }
+
+  splitResponse(text: string): SplitResponse {
+    const t = this.thinking;
+    if (!t) return { reasoning: null, content: text };
+    const close = text.indexOf(t.close);
+    if (close < 0) return { reasoning: null, content: text };
+    // Same split as the Qwen3 template: reasoning is what precedes </think> (after <think>), content follows.
+    const before = text.slice(0, close);
+    const open = before.lastIndexOf(t.open);
+    const reasoning = (open >= 0 ? before.slice(open + t.open.length) : before).replace(/^\n+/, "").replace(/\n+$/, "");
+    return { reasoning, content: text.slice(close + t.close.length).replace(/^\n+/, "") };
+  }
+
+  /** One apply_chat_template call. */
+  private renderOnce(messages: readonly RenderMessage[], options: RenderOptions, addGenerationPrompt: boolean): string {
+    const context: Record<string, unknown> = {
+      ...this.specials,
+      messages: messages.map((m) => plain(m, options.parseToolArguments ?? false)),
+      tools: options.tools ?? null,
+      documents: null,
+      add_generation_prompt: addGenerationPrompt,
+    };
+    if (options.enableThinking !== undefined) context.enable_thinking = options.enableThinking;
+    try {
+      return this.template.render(context);
+    } catch (e) {
+      throw new RenderError(this.name, e instanceof Error ? e.message : String(e));
+    }
+  }
+
+  /**
+   * The reference's caller token buffer as a pure function of the messages, as text pieces: the
+   * messages before the first assistant message render together (with the generation prompt); then
+   * each assistant message, each run of tool messages and each user/system message renders after the
+   * sentinel, which is cut off; the generation prompt is added wherever the next assistant turn starts.
+   */
+  private incrementalPieces(messages: readonly RenderMessage[], options: RenderOptions): string[] {
+    const first = messages.findIndex((m) => m.role === "assistant");
+    if (first < 0) return [this.renderOnce(messages, options, options.addGenerationPrompt ?? true)];
+    if (first === 0) throw new RenderError(this.name, "incremental rendering needs the prompt's opening messages before the first assistant message");
+    const key = this.optionsKey(options);
+    const initial = messages.slice(0, first);
+    const initialKey = `${key}\u0000${JSON.stringify(initial)}`;
+    const initialWith = this.memo(this.texts, `with\u0000${initialKey}`, () => this.renderOnce(initial, options, true));
+    const initialWithout = this.memo(this.texts, `without\u0000${initialKey}`, () => this.renderOnce(initial, options, false));
+    if (!initialWith.startsWith(initialWithout)) throw new RenderError(this.name, "the template's generation prompt is not a suffix of the prompt; incremental rendering is not possible");
+    const generationPrompt = initialWith.slice(initialWithout.length);
+    const baseWithout = this.memo(this.texts, `base\u0000${key}`, () => this.renderOnce(SENTINEL, options, false));
+    const baseWith = this.memo(this.texts, `base+\u0000${key}`, () => this.renderOnce(SENTINEL, options, true));
+
+    const pieces = [initialWith];
+    const ensurePrompt = () => {
+      if (!pieces[pieces.length - 1].endsWith(generationPrompt)) pieces.push(generationPrompt);
+    };
+    for (let i = first; i < messages.length; ) {
+      const m = messages[i];
+      let group: readonly RenderMessage[];
+      if (m.role === "tool") {
+        let j = i;
+        while (j < messages.length && messages[j].role === "tool") j++;
+        group = messages.slice(i, j);
+        i = j;
+      } else {
+        group = [m];
+        i++;
+      }
+      const rendered = this.memo(this.texts, `seg\u0000${key}\u0000${JSON.stringify(group)}`, () => this.renderOnce([...SENTINEL, ...group], options, false));
+      if (m.role === "assistant") {
+        ensurePrompt();
+        if (rendered.startsWith(baseWith)) pieces.push(rendered.slice(baseWith.length));
+        else if (rendered.startsWith(baseWithout)) {
+          // The template renders this message's header differently from the generation prompt (e.g.
+          // reasoning kept with thinking off): the message replaces the generation prompt.
+          const last = pieces.pop()!;
+          const kept = last.slice(0, last.length - generationPrompt.length);
+          if (kept) pieces.push(kept);
+          pieces.push(rendered.slice(baseWithout.length));
+        } else throw new RenderError(this.name, "the template renders the sentinel differently with a message after it; incremental rendering is not possible");
+      } else {
+        if (!rendered.startsWith(baseWithout)) throw new RenderError(this.name, "the template renders the sentinel differently with a message after it; incremental rendering is not possible");
+        pieces.push(rendered.slice(baseWithout.length));
+      }
+    }
+    if (options.addGenerationPrompt ?? true) ensurePrompt();
+    return pieces.filter((p) => p.length > 0);
+  }
+
+  /** Whether the tokenizer splits right before `text` (it starts with an added token that strips nothing on its left). */
+  private startsAtSplit(text: string): boolean {
+    return this.splitTokens.some((t) => text.startsWith(t));
+  }
+
+  private optionsKey(options: RenderOptions): string {
+    return `${options.enableThinking}\u0000${options.parseToolArguments ?? false}\u0000${JSON.stringify(options.tools ?? null)}`;
+  }
+
+  /** A bounded memo (oldest entry evicted first). */
+  private memo<T>(cache: Map<string, T>, key: string, make: () => T): T {
+    const hit = cache.get(key);
+    if (hit !== undefined) return hit;
+    const value = make();
+    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+    cache.set(key, value);
+    return value;
+  }
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { buildResultTable, metricLabels, scrubForShare } from "./document";
+import { sampleDocument } from "../../test/fixtures/report-document";
+
+describe("buildResultTable", () => {
+  it("computes Avg@k and pass@k per benchmark and Overall as the plain mean of columns", () => {
+    const { table } = sampleDocument();
+    expect(table.benchmarks).toEqual(["shop", "tau2_retail"]);
+    expect(table.k).toBe(4);
+    const [a, b] = table.rows;
+    // tau2: (4/4 + 1/4)/2 = 62.5 %; both instances solved at least once.
+    expect(a!.cells.tau2_retail).toEqual({ avgAtK: 62.5, passAtK: 100, instances: 2, k: 4 });
+    expect(a!.cells.shop).toEqual({ avgAtK: 0, passAtK: 0, instances: 1, k: 4 });
+    expect(a!.overall).toEqual({ avgAtK: 31.25, passAtK: 50 });
+    expect(b!.cells.tau2_retail).toEqual({ avgAtK: 25, passAtK: 50, instances: 2, k: 4 });
+    expect(b!.overall).toEqual({ avgAtK: 50, passAtK: 75 });
+  });
+
+  it("leaves a cell empty where a run did not evaluate a benchmark, and reports mixed k as k", () => {
+    const table = buildResultTable(
+      [
+        { id: "a", name: "A" },
+        { id: "b", name: "B" },
+      ],
+      [
+        { runId: "a", instanceId: "i1", dataSource: "x", n: 4, successes: 1 },
+        { runId: "b", instanceId: "i1", dataSource: "y", n: 2, successes: 2 },
+      ],
+    );
+    expect(table.rows[0]!.cells).toEqual({ x: { avgAtK: 25, passAtK: 100, instances: 1, k: 4 }, y: null });
+    expect(table.rows[1]!.overall).toEqual({ avgAtK: 100, passAtK: 100 });
+    expect(table.k).toBeNull();
+    expect(metricLabels(table)).toEqual({ avg: "Avg@k", pass: "pass@k" });
+  });
+
+  it("gives a run without trajectories an empty row", () => {
+    const table = buildResultTable([{ id: "a", name: "A" }], []);
+    expect(table.rows).toEqual([{ runId: "a", runName: "A", cells: {}, overall: null }]);
+  });
+});
+
+describe("scrubForShare", () => {
+  it("replaces run ids everywhere with neutral aliases", () => {
+    const doc = sampleDocument({ charts: [{ key: "reward/mean", series: [{ runId: "r-b", runName: "B", points: [] }] }] });
+    const shared = scrubForShare(doc);
+    const text = JSON.stringify(shared);
+    expect(text).not.toContain("r-a");
+    expect(text).not.toContain("r-b");
+    expect(shared.runs.map((r) => r.id)).toEqual(["run-1", "run-2"]);
+    expect(shared.charts[0]!.series[0]!.runId).toBe("run-2");
+    expect(shared.table.rows[1]!.runName).toBe("Backbone | baseline");
+  });
+});
