@@ -133,6 +133,7 @@ function recordingTrainer() {
   const trainer: TrainerClient = {
     forwardBackward: async (data) => (datums.push(data), { metrics: {} }),
     optimStep: async () => ({ metrics: {} }),
+    updateSampler: async () => {},
     saveWeightsForSampler: async (name) => ({ path: name }),
     saveState: async (name) => ({ path: name }),
     loadState: async () => {},

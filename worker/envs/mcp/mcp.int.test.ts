@@ -55,6 +55,7 @@ async function open(cfg: RunConfig): Promise<RunEnvironment> {
 const trainer: TrainerClient = {
   forwardBackward: async (data) => ({ metrics: { rows: data.length } }),
   optimStep: async () => ({ metrics: {} }),
+  updateSampler: async () => {},
   saveWeightsForSampler: async (name) => ({ path: name }),
   saveState: async (name) => ({ path: name }),
   loadState: async () => {},
