@@ -147,7 +147,7 @@ export const mcpEnvironments: EnvironmentKind = {
     // Discovery: the server's tools as they are now.
     let discovered;
     try {
-      const session = await openMcpSession(spec, { limits: settings.limits, label: row.name, listTools: true });
+      const session = await openMcpSession(spec, { limits: settings.limits, label: row.name, listTools: true, signal });
       discovered = { tools: session.tools, serverInfo: session.serverInfo };
       await session.close();
     } catch (e) {
