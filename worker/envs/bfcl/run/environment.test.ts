@@ -214,6 +214,7 @@ describe.skipIf(!hasBfclData())("BFCL multi-turn training steps in all three par
   const trainer: TrainerClient = {
     forwardBackward: async (data) => ({ metrics: { rows: data.length } }),
     optimStep: async () => ({ metrics: {} }),
+    updateSampler: async () => {},
     saveWeightsForSampler: async (name) => ({ path: `tinker://sampler/${name}` }),
     saveState: async (name) => ({ path: name }),
     loadState: async () => {},

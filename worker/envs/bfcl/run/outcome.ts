@@ -5,7 +5,7 @@
  */
 import { describeBfclCheck, type BfclOutcome } from "../../../../lib/bfcl/outcome";
 import type { ItemVerdict } from "../../../engine/reward";
-import { Termination } from "../../../engine/machine";
+import { isEnvironmentError, Termination } from "../../../engine/machine";
 import type { EpisodeScoreContext } from "../../../engine/types";
 
 /** Long state reprs and results are kept shortened in the stored outcome. */
@@ -13,9 +13,14 @@ export const shorten = (s: string, max = 2000) => (s.length > max ? `${s.slice(0
 
 /**
  * Why the episode says nothing about the policy's ability, or null: a generation the node failed to give
- * (HTTP error, timeout) ends the episode before the task could be played.
+ * (HTTP error, timeout), or a world that could not be created or broke (e.g. data missing for a long-context
+ * task, memory prerequisites that could not run), ends the episode before the task could be played.
  */
 export function notScoredReason(ctx: EpisodeScoreContext): string | null {
+  if (isEnvironmentError(ctx.terminationReason)) {
+    const failed = ctx.records.find((r) => r.error?.code && ctx.terminationReason.endsWith(r.error.code));
+    return `the environment failed (${ctx.terminationReason})${failed?.text ? `: ${shorten(failed.text, 300)}` : ""}`;
+  }
   if (ctx.terminationReason !== Termination.generationFailed) return null;
   const failed = ctx.records.find((r) => r.error?.code === "GENERATION_FAILED");
   const payload = failed?.error?.payload;
