@@ -124,6 +124,11 @@ describe.skipIf(!hasBfclData())("BFCL runs", () => {
     const qDetail = await caller.trajectories.get({ id: question.id, turnsLimit: 50 });
     expect(bfclOutcomeOfSummary(qDetail.trajectory.summary)?.prerequisites?.entries.map((e) => e.id)).toEqual(loadPrereqConversation("memory_kv", memory[0].scenario).map((e) => e.id));
 
+    // The run page reads the same block (runs.bfcl): per-category Avg@2 with tasks and trials.
+    const onPage = (await caller.runs.bfcl({ runId: run.id }))!;
+    expect(onPage.categories.find((c) => c.category === "multi_turn_base")).toEqual({ category: "multi_turn_base", accuracy: 50, tasks: 2, trials: 4, notScored: 0, of: 200 });
+    expect(onPage.categories).toHaveLength(categories.length);
+
     // The report shows the paper's BFCL columns, with a note where a column was not run.
     const created = await caller.reports.create({ title: "BFCL ground truth", runIds: [run.id] });
     const { document } = await caller.reports.get({ id: created.id });
