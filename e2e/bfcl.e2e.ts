@@ -58,6 +58,8 @@ test.describe.serial("BFCL evaluation", () => {
     for (const column of ["Web", "Memory", "Multi-turn", "Non-live", "Live", "Irrelevance", "Avg"]) await expect(results.getByRole("columnheader", { name: column, exact: true })).toBeVisible();
     await expect(results.getByTestId("bfcl-run-notes")).toContainText("web_search_base (queries the live web");
 
+    const runId = page.url().split("/").pop()!;
+
     // The tiny model fails the multi-turn task: its trajectory names the failing check.
     await results.getByRole("link", { name: "Browse the failing tasks" }).click();
     await page.getByTestId("trajectory-row").filter({ hasText: "multi_turn_base_0" }).first().getByRole("link").click();
@@ -66,5 +68,16 @@ test.describe.serial("BFCL evaluation", () => {
     await expect(outcome.getByTestId("bfcl-status")).toHaveText("failed");
     await expect(outcome.getByTestId("bfcl-check")).toHaveText(/^(turn \d+: .+|force-terminated after \d+ of 4 turns .+)$/);
     await expect(page.getByTestId("verdicts").first()).toBeVisible();
+
+    // A report of the run shows the paper's BFCL columns, with the columns not run marked and explained.
+    await page.goto(`/reports/new?runs=${runId}`);
+    await expect(page.getByRole("button", { name: "Remove e2e bfcl evaluation" })).toBeVisible();
+    await page.getByLabel("Title").fill("BFCL e2e report");
+    await page.getByRole("button", { name: "Create report" }).click();
+    await expect(page).toHaveURL(/\/reports\/[0-9a-f-]{36}$/);
+    const bfcl = page.getByTestId("bfcl-table");
+    for (const column of ["Web", "Memory", "Multi-turn", "Non-live", "Live", "Irrelevance", "Avg"]) await expect(bfcl.getByRole("columnheader", { name: column, exact: true })).toBeVisible();
+    await expect(bfcl.getByTestId("bfcl-web")).toHaveText("—");
+    await expect(bfcl.getByTestId("bfcl-notes")).toContainText("Web: not run: web_search_base");
   });
 });
