@@ -275,8 +275,8 @@ describe.skipIf(!hasBfclData())("test-time rehearsal on BFCL multi-turn", () => 
     expect(result.trajectories).toHaveLength(2);
     for (const t of result.trajectories) {
       expect(t.testTime?.attempts).toHaveLength(2);
-      // Private attempts play every scripted turn in the rehearsed world.
-      expect(t.testTime!.attempts.every((a) => a.terminationReason === "script_complete")).toBe(true);
+      // Private attempts ran to an end of their own in the rehearsed world (never an environment failure).
+      expect(t.testTime!.attempts.every((a) => a.terminationReason !== "" && !a.terminationReason.startsWith("environment_error"))).toBe(true);
       expect(t.paradigm).toBe("environment");
       expect(t.reward).toBe(1);
       expect(trajectoryOutcome(t)).toMatchObject({ scored: true, valid: true });
