@@ -164,6 +164,14 @@ describe.skipIf(!hasBfclData())("the BFCL run environment", () => {
     expect(env.forStep(2)).toEqual(env.forStep(2));
     expect(env.evalSet()).toHaveLength(3);
     expect(trainNotes.join("\n")).toMatch(/no training split: evaluating on a fixed sample of 3 of the 200 training tasks/);
+    // data.poolSize fixes the tasks training draws from.
+    const pooled = parseRunConfig({ kind: "train", data: { dataset: "bfcl:multi_turn_base", instancesPerStep: 4, poolSize: 2, split: "test" } });
+    if (!pooled.ok) throw new Error("bad config");
+    const poolNotes: string[] = [];
+    const poolEnv = bfclRunEnvironment(pooled.config, (m) => poolNotes.push(m));
+    const seen = new Set([1, 2, 3, 4, 5].flatMap((step) => poolEnv.forStep(step).map((i) => i.id)));
+    expect(seen.size).toBe(2);
+    expect(poolNotes).toContain("BFCL has one split: data.split is ignored (every task of the selected categories, or data.instanceIds)");
   });
 });
 

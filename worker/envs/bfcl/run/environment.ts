@@ -12,6 +12,7 @@ import type { RunConfig } from "../../../../contracts/run-config";
 import { BFCL_DATASET_PREFIX, isMultiTurnCategory, parseBfclDataset, type BfclCategory, type BfclSelection } from "../../../../lib/bfcl/categories";
 import { seededShuffle, stepSeed, takeCyclic } from "../../../../lib/random";
 import type { TaskInstance } from "../../../engine/types";
+import { POOL_STEP } from "../../builtin";
 import type { EnvironmentKind, RunEnvironment } from "../../environment";
 import { contextFittingPolicy } from "../../tau2/fit-context";
 import { loadMultiTurnTasks, MULTI_TURN_CATEGORIES, type MultiTurnCategory } from "../data";
@@ -69,8 +70,11 @@ export function bfclRunEnvironment(config: RunConfig, note: (message: string) =>
     throw new Error(`data.dataset: BFCL training runs on the multi-turn categories only, not ${selection.categories.filter((c) => !isMultiTurnCategory(c)).join(", ")}`);
   }
   for (const n of selection.notRun) note(`BFCL ${n.category} is not run: it ${n.reason}`);
-  const { instanceIds, instancesPerStep, seed } = config.data;
-  const chosen = selectInstances(selection, instanceIds, source);
+  const { instanceIds, instancesPerStep, seed, poolSize, split } = config.data;
+  if (split === "test") note("BFCL has one split: data.split is ignored (every task of the selected categories, or data.instanceIds)");
+  const selected = selectInstances(selection, instanceIds, source);
+  // data.poolSize: train on a fixed seeded draw of that many tasks (as the built-in domains do).
+  const chosen = poolSize !== undefined && !instanceIds.length && config.kind === "train" ? seededShuffle(selected, stepSeed(seed, POOL_STEP)).slice(0, poolSize) : selected;
   const multiTurn = selection.runnable.some(isMultiTurnCategory);
   if (multiTurn && config.rollout.maxAssistantTurns < 2 * MAXIMUM_STEP_LIMIT) {
     note(
