@@ -12,15 +12,15 @@ export type Paradigm = (typeof paradigms)[number];
 
 /** A model on an attached node. `node` is the node's name ("embedded" is the built-in CPU node). */
 export const nodeModelSchema = z.object({
-  node: z.string().min(1, "node name is required").max(100).default("embedded"),
-  model: z.string().min(1, "model is required").max(200).default("tiny-gpt"),
+  node: z.string().min(1, "node name is required").max(100).default("embedded").describe("Name of an attached node (Nodes page); \"embedded\" is the built-in CPU node"),
+  model: z.string().min(1, "model is required").max(200).default("tiny-gpt").describe("Model name as the node serves it"),
 });
 export type NodeModel = z.infer<typeof nodeModelSchema>;
 
 export const samplingSchema = z.object({
-  temperature: z.number().min(0).max(5),
-  topP: z.number().gt(0).max(1),
-  maxTokens: z.number().int().min(1).max(200_000),
+  temperature: z.number().min(0).max(5).describe("Sampling temperature (0 = greedy)"),
+  topP: z.number().gt(0).max(1).describe("Nucleus sampling: keep the smallest token set whose probability reaches this"),
+  maxTokens: z.number().int().min(1).max(200_000).describe("Most tokens one generation may produce"),
 });
 export type SamplingParams = z.infer<typeof samplingSchema>;
 
@@ -30,10 +30,10 @@ const evalSampling = { temperature: 0.6, topP: 0.95, maxTokens: 8000 };
 export const runConfigSchema = z
   .object({
     schemaVersion: z.literal(RUN_CONFIG_SCHEMA_VERSION).default(RUN_CONFIG_SCHEMA_VERSION),
-    kind: z.enum(["train", "eval"]).default("train"),
+    kind: z.enum(["train", "eval"]).default("train").describe("train: GRPO training steps with periodic evaluation; eval: one evaluation of the policy"),
 
     /** Policy and node: the model that acts and rehearses. */
-    policy: nodeModelSchema.default({}),
+    policy: nodeModelSchema.default({}).describe("The policy that acts and rehearses"),
 
     data: z
       .object({
@@ -41,36 +41,58 @@ export const runConfigSchema = z
         dataset: z
           .string()
           .regex(/^(builtin:[a-z0-9_-]+|tau2:retail|dataset:[A-Za-z0-9_-]+)$/, "must be builtin:<name>, tau2:retail or dataset:<id>")
-          .default("builtin:shop"),
-        split: z.enum(["train", "test"]).default("train"),
+          .default("builtin:shop")
+          .describe("Where the tasks come from: builtin:<name> (e.g. builtin:shop), tau2:retail, or dataset:<id or name> of an imported dataset"),
+        split: z.enum(["train", "test"]).default("train").describe("Which split of the dataset to draw tasks from"),
         /** Explicit instance ids; empty = sample from the split. */
-        instanceIds: z.array(z.string().min(1)).max(10_000).default([]),
+        instanceIds: z.array(z.string().min(1)).max(10_000).default([]).describe("Use exactly these task ids (empty = sample from the split)"),
         /**
          * Train on a fixed subset of this many tasks of the split (a seeded draw); each step samples
          * from it. Unset = the whole split. Small pools let a quick run revisit its tasks.
          */
-        poolSize: z.number().int().min(1).max(1_000_000).optional(),
-        instancesPerStep: z.number().int().min(1).max(4096).default(16),
-        rolloutsPerInstance: z.number().int().min(1).max(64).default(4),
-        seed: z.number().int().min(0).default(0),
+        poolSize: z
+          .number()
+          .int()
+          .min(1)
+          .max(1_000_000)
+          .optional()
+          .describe("Train on a fixed seeded subset of this many tasks (unset = the whole split)"),
+        instancesPerStep: z.number().int().min(1).max(4096).default(16).describe("Tasks per training step (and per evaluation)"),
+        rolloutsPerInstance: z.number().int().min(1).max(64).default(4).describe("Rollouts per task in a step: the GRPO group size"),
+        seed: z.number().int().min(0).default(0).describe("Seed of task sampling; a step's tasks are a pure function of (seed, step)"),
       })
       .default({}),
 
     rollout: z
       .object({
-        paradigm: z.enum(paradigms).default("rehearse"),
+        paradigm: z
+          .enum(paradigms)
+          .default("rehearse")
+          .describe("rehearse: the policy writes each tool response itself (EnvACE); simulator: an external model does; environment: the real tools run"),
         /** Also execute each rehearsed call for real (without conditioning on it) and record fidelity. */
-        shadowExecution: z.boolean().default(false),
+        shadowExecution: z.boolean().default(false).describe("Also run each rehearsed call for real, unseen by the policy, and record the rehearsal's fidelity"),
         /** The external tool simulator for the `simulator` paradigm. */
-        simulator: nodeModelSchema.optional(),
+        simulator: nodeModelSchema.optional().describe("External tool simulator (simulator paradigm only)"),
         /** The user simulator for environments with simulated users (tau2). */
-        userSimulator: nodeModelSchema.optional(),
-        maxAssistantTurns: z.number().int().min(1).max(1000).default(30),
-        maxUserTurns: z.number().int().min(1).max(1000).default(30),
-        maxMicroSteps: z.number().int().min(1).max(10_000).default(200),
-        promptBudgetTokens: z.number().int().min(16).max(1_000_000).default(12_000),
-        responseBudgetTokens: z.number().int().min(1).max(1_000_000).default(8_000),
-        maxConcurrentRollouts: z.number().int().min(1).max(4096).default(256),
+        userSimulator: nodeModelSchema.optional().describe("User simulator for tasks with a simulated user (tau2)"),
+        maxAssistantTurns: z.number().int().min(1).max(1000).default(30).describe("End a rollout after this many assistant turns"),
+        maxUserTurns: z.number().int().min(1).max(1000).default(30).describe("End a rollout after this many user turns"),
+        maxMicroSteps: z.number().int().min(1).max(10_000).default(200).describe("End a rollout after this many generations and tool calls in all (a guard against loops)"),
+        promptBudgetTokens: z
+          .number()
+          .int()
+          .min(16)
+          .max(1_000_000)
+          .default(12_000)
+          .describe("End a rollout (LENGTH_EXCEEDED) when the next act prompt would reach this many tokens"),
+        responseBudgetTokens: z
+          .number()
+          .int()
+          .min(1)
+          .max(1_000_000)
+          .default(8_000)
+          .describe("Most tokens of a simulated tool response; also the length the response clip-ratio metric counts against"),
+        maxConcurrentRollouts: z.number().int().min(1).max(4096).default(256).describe("Rollouts in flight at once (bounds the load on the nodes)"),
         maxFailedGenerationShare: z
           .number()
           .min(0)
@@ -82,74 +104,79 @@ export const runConfigSchema = z
 
     sampling: z
       .object({
-        act: samplingSchema.default(trainSampling),
-        rehearse: samplingSchema.default(trainSampling),
-        evalAct: samplingSchema.default(evalSampling),
-        evalRehearse: samplingSchema.default(evalSampling),
+        act: samplingSchema.default(trainSampling).describe("Act role (tool calls and replies) in training rollouts"),
+        rehearse: samplingSchema.default(trainSampling).describe("Rehearse role (predicted tool responses) in training rollouts"),
+        evalAct: samplingSchema.default(evalSampling).describe("Act role in evaluation"),
+        evalRehearse: samplingSchema.default(evalSampling).describe("Rehearse role in evaluation"),
       })
       .default({}),
 
     reward: z
       .object({
         /** LLM checklist judge; unused for programmatic checklists. */
-        judge: nodeModelSchema.optional(),
-        judgeConcurrency: z.number().int().min(1).max(10_000).default(500),
-        judgeTimeoutS: z.number().min(1).max(3600).default(120),
-        judgeRetries: z.number().int().min(1).max(20).default(5),
-        judgeTemperature: z.number().min(0).max(2).default(0.6),
-        judgeTopP: z.number().gt(0).max(1).default(0.8),
-        judgeMaxTokens: z.number().int().min(1).max(100_000).default(6000),
-        invalidActionPenalty: z.number().min(0).max(10).default(0.1),
-        maxChecklists: z.number().int().min(1).max(16).default(1),
+        judge: nodeModelSchema.optional().describe("LLM that judges checklist items (needed for imported datasets; built-in tasks check programmatically)"),
+        judgeConcurrency: z.number().int().min(1).max(10_000).default(500).describe("Judge calls in flight at once"),
+        judgeTimeoutS: z.number().min(1).max(3600).default(120).describe("Time limit of one judge (or tool-simulator) call"),
+        judgeRetries: z.number().int().min(1).max(20).default(5).describe("Attempts per judge call before the verdict counts as failed"),
+        judgeTemperature: z.number().min(0).max(2).default(0.6).describe("Sampling temperature of the judge"),
+        judgeTopP: z.number().gt(0).max(1).default(0.8).describe("Nucleus sampling of the judge"),
+        judgeMaxTokens: z.number().int().min(1).max(100_000).default(6000).describe("Most tokens of one judge reply"),
+        invalidActionPenalty: z.number().min(0).max(10).default(0.1).describe("Subtracted from the score of a generation that does not parse"),
+        maxChecklists: z.number().int().min(1).max(16).default(1).describe("Checklists judged per task (a task may carry several)"),
         /**
          * Grounded rehearsal (not in the reference method; 0 = off, the method as published): with shadow
          * execution, each rehearse row's reward is (1 − w) · trajectory reward + w · its fidelity to the real response.
          */
-        rehearsalGrounding: z.number().min(0).max(1).default(0),
+        rehearsalGrounding: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0)
+          .describe("Weight w of a rehearsal's own fidelity in its reward: (1 − w)·task reward + w·fidelity (needs shadow execution; 0 = the method as published)"),
       })
       .default({}),
 
     optim: z
       .object({
-        lr: z.number().gt(0).max(1).default(1e-6),
-        roleWiseBaseline: z.boolean().default(true),
-        normAdvByStd: z.boolean().default(false),
-        clipLow: z.number().min(0).max(1).default(0.2),
-        clipHigh: z.number().min(0).max(10).default(0.2),
-        dualClip: z.number().min(1).max(100).default(3.0),
-        useKl: z.boolean().default(false),
-        klCoef: z.number().min(0).max(10).default(1e-4),
-        klType: z.enum(["low_var_kl", "kl"]).default("low_var_kl"),
-        entropyCoef: z.number().min(0).max(10).default(0),
-        lossAgg: z.enum(["token-mean", "seq-mean-token-mean"]).default("token-mean"),
-        weightDecay: z.number().min(0).max(1).default(0.01),
-        gradClip: z.number().gt(0).max(1000).default(1.0),
-        beta1: z.number().min(0).lt(1).default(0.9),
-        beta2: z.number().min(0).lt(1).default(0.999),
+        lr: z.number().gt(0).max(1).default(1e-6).describe("Learning rate of the AdamW update (the reference: 1e-6, full fine-tuning)"),
+        roleWiseBaseline: z.boolean().default(true).describe("GRPO baseline per (task group, role) instead of per task group"),
+        normAdvByStd: z.boolean().default(false).describe("Divide advantages by the group's standard deviation (the reference: off)"),
+        clipLow: z.number().min(0).max(1).default(0.2).describe("PPO clip below 1: the ratio is clipped at 1 − clipLow"),
+        clipHigh: z.number().min(0).max(10).default(0.2).describe("PPO clip above 1: the ratio is clipped at 1 + clipHigh"),
+        dualClip: z.number().min(1).max(100).default(3.0).describe("Dual-clip bound c for negative advantages: the per-token loss is capped at −c·A"),
+        useKl: z.boolean().default(false).describe("Add a KL penalty to the frozen base model to the loss (the reference: off)"),
+        klCoef: z.number().min(0).max(10).default(1e-4).describe("Coefficient of the KL penalty (with useKl)"),
+        klType: z.enum(["low_var_kl", "kl"]).default("low_var_kl").describe("KL estimator (with useKl)"),
+        entropyCoef: z.number().min(0).max(10).default(0).describe("Entropy bonus coefficient (the reference: 0)"),
+        lossAgg: z.enum(["token-mean", "seq-mean-token-mean"]).default("token-mean").describe("How per-token losses become the step's loss"),
+        weightDecay: z.number().min(0).max(1).default(0.01).describe("AdamW decoupled weight decay"),
+        gradClip: z.number().gt(0).max(1000).default(1.0).describe("Clip the global gradient norm to this value"),
+        beta1: z.number().min(0).lt(1).default(0.9).describe("AdamW β1 (first-moment decay)"),
+        beta2: z.number().min(0).lt(1).default(0.999).describe("AdamW β2 (second-moment decay)"),
       })
       .default({}),
 
     schedule: z
       .object({
-        steps: z.number().int().min(1).max(1_000_000).default(470),
-        saveEvery: z.number().int().min(1).max(1_000_000).default(50),
-        evalEvery: z.number().int().min(1).max(1_000_000).default(10),
+        steps: z.number().int().min(1).max(1_000_000).default(470).describe("Training steps in all (the paper: 470)"),
+        saveEvery: z.number().int().min(1).max(1_000_000).default(50).describe("Save a checkpoint every this many steps (and at the end)"),
+        evalEvery: z.number().int().min(1).max(1_000_000).default(10).describe("Evaluate every this many steps (and at the end)"),
       })
       .default({}),
 
     /** Test-time rehearsal (evaluation runs): N private attempts condensed into a memory before one real execution. */
     testTime: z
       .object({
-        enabled: z.boolean().default(false),
-        attempts: z.number().int().min(1).max(64).default(4),
-        mode: z.enum(["parallel", "sequential"]).default("parallel"),
+        enabled: z.boolean().default(false).describe("Before each real execution, rehearse the task privately and condense the attempts into a memory (evaluation runs)"),
+        attempts: z.number().int().min(1).max(64).default(4).describe("Private rehearsal attempts per task"),
+        mode: z.enum(["parallel", "sequential"]).default("parallel").describe("parallel: independent attempts; sequential: each attempt sees the earlier attempts"),
       })
       .default({}),
 
     /** tau2-style evaluation: trials per task for pass^k. */
-    trialsPerTask: z.number().int().min(1).max(64).default(1),
+    trialsPerTask: z.number().int().min(1).max(64).default(1).describe("Evaluation trials per task (pass^k and Avg@k use k = trials)"),
     /** Rehearsal-fidelity probe in evaluation runs: ask the rehearse role before each real call. */
-    fidelityProbe: z.boolean().default(false),
+    fidelityProbe: z.boolean().default(false).describe("In environment-paradigm evaluations, ask the rehearse role for each tool response before the real call and score its fidelity"),
   })
   .superRefine((cfg, ctx) => {
     if (cfg.rollout.paradigm === "simulator" && !cfg.rollout.simulator) {

@@ -4,11 +4,19 @@
  */
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
+import type { OpenApiMeta } from "trpc-to-openapi";
 import { ZodError } from "zod";
+// Adds `.openapi()` to zod schemas before any procedure file builds its schemas (server/openapi.ts).
+import "zod-openapi/extend";
 import { DomainError } from "../lib/errors";
 import type { Context } from "./context";
 
-const t = initTRPC.context<Context>().create({
+/**
+ * Procedures exposed over REST carry `.meta({ openapi: { method, path, ... } })` and an `.output()`
+ * schema; server/openapi.ts generates the document and app/api/v1 serves them (same procedures, same
+ * middleware, same validation).
+ */
+const t = initTRPC.context<Context>().meta<OpenApiMeta>().create({
   transformer: superjson,
   errorFormatter({ shape, error }) {
     const cause = error.cause;

@@ -10,6 +10,7 @@ import { DomainError, notFound } from "../../lib/errors";
 import { randomToken, sha256 } from "../../lib/secrets";
 import { instanceOutcomes } from "../compare/service";
 import { listMetricKeys, metricSeries } from "../metrics/service";
+import { exportFileName, exportFormats, exportReport, type ExportFormat } from "./lib/export";
 import { buildResultTable, scrubForShare, type ReportChart, type ReportDocument, type ReportRun, type ResultTable } from "./lib/document";
 
 /** Charts a report shows, when the runs have them: the first matching key per pattern, at most four. */
@@ -131,6 +132,14 @@ export async function getReport(id: string) {
   const row = await loadReport(id);
   const { snapshot: _omitted, ...report } = row;
   return { report, document: await documentOf(row) };
+}
+
+/** One export file of a report, as the app's export buttons make it. */
+export async function exportReportFile(id: string, format: "md" | "csv" | "latex" | "json") {
+  const { document } = await getReport(id);
+  const as: ExportFormat = format === "md" ? "markdown" : format;
+  const spec = exportFormats.find((f) => f.format === as)!;
+  return { fileName: exportFileName(document, as), mediaType: spec.mime, content: exportReport(document, as) };
 }
 
 export async function createReport(user: SessionUser, input: { title: string; body: string; runIds: string[] }) {

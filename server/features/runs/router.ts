@@ -4,6 +4,7 @@ import { create } from "./procedures/create";
 import { get } from "./procedures/get";
 import { list } from "./procedures/list";
 import { logs } from "./procedures/logs";
+import { metrics } from "./procedures/metrics";
 import { resume } from "./procedures/resume";
 
-export const runsRouter = router({ create, list, get, cancel, resume, logs });
+export const runsRouter = router({ create, list, get, cancel, resume, logs, metrics });

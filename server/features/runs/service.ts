@@ -5,6 +5,7 @@ import { terminalStatuses, type RunStatus } from "../../../contracts/jobs";
 import { prisma } from "../../db";
 import { DomainError, notFound } from "../../lib/errors";
 import { sendRunJob } from "../../lib/queue";
+import { listMetricKeys, metricSeries } from "../metrics/service";
 
 /** Columns for run lists: no config body, no logs. */
 export const runListSelect = {
@@ -169,4 +170,33 @@ export async function listLogs(runId: string, afterId: bigint | null, limit: num
     select: { id: true, ts: true, level: true, message: true },
   });
   return logs;
+}
+
+/** A run's metric keys and their series (all keys unless some are named), downsampled by step. */
+export async function runMetrics(input: { id: string; keys?: string[]; maxPoints: number; fromStep?: number; toStep?: number }) {
+  const run = await prisma.run.findUnique({ where: { id: input.id }, select: { id: true } });
+  if (!run) throw notFound("run", input.id);
+  const keys = await listMetricKeys(input.id);
+  const wanted = input.keys?.length ? [...new Set(input.keys)] : keys;
+  const from = input.fromStep ?? null;
+  const to = input.toStep ?? null;
+  if (from != null && to != null && from > to) {
+    throw new DomainError("BAD_REQUEST", "fromStep must not exceed toStep", [{ path: "fromStep", message: "must not exceed toStep" }]);
+  }
+  const { series } = await metricSeries({
+    runId: input.id,
+    keys: wanted,
+    maxPoints: input.maxPoints,
+    axis: "step",
+    stepRange: from != null || to != null ? { from: from ?? -2147483648, to: to ?? 2147483647 } : null,
+  });
+  return {
+    keys,
+    series: series.map((s) => ({
+      key: s.key,
+      total: s.total,
+      bucketSize: s.bucketSize,
+      points: s.points.map((p) => ({ step: p.step, value: p.mean, min: p.min, max: p.max, n: p.n })),
+    })),
+  };
 }

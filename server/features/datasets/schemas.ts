@@ -1,0 +1,23 @@
+/** Output schemas of the dataset procedures (mirror `datasetSelect` in service.ts; a field missing here is stripped). */
+import { z } from "zod";
+// `.openapi()` on the schemas below.
+import "zod-openapi/extend";
+
+export const datasetOutput = z
+  .object({
+    id: z.string().uuid(),
+    name: z.string().describe("Runs refer to it as dataset:<name>"),
+    format: z.string().describe("cm2"),
+    instanceCount: z.number().int(),
+    createdAt: z.date(),
+  })
+  .openapi({ ref: "Dataset" });
+
+const lineError = z.object({ line: z.number().int(), message: z.string() });
+
+export const importDatasetOutput = z.object({
+  dataset: datasetOutput,
+  imported: z.number().int().describe("Instances imported"),
+  skipped: z.array(lineError).describe("Invalid rows left out (skipInvalid), at most 200 listed"),
+  skippedCount: z.number().int(),
+});
