@@ -18,7 +18,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { PrismaClient } from "@prisma/client";
 import { migrate, startEmbeddedPostgres } from "../scripts/lib/database";
-import { createPrisma } from "../server/db";
+import { createPrisma } from "../lib/db";
 import { compareResponses, summarizeFidelity } from "../worker/engine/fidelity";
 import type { ItemVerdict, VerdictAnalysis } from "../worker/engine/reward";
 import type { StepResult, TrajectoryResult, TurnResult } from "../worker/engine/step";

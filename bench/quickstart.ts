@@ -10,7 +10,7 @@
  */
 import { parseRunConfig, quickstartPreset } from "../contracts/run-config";
 import { TinkerPolicy } from "../worker/clients/tinker-policy";
-import { builtinInstanceSource } from "../worker/runner/instances";
+import { builtinInstances } from "../worker/envs/builtin";
 import { runTrainingStep, type StepResult } from "../worker/engine/step";
 import { keyMetricsOf } from "../worker/runner/persist";
 import { startEmbeddedNode } from "../test/processes";
@@ -47,8 +47,8 @@ const baseUrl = process.env.QS_NODE_URL ?? node!.url;
 // The node runs in its own process group: stop it when the benchmark is interrupted.
 for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => void node?.kill("SIGKILL").then(() => process.exit(130)));
 const policy = await TinkerPolicy.create({ baseUrl, model: config.policy.model });
-// The same instances per step as a quickstart run of the worker (worker/runner/instances.ts).
-const instanceSource = builtinInstanceSource(config);
+// The same instances per step as a quickstart run of the worker (worker/envs/builtin.ts).
+const instanceSource = builtinInstances(config);
 const started = Date.now();
 const rows: { step: number; reward: number; fidelity: number; metrics: Record<string, number>; toolFidelity: Record<string, number[]> }[] = [];
 

@@ -72,10 +72,10 @@ async function main() {
     await migrate(db.url);
     process.env.DATABASE_URL = db.url;
     process.env.ENVACE_SECRET ??= SECRET;
-    const { prisma } = await import("../server/db");
+    const { prisma } = await import("../lib/db");
     const { createCaller } = await import("../server/root");
     const { seedRun, seedTrajectory } = await import("../test/seed");
-    const { groupPanels } = await import("../app/runs/[id]/charts/chart-math");
+    const { groupPanels } = await import("../app/_components/charts/chart-math");
 
     // ---------- seed ----------
     let t0 = performance.now();

@@ -5,7 +5,7 @@
  */
 import { expect, test, type Page } from "@playwright/test";
 import crypto from "node:crypto";
-import { cm2Jsonl, cm2Row } from "../server/features/datasets/fixtures";
+import { cm2Jsonl, cm2Row } from "../test/fixtures/cm2";
 
 const suffix = crypto.randomBytes(3).toString("hex");
 const account = { name: "Dana Datasets", email: `datasets-${suffix}@example.test`, password: "datasets-e2e-password" };

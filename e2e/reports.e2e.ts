@@ -8,7 +8,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { PrismaClient } from "@prisma/client";
-import { createPrisma } from "../server/db";
+import { createPrisma } from "../lib/db";
 import { seedRun } from "../test/seed";
 
 const suffix = crypto.randomBytes(3).toString("hex");
@@ -92,14 +92,26 @@ test.describe.serial("compare, reports and share links", () => {
     await svg.hover();
     await expect(charts.locator(".chart-legend strong").first()).toBeVisible();
 
-    // Live: a new metric and a checkpoint appear after the run's change signal, without a reload.
-    await prisma.metricPoint.createMany({ data: [1, 2, 3].map((step) => ({ runId: alphaId, key: "judge/pass_rate", step, value: step / 4 })) });
-    await prisma.checkpoint.create({ data: { runId: alphaId, step: 3, nodeName: "embedded", statePath: "e2e/state/3", samplerPath: "e2e/sampler/3" } });
-    await expect(async () => {
+    // Live: heartbeats alone change nothing on the page, so the browser asks for nothing.
+    const requests: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().includes("/api/trpc/")) requests.push(r.url());
+    });
+    for (let i = 0; i < 4; i++) {
       await prisma.run.update({ where: { id: alphaId }, data: { heartbeatAt: new Date() } });
-      await expect(charts.locator('[data-panel="judge"] svg[role="img"]')).toBeVisible({ timeout: 4000 });
-    }).toPass({ timeout: 30_000 });
+      await page.waitForTimeout(750);
+    }
+    expect(requests).toEqual([]);
+    // A committed step brings a new metric onto the charts and a saved checkpoint into its list, without a reload.
+    const now = new Date();
+    await prisma.$transaction([
+      prisma.metricPoint.createMany({ data: [1, 2, 3].map((step) => ({ runId: alphaId, key: "judge/pass_rate", step, value: step / 4 })) }),
+      prisma.step.create({ data: { runId: alphaId, index: 5, kind: "train", startedAt: now, finishedAt: now, durationMs: 0 } }),
+      prisma.checkpoint.create({ data: { runId: alphaId, step: 3, nodeName: "embedded", statePath: "e2e/state/3", samplerPath: "e2e/sampler/3" } }),
+    ]);
+    await expect(charts.locator('[data-panel="judge"] svg[role="img"]')).toBeVisible({ timeout: 30_000 });
     await expect(page.getByTestId("run-checkpoints")).toContainText("e2e/state/3");
+    expect(requests.some((u) => u.includes("metrics.keys"))).toBe(true);
   });
 
   test("compare two runs: overlays, config diff, per-instance outcomes with links", async () => {

@@ -8,7 +8,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { PrismaClient } from "@prisma/client";
-import { createPrisma } from "../server/db";
+import { createPrisma } from "../lib/db";
 import { seedRun, seedTrajectory, seedXssTrajectory, XSS } from "../test/seed";
 
 const password = "trajectory-viewer-pw";

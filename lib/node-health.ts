@@ -1,9 +1,12 @@
 /**
  * Health probe for attached nodes over their own protocols: OpenAI-compatible `/v1/models` and
- * Tinker-compatible `/api/v1/healthz` + `get_server_capabilities`. Used by the API ("test node")
- * and by the worker. Node responses are validated like any external input.
+ * Tinker-compatible `/api/v1/healthz` + `get_server_capabilities`. `probeAndRecord` is the one way
+ * to check a registered node: the API's "Test" button and the worker's node check before a run both
+ * use it. Node responses are validated like any external input.
  */
+import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
+import { decryptSecret } from "./secrets";
 
 export const nodeKinds = ["embedded", "openai", "tinker"] as const;
 export type NodeKind = (typeof nodeKinds)[number];
@@ -78,4 +81,23 @@ export async function probeNode(node: { kind: NodeKind; baseUrl: string; apiKey?
     capabilities: { chat, training, ...(maxContextLength ? { maxContextLength } : {}) },
     latencyMs: Date.now() - started,
   };
+}
+
+/**
+ * Probe a registered node (with its decrypted API key) and record the result on its row: health and
+ * detail always, models, capabilities and last-seen time when it answered. Null when no such node.
+ */
+export async function probeAndRecord(prisma: PrismaClient, where: { id: string } | { name: string }): Promise<{ id: string; name: string; probe: NodeProbeResult } | null> {
+  const node = await prisma.node.findUnique({ where, select: { id: true, name: true, kind: true, baseUrl: true, apiKeyEnc: true } });
+  if (!node) return null;
+  const probe = await probeNode({ kind: node.kind as NodeKind, baseUrl: node.baseUrl, apiKey: node.apiKeyEnc ? decryptSecret(node.apiKeyEnc) : null });
+  await prisma.node.update({
+    where: { id: node.id },
+    data: {
+      health: probe.healthy ? "healthy" : "unhealthy",
+      healthDetail: probe.detail,
+      ...(probe.healthy ? { lastSeenAt: new Date(), models: probe.models, capabilities: probe.capabilities } : {}),
+    },
+  });
+  return { id: node.id, name: node.name, probe };
 }

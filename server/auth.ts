@@ -4,8 +4,8 @@
  */
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
-import { getPrisma } from "./db";
-import { serverSecret } from "./lib/secrets";
+import { getPrisma } from "../lib/db";
+import { serverSecret } from "../lib/secrets";
 
 export const roles = ["admin", "member", "viewer"] as const;
 export type UserRole = (typeof roles)[number];

@@ -1,13 +1,12 @@
 /**
  * Change signals for the live UI: one LISTEN connection per server process fans Postgres
- * notifications (emitted by triggers on run, run_log and node) out to SSE subscribers.
+ * notifications (emitted by triggers on run, step, run_log, checkpoint and node) out to SSE subscribers.
  */
 import { EventEmitter } from "node:events";
 import pg from "pg";
-import { z } from "zod";
+import { changeEventSchema, type ChangeEvent } from "../contracts/events";
 
-export const changeEventSchema = z.object({ t: z.enum(["run", "log", "node"]), id: z.string(), status: z.string().optional() });
-export type ChangeEvent = z.infer<typeof changeEventSchema>;
+export type { ChangeEvent };
 
 const globalForEvents = globalThis as unknown as { __envaceEvents?: Promise<EventEmitter> };
 

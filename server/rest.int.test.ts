@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSettings } from "../contracts/run-settings";
 import { startApiServer, type ApiServer } from "../test/api-server";
 import { callerFor, prisma, resetDatabase, signUp } from "../test/helpers";
-import { cm2Jsonl, cm2Row } from "./features/datasets/fixtures";
-import { seedRunRows } from "./features/reports/testing/seed";
+import { cm2Jsonl, cm2Row } from "../test/fixtures/cm2";
+import { seedRunRows } from "../test/fixtures/run-rows";
 import { createToken } from "./features/tokens/service";
 import { restEndpoints } from "./openapi";
 

@@ -1,11 +1,13 @@
 /** Helpers for integration tests: real users through better-auth, tRPC callers with real contexts. */
 import { inject } from "vitest";
 import crypto from "node:crypto";
+import { TRPCError } from "@trpc/server";
+import { expect } from "vitest";
 
 process.env.DATABASE_URL ??= inject("databaseUrl");
 
 const { getAuth } = await import("../server/auth");
-const { prisma } = await import("../server/db");
+const { prisma } = await import("../lib/db");
 const { createCaller } = await import("../server/root");
 const { createContext } = await import("../server/trpc/context");
 
@@ -52,4 +54,16 @@ export async function resetDatabase() {
     `truncate "instance", "dataset", "run_log", "checklist_verdict", "turn", "trajectory", "metric_point", "step", "checkpoint", "share_link", "report", "run", "api_token", "session", "account", "verification", "user", "node" cascade`,
   );
   await prisma.$executeRawUnsafe(`delete from pgboss.job`).catch(() => {});
+}
+
+/** Expect a tRPC call to fail with `code` (and a message matching `message`); returns the error. */
+export async function expectTrpcError(p: Promise<unknown>, code: TRPCError["code"], message?: RegExp) {
+  const err = await p.then(
+    () => null,
+    (e) => e,
+  );
+  expect(err, `expected ${code}`).toBeInstanceOf(TRPCError);
+  expect((err as TRPCError).code).toBe(code);
+  if (message) expect((err as TRPCError).message).toMatch(message);
+  return err as TRPCError;
 }

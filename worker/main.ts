@@ -1,6 +1,7 @@
 /** Worker process entry point: `npm run worker` (DATABASE_URL must point at a migrated database). */
-import { createPrisma } from "../server/db";
-import { evalExecutor, trainExecutor } from "./runner/executors/train";
+import { createPrisma } from "../lib/db";
+import { evalExecutor } from "./runner/executors/eval";
+import { trainExecutor } from "./runner/executors/train";
 import { RunWorker } from "./runner/worker";
 
 const databaseUrl = process.env.DATABASE_URL;
@@ -25,7 +26,7 @@ const worker = new RunWorker({
   prisma,
   databaseUrl,
   concurrency: Number(process.env.WORKER_CONCURRENCY ?? 2),
-  selectExecutor: (config) => (config.kind === "train" ? trainExecutor : evalExecutor),
+  selectExecutor: (config) => (config.kind === "train" ? (ctx) => trainExecutor(ctx) : (ctx) => evalExecutor(ctx)),
 });
 await worker.start();
 

@@ -9,11 +9,10 @@ import type { AppRouter } from "@/server/root";
 import { useTRPC } from "../_lib/trpc";
 import { formatNumber } from "../_lib/format";
 import { StatusBadge } from "../_components/status";
-import { formatConfigValue } from "../../server/features/compare/config-diff";
-import { ChartToolbar, MetricPanels, type ChartSettings } from "../runs/[id]/charts/metric-panels";
-import { useLiveMetrics } from "../runs/[id]/charts/run-charts";
-import { palette } from "../runs/[id]/charts/line-chart";
-import { RunPicker } from "./run-picker";
+import { formatConfigValue } from "../../lib/compare/config-diff";
+import { ChartToolbar, MetricPanels, type ChartSettings } from "../_components/charts/metric-panels";
+import { palette } from "../_components/charts/line-chart";
+import { RunPicker } from "../_components/run-picker";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -124,7 +123,6 @@ function RunsSummary({ data }: { data: CompareData }) {
 
 function Overlays({ runs }: { runs: { id: string; name: string }[] }) {
   const trpc = useTRPC();
-  useLiveMetrics(runs.map((r) => r.id));
   const keyLists = useQueries({ queries: runs.map((r) => trpc.metrics.keys.queryOptions({ runId: r.id })) });
   const [settings, setSettings] = useState<ChartSettings>({ smoothing: 0, axis: "step", zoom: null });
   const [filter, setFilter] = useState("");

@@ -3,7 +3,6 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useState } from "react";
 import { TRPCClientError } from "@trpc/client";
 import { useTRPC } from "../_lib/trpc";
-import { useChangeEvents } from "../_lib/live";
 import { formatTime } from "../_lib/format";
 import { RequireUser, useMe } from "../_components/require-user";
 
@@ -64,7 +63,6 @@ export default function NodesPage() {
   const remove = useMutation(trpc.nodes.remove.mutationOptions());
   const [error, setError] = useState<string | null>(null);
   const refresh = useCallback(() => qc.invalidateQueries({ queryKey: trpc.nodes.list.queryKey() }), [qc, trpc]);
-  useChangeEvents(useCallback((e: { t: string }) => { if (e.t === "node") refresh(); }, [refresh]));
   const canChange = me && me.role !== "viewer";
   return (
     <RequireUser>

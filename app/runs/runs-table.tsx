@@ -1,10 +1,9 @@
 "use client";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
-import { useCallback, useRef, useState } from "react";
+import { useInfiniteQuery } from "@tanstack/react-query";
+import { useState } from "react";
 import { useTRPC } from "../_lib/trpc";
-import { useChangeEvents } from "../_lib/live";
 import { formatDuration, formatNumber, formatTime } from "../_lib/format";
 import { ProgressBar, StatusBadge } from "../_components/status";
 import { useMe } from "../_components/require-user";
@@ -20,7 +19,6 @@ const keyMetrics = [
 
 export function RunsTable() {
   const trpc = useTRPC();
-  const qc = useQueryClient();
   const router = useRouter();
   const pathname = usePathname();
   const params = useSearchParams();
@@ -38,20 +36,6 @@ export function RunsTable() {
       staleTime: 0,
     }),
   );
-
-  // Live: a change signal for any run refreshes the loaded pages (coalesced to one refetch per 300 ms).
-  const pending = useRef<ReturnType<typeof setTimeout> | null>(null);
-  const onChange = useCallback(
-    (e: { t: string }) => {
-      if (e.t !== "run" || pending.current) return;
-      pending.current = setTimeout(() => {
-        pending.current = null;
-        qc.invalidateQueries({ queryKey: trpc.runs.list.infiniteQueryKey() });
-      }, 300);
-    },
-    [qc, trpc],
-  );
-  useChangeEvents(onChange);
 
   function setParam(name: string, values: string[]) {
     const next = new URLSearchParams(params.toString());

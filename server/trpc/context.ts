@@ -1,6 +1,6 @@
 import { getAuth, type UserRole } from "../auth";
-import { prisma } from "../db";
-import { sha256 } from "../lib/secrets";
+import { prisma } from "../../lib/db";
+import { sha256 } from "../../lib/secrets";
 
 export interface SessionUser {
   id: string;

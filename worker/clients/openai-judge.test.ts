@@ -6,8 +6,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { parseRunConfig } from "../../contracts/run-config";
 import { startVllmDouble, type VllmDouble } from "../../test/doubles/vllm-openai";
-import { importCm2 } from "../datasets/cm2";
-import { fakeGeneration } from "../domains/shop/oracle";
+import { importCm2 } from "../../lib/cm2";
+import { fakeGeneration } from "../../test/doubles/shop-oracle";
 import type { GenerateRequest, PolicyClient, TrainerClient } from "../engine/io";
 import { runTrainingStep } from "../engine/step";
 import { createOpenAIChatClient } from "./openai-chat";

@@ -1,6 +1,6 @@
 /** The rollout's live-user step (TaskInstance.liveUser) and episode-level scoring (TaskInstance.scoreEpisode). */
 import { describe, expect, it } from "vitest";
-import { fakeGeneration } from "../domains/shop/oracle";
+import { fakeGeneration } from "../../test/doubles/shop-oracle";
 import type { ChatClient, ChatMessage, GenerateRequest, PolicyClient } from "./io";
 import { expandJobs, type JudgeTurnHook, type RolloutDriverConfig, type RolloutOptions, runOneRollout, Termination } from "./rollout";
 import type { LiveUser, TaskInstance } from "./types";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { seededRandom } from "../domains/shop/tasks";
+import { mulberry32 as seededRandom } from "../../lib/random";
 import { compareResponses } from "./fidelity";
 import { actErrorMessage } from "./messages";
 import { parseActOutput, parseRehearseOutput, sanitizeText } from "./parsers";

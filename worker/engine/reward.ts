@@ -232,28 +232,10 @@ function valueAtPath(value: unknown, path: string[]): unknown {
 /** Replay every call in `messages` against a fresh environment and return its snapshot. */
 export async function replaySnapshot(instance: TaskInstance, messages: ChatMessage[]): Promise<unknown> {
   if (!instance.environment) return undefined;
-  const env: ToolEnvironment = instance.environment.create();
-  for (const m of messages) {
-    for (const c of m.tool_calls ?? []) {
-      try {
-        await env.execute(c.function.name, c.function.arguments);
-      } catch {
-        // A throwing environment leaves the state as it is.
-      }
-    }
-  }
-  return env.snapshot();
-}
-
-/** One replay of the calls in `messages`, with a snapshot taken at each of the (ascending) `endIndices`. */
-export async function replaySnapshotsAt(instance: TaskInstance, messages: ChatMessage[], endIndices: number[]): Promise<unknown[]> {
-  if (!instance.environment) return endIndices.map(() => undefined);
-  const env: ToolEnvironment = instance.environment.create();
-  const out: unknown[] = [];
-  let i = 0;
-  for (const end of endIndices) {
-    for (; i < end && i < messages.length; i++) {
-      for (const c of messages[i].tool_calls ?? []) {
+  const env: ToolEnvironment = await instance.environment.create();
+  try {
+    for (const m of messages) {
+      for (const c of m.tool_calls ?? []) {
         try {
           await env.execute(c.function.name, c.function.arguments);
         } catch {
@@ -261,7 +243,33 @@ export async function replaySnapshotsAt(instance: TaskInstance, messages: ChatMe
         }
       }
     }
-    out.push(env.snapshot());
+    return await env.snapshot();
+  } finally {
+    await Promise.resolve(env.close?.()).catch(() => {});
+  }
+}
+
+/** One replay of the calls in `messages`, with a snapshot taken at each of the (ascending) `endIndices`. */
+export async function replaySnapshotsAt(instance: TaskInstance, messages: ChatMessage[], endIndices: number[]): Promise<unknown[]> {
+  if (!instance.environment) return endIndices.map(() => undefined);
+  const env: ToolEnvironment = await instance.environment.create();
+  const out: unknown[] = [];
+  let i = 0;
+  try {
+    for (const end of endIndices) {
+      for (; i < end && i < messages.length; i++) {
+        for (const c of messages[i].tool_calls ?? []) {
+          try {
+            await env.execute(c.function.name, c.function.arguments);
+          } catch {
+            // A throwing environment leaves the state as it is.
+          }
+        }
+      }
+      out.push(await env.snapshot());
+    }
+  } finally {
+    await Promise.resolve(env.close?.()).catch(() => {});
   }
   return out;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createShopOraclePolicy, fakeGeneration } from "../domains/shop/oracle";
+import { createShopOraclePolicy, fakeGeneration } from "../../test/doubles/shop-oracle";
 import { shopTasks } from "../domains/shop/tasks";
 import type { ChatClient, GenerateRequest, PolicyClient } from "./io";
 import { ChecklistJudge, judgeTurn } from "./reward";

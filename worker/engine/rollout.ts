@@ -159,19 +159,34 @@ function failure(e: unknown): { error: string; cause?: string } {
   return { error: e instanceof Error ? e.message : String(e), ...(code ? { cause: code } : {}) };
 }
 
-/** Run one rollout to termination. */
+/** Run one rollout to termination; the instance's world, when the rollout needs one, is created for it and closed after. */
 export async function runOneRollout(
   job: RolloutJob,
   clients: RolloutClients,
   config: RolloutDriverConfig,
   judgeTurnHook: JudgeTurnHook,
 ): Promise<RolloutResult> {
-  const started = performance.now();
-  let state = startRollout(job.instance, config.options, job.rolloutId);
   const needsEnv =
     job.instance.environment &&
     (config.options.paradigm === "environment" || (config.options.paradigm === "rehearse" && config.options.shadowExecution));
-  const env = needsEnv ? job.instance.environment!.create() : undefined;
+  const env = needsEnv ? await job.instance.environment!.create() : undefined;
+  try {
+    return await driveRollout(job, clients, config, judgeTurnHook, env);
+  } finally {
+    // A world that fails to close (e.g. a server process already gone) must not lose the episode's result.
+    await Promise.resolve(env?.close?.()).catch(() => {});
+  }
+}
+
+async function driveRollout(
+  job: RolloutJob,
+  clients: RolloutClients,
+  config: RolloutDriverConfig,
+  judgeTurnHook: JudgeTurnHook,
+  env: ToolEnvironment | undefined,
+): Promise<RolloutResult> {
+  const started = performance.now();
+  let state = startRollout(job.instance, config.options, job.rolloutId);
   const judgements: TurnJudgement[] = [];
 
   for (;;) {

@@ -47,11 +47,13 @@ export interface ToolEnvironment {
   execute(name: string, argumentsJson: string): string | Promise<string>;
   /** JSON view of the world state (for `state_equals` checks). */
   snapshot(): unknown;
+  /** Releases what the world holds (e.g. a server process started for this episode); called once after the episode or replay. */
+  close?(): void | Promise<void>;
 }
 
 export interface EnvironmentFactory {
-  /** A fresh world in the instance's initial state. */
-  create(): ToolEnvironment;
+  /** A fresh world in the instance's initial state (may start processes, hence async). */
+  create(): ToolEnvironment | Promise<ToolEnvironment>;
 }
 
 /** A reference call and its result, for few-shot blocks (§1.5 `id_by_tool_call_response`). */

@@ -15,6 +15,7 @@
  */
 import * as tf from "@tensorflow/tfjs";
 import "@tensorflow/tfjs-backend-wasm";
+import { mulberry32 } from "../../lib/random";
 
 // ---------------------------------------------------------------------------------------------
 // Backend
@@ -96,16 +97,9 @@ export function countParams(cfg: GPTConfig): number {
   return paramShapes(cfg).reduce((n, [, s]) => n + s.reduce((a, b) => a * b, 1), 0);
 }
 
-/** Small deterministic PRNG (mulberry32) so initialisation and sampling do not depend on the backend. */
+/** Small deterministic PRNG (lib/random's mulberry32) so initialisation and sampling do not depend on the backend. */
 export function makeRng(seed: number): () => number {
-  let a = seed >>> 0 || 0x9e3779b9;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return mulberry32(seed >>> 0 || 0x9e3779b9);
 }
 
 function gaussian(rng: () => number): number {

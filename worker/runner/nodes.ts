@@ -7,7 +7,7 @@ import type { PrismaClient } from "@prisma/client";
 import { parseNodeSettings, type NodeSettings } from "../../contracts/node-settings";
 import type { NodeModel } from "../../contracts/run-config";
 import { attributeRenderer, resolveRenderer } from "../../lib/renderers";
-import { decryptSecret } from "../../server/lib/secrets";
+import { decryptSecret } from "../../lib/secrets";
 import { createOpenAIChatClient } from "../clients/openai-chat";
 import { TinkerPolicy } from "../clients/tinker-policy";
 import type { ChatClient } from "../engine/io";

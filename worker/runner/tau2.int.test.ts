@@ -17,8 +17,8 @@ import { spawnTsx, startEmbeddedNode, type Child } from "../../test/processes";
 import { retailDataFiles, loadTasks } from "../envs/tau2/tasks";
 import { loadRetailDb } from "../envs/tau2/model";
 import { replayGoldActions } from "../envs/tau2/replay";
-import { ScriptedUser } from "../envs/tau2/scripted-user";
-import { tau2EvalExecutor } from "./executors/tau2";
+import { ScriptedUser } from "../../test/doubles/scripted-user";
+import { evalExecutor } from "./executors/eval";
 import { RunWorker } from "./worker";
 
 const databaseUrl = inject("databaseUrl");
@@ -107,7 +107,7 @@ describe("tau2 retail evaluation runs", () => {
       concurrency: 1,
       logger: () => {},
       // TEST-ONLY HOOK: the ScriptedUser replaces the user simulator the config names.
-      selectExecutor: () => (ctx) => tau2EvalExecutor(ctx, { userSimulatorOverride: user }),
+      selectExecutor: () => (ctx) => evalExecutor(ctx, { userSimulator: user }),
     });
     await worker.start();
     try {

@@ -6,8 +6,8 @@ import { useState } from "react";
 import { useTRPC } from "../../_lib/trpc";
 import { formatTime } from "../../_lib/format";
 import { useMe } from "../../_components/require-user";
-import { ExportButtons } from "../_components/export-buttons";
-import { ReportBody } from "../_components/report-body";
+import { ExportButtons } from "../../_components/report/export-buttons";
+import { ReportBody } from "../../_components/report/report-body";
 
 export function ReportView({ id }: { id: string }) {
   const trpc = useTRPC();

@@ -4,8 +4,8 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { useTRPC } from "../../_lib/trpc";
-import { RunPicker } from "../../compare/run-picker";
-import { MarkdownView } from "../_components/markdown-view";
+import { RunPicker } from "../../_components/run-picker";
+import { MarkdownView } from "../../_components/report/markdown-view";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,7 +1,7 @@
 "use client";
-import { useCallback, useEffect, useRef, useState } from "react";
-import { useTRPCClient } from "../../_lib/trpc";
-import { useChangeEvents } from "../../_lib/live";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useRef } from "react";
+import { useTRPC, useTRPCClient } from "../../_lib/trpc";
 import { formatTime } from "../../_lib/format";
 
 interface LogLine {
@@ -11,47 +11,32 @@ interface LogLine {
   message: string;
 }
 
-/** Live log tail: fetches only lines after the last one seen, when the server signals new lines. */
+/** Most lines kept in the browser; older ones scroll out. */
+const KEEP = 5000;
+const PAGE = 500;
+
+/**
+ * Live log tail: the query holds the lines seen so far, and each refetch (a log signal invalidates it,
+ * app/_lib/live.ts) asks only for the lines after the last one.
+ */
 export function RunLogs({ runId }: { runId: string }) {
+  const trpc = useTRPC();
   const client = useTRPCClient();
-  const [lines, setLines] = useState<LogLine[]>([]);
-  const last = useRef<string | null>(null);
-  const inFlight = useRef(false);
-  const again = useRef(false);
+  const qc = useQueryClient();
   const box = useRef<HTMLDivElement>(null);
-
-  const fetchMore = useCallback(async () => {
-    if (inFlight.current) {
-      again.current = true;
-      return;
-    }
-    inFlight.current = true;
-    try {
-      do {
-        again.current = false;
-        const rows = await client.runs.logs.query({ runId, after: last.current, limit: 500 });
-        if (rows.length) {
-          last.current = rows[rows.length - 1]!.id;
-          setLines((prev) => [...prev, ...rows].slice(-5000));
-          if (rows.length === 500) again.current = true;
-        }
-      } while (again.current);
-    } finally {
-      inFlight.current = false;
-    }
-  }, [client, runId]);
-
-  useEffect(() => {
-    fetchMore();
-  }, [fetchMore]);
-  useChangeEvents(
-    useCallback(
-      (e: { t: string; id: string }) => {
-        if (e.t === "log" && e.id === runId) fetchMore();
-      },
-      [runId, fetchMore],
-    ),
-  );
+  const queryKey = trpc.runs.logs.queryKey({ runId });
+  const logs = useQuery({
+    queryKey,
+    queryFn: async (): Promise<LogLine[]> => {
+      let lines = qc.getQueryData<LogLine[]>(queryKey) ?? [];
+      for (;;) {
+        const rows = await client.runs.logs.query({ runId, after: lines.at(-1)?.id ?? null, limit: PAGE });
+        lines = [...lines, ...rows].slice(-KEEP);
+        if (rows.length < PAGE) return lines;
+      }
+    },
+  });
+  const lines = logs.data ?? [];
   useEffect(() => {
     box.current?.scrollTo({ top: box.current.scrollHeight });
   }, [lines.length]);

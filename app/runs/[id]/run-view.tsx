@@ -1,15 +1,14 @@
 "use client";
 import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useCallback, useState } from "react";
+import { useState } from "react";
 import { useTRPC } from "../../_lib/trpc";
-import { useChangeEvents } from "../../_lib/live";
 import { formatDuration, formatNumber, formatTime } from "../../_lib/format";
 import { ProgressBar, StatusBadge } from "../../_components/status";
 import { useMe } from "../../_components/require-user";
 import { RunLogs } from "./run-logs";
-import { RunCharts } from "./charts/run-charts";
-import { RunCheckpoints, RunNodes } from "./charts/run-checkpoints";
+import { RunCharts } from "./run-charts";
+import { RunCheckpoints, RunNodes } from "./run-checkpoints";
 
 export function RunView({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -19,15 +18,6 @@ export function RunView({ id }: { id: string }) {
   const [actionError, setActionError] = useState<string | null>(null);
   const cancel = useMutation(trpc.runs.cancel.mutationOptions());
   const resume = useMutation(trpc.runs.resume.mutationOptions());
-
-  useChangeEvents(
-    useCallback(
-      (e: { t: string; id: string }) => {
-        if (e.t === "run" && e.id === id) qc.invalidateQueries({ queryKey: trpc.runs.get.queryKey({ id }) });
-      },
-      [id, qc, trpc],
-    ),
-  );
 
   if (run.error) return <p role="alert" className="error">{run.error.message}</p>;
   if (!run.data) return <p className="muted">Loading…</p>;

@@ -4,8 +4,8 @@ import { useQuery } from "@tanstack/react-query";
 import { use } from "react";
 import { useTRPC } from "../../_lib/trpc";
 import { formatTime } from "../../_lib/format";
-import { ExportButtons } from "../../reports/_components/export-buttons";
-import { ReportBody } from "../../reports/_components/report-body";
+import { ExportButtons } from "../../_components/report/export-buttons";
+import { ReportBody } from "../../_components/report/report-body";
 
 export default function SharedReportPage({ params }: { params: Promise<{ token: string }> }) {
   const { token } = use(params);

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { TRPCError } from "@trpc/server";
 import { callerFor, prisma, resetDatabase, signUp, type TestUser } from "../../../test/helpers";
-import { seedRunRows, trials } from "../reports/testing/seed";
+import { seedRunRows, trials } from "../../../test/fixtures/run-rows";
 
 describe("compare API against real Postgres", () => {
   let member: TestUser;

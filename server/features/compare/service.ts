@@ -7,9 +7,9 @@
  */
 import { runListSelect } from "../runs/service";
 import { Prisma } from "@prisma/client";
-import { prisma } from "../../db";
+import { prisma } from "../../../lib/db";
 import { DomainError } from "../../lib/errors";
-import { diffConfigs } from "./config-diff";
+import { diffConfigs } from "../../../lib/compare/config-diff";
 
 export interface InstanceOutcome {
   runId: string;

@@ -1,13 +1,12 @@
 /**
  * Datasets through the real tRPC router against real Postgres: all-or-nothing CM2 import with line
- * numbers, skipInvalid, roles, paging; and the worker reading an import back as `dataset:<id or name>`.
+ * numbers, skipInvalid, roles, paging. (The worker reading an import back as `dataset:<id or name>` is
+ * worker/envs/dataset.int.test.ts.)
  */
 import { TRPCError } from "@trpc/server";
 import { beforeAll, describe, expect, it } from "vitest";
 import { callerFor, prisma, resetDatabase, signUp, type TestUser } from "../../../test/helpers";
-import { parseRunConfig, type RunConfigInput } from "../../../contracts/run-config";
-import { instanceSource } from "../../../worker/runner/instances";
-import { cm2Jsonl, cm2Row } from "./fixtures";
+import { cm2Jsonl, cm2Row } from "../../../test/fixtures/cm2";
 
 async function rejection(p: Promise<unknown>): Promise<TRPCError> {
   try {
@@ -118,74 +117,5 @@ describe("datasets", () => {
       cursor = page.nextCursor;
     } while (cursor);
     expect(all).toEqual(["cm2-100", "cm2-101", "cm2-102", "cm2-103", "cm2-104"]);
-  });
-
-  it("serves an import to training runs as dataset:<id or name>, deterministically per step", async () => {
-    const caller = await callerFor(member.headers);
-    const res = await caller.datasets.import({ name: "weather-run", text: cm2Jsonl(6, 200) });
-    const config = (over: RunConfigInput = {}) => {
-      const parsed = parseRunConfig({
-        kind: "train",
-        data: { dataset: `dataset:${res.dataset.id}`, instancesPerStep: 4, seed: 3 },
-        rollout: { paradigm: "rehearse" },
-        reward: { judge: { node: "judge", model: "judge-model" } },
-        ...over,
-      });
-      if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
-      return parsed.config;
-    };
-    const notes: string[] = [];
-    const source = await instanceSource(prisma, config(), (m) => notes.push(m));
-    const step1 = source.forStep(1).map((i) => i.id);
-    expect(step1).toHaveLength(4);
-    expect(new Set(step1).size).toBe(4);
-    expect(step1.every((id) => /^cm2-20[0-5]$/.test(id))).toBe(true);
-    expect((await instanceSource(prisma, config())).forStep(1).map((i) => i.id)).toEqual(step1);
-    expect(source.forStep(1)[0]!.checklists[0]!.length).toBe(2);
-    expect(notes[0]).toMatch(/no test split/);
-
-    // By name too; and clear refusals for what an imported dataset cannot do.
-    const byName = await instanceSource(prisma, config({ data: { dataset: "dataset:weather-run", instancesPerStep: 4, seed: 3 } }));
-    expect(byName.forStep(1).map((i) => i.id)).toEqual(step1);
-    await expect(instanceSource(prisma, config({ rollout: { paradigm: "environment" } }))).rejects.toThrow(/no executable environment/);
-    await expect(instanceSource(prisma, config({ reward: {} }))).rejects.toThrow(/set reward.judge/);
-    await expect(instanceSource(prisma, config({ data: { dataset: "dataset:missing-one" } }))).rejects.toThrow(/no imported dataset "missing-one"/);
-  });
-
-  it("trains on a fixed seeded pool of an import (data.poolSize); instanceIds still resolve in the whole split", async () => {
-    const caller = await callerFor(member.headers);
-    const res = await caller.datasets.import({ name: "weather-pool", text: cm2Jsonl(10, 300) });
-    const config = (data: Record<string, unknown>) => {
-      const parsed = parseRunConfig({
-        kind: "train",
-        data: { dataset: `dataset:${res.dataset.id}`, instancesPerStep: 4, seed: 5, ...data },
-        rollout: { paradigm: "rehearse" },
-        reward: { judge: { node: "judge", model: "judge-model" } },
-      });
-      if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
-      return parsed.config;
-    };
-    const source = await instanceSource(prisma, config({ poolSize: 3 }));
-    const seen = new Set<string>();
-    for (let step = 1; step <= 12; step++) for (const inst of source.forStep(step)) seen.add(inst.id);
-    // Every step draws from the same three tasks, and over a dozen steps all three come up.
-    expect(seen.size).toBe(3);
-    const again = await instanceSource(prisma, config({ poolSize: 3 }));
-    expect(again.forStep(7).map((i) => i.id)).toEqual(source.forStep(7).map((i) => i.id));
-    // Another seed draws another pool (ids are cm2-300 … cm2-309).
-    const other = await instanceSource(prisma, config({ poolSize: 3, seed: 6 }));
-    const otherSeen = new Set<string>();
-    for (let step = 1; step <= 12; step++) for (const inst of other.forStep(step)) otherSeen.add(inst.id);
-    expect(otherSeen.size).toBe(3);
-    expect([...otherSeen].sort()).not.toEqual([...seen].sort());
-    // An id outside the pool is still accepted: instanceIds are looked up in the whole split.
-    const outside = ["cm2-300", "cm2-301", "cm2-302", "cm2-303", "cm2-304", "cm2-305", "cm2-306", "cm2-307", "cm2-308", "cm2-309"].find((id) => !seen.has(id))!;
-    const pinned = await instanceSource(prisma, config({ poolSize: 3, instanceIds: [outside] }));
-    expect(pinned.forStep(1).map((i) => i.id)).toEqual([outside, outside, outside, outside]);
-    // A pool larger than the split is the whole split.
-    const big = await instanceSource(prisma, config({ poolSize: 50 }));
-    const bigSeen = new Set<string>();
-    for (let step = 1; step <= 30; step++) for (const inst of big.forStep(step)) bigSeen.add(inst.id);
-    expect(bigSeen.size).toBe(10);
   });
 });

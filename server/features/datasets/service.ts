@@ -2,12 +2,12 @@
  * Imported datasets (CM2 checklist format): import a file all-or-nothing in one transaction, list,
  * read with per-split counts, and page through instances without loading their bodies.
  *
- * An Instance row's `data` is the engine's normalised TaskInstance (worker/datasets/cm2.ts) as plain
+ * An Instance row's `data` is the engine's normalised TaskInstance (lib/cm2.ts) as plain
  * JSON; the worker reads it back for runs whose config names `dataset:<id or name>`.
  */
 import { Prisma } from "@prisma/client";
-import { importCm2, type Cm2ImportError } from "../../../worker/datasets/cm2";
-import { prisma } from "../../db";
+import { importCm2, type Cm2ImportError } from "../../../lib/cm2";
+import { prisma } from "../../../lib/db";
 import { DomainError, notFound } from "../../lib/errors";
 
 /** Largest file accepted, in bytes of UTF-8 text (the whole file travels in one request). */

@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { TRPCError } from "@trpc/server";
 import { callerFor, prisma, resetDatabase, signUp, type TestUser } from "../../../test/helpers";
-import { seedRunRows } from "../reports/testing/seed";
-import { nodeRefsOf } from "./service";
+import { seedRunRows } from "../../../test/fixtures/run-rows";
 
 describe("metrics API against real Postgres", () => {
   let member: TestUser;
@@ -17,9 +16,7 @@ describe("metrics API against real Postgres", () => {
       createdById: member.id,
       config: { policy: { node: "embedded", model: "tiny-gpt" }, reward: { judge: { node: "judge-node", model: "judge-m" } } },
       metrics: { "reward/mean": [0.1, 0.2, 0.3, 0.4], "critic/act/advantages/mean": [0, 1, 0, -1], "val/avg@4": [0.5] },
-      checkpoints: [2, 4],
     });
-    await prisma.node.create({ data: { name: "embedded", kind: "embedded", baseUrl: "http://127.0.0.1:1", health: "healthy", apiKeyEnc: "secret" } });
     // 100,000 points for one key, plus a second key: written in SQL so the test stays fast.
     bigRunId = await seedRunRows(prisma, { name: "big", createdById: member.id });
     await prisma.$executeRawUnsafe(
@@ -90,31 +87,9 @@ describe("metrics API against real Postgres", () => {
     await expect(caller.metrics.keys({ runId: "nope" })).rejects.toThrow(/UUID/);
   });
 
-  it("lists checkpoints newest first and the health of the run's nodes without secrets", async () => {
-    const caller = await callerFor(member.headers);
-    expect((await caller.metrics.checkpoints({ runId })).map((c) => [c.step, c.statePath])).toEqual([
-      [4, "state/4"],
-      [2, "state/2"],
-    ]);
-    const nodes = await caller.metrics.nodes({ runId });
-    expect(nodes.map((n) => [n.name, n.roles, n.node?.health ?? null])).toEqual([
-      ["embedded", ["policy (tiny-gpt)"], "healthy"],
-      ["judge-node", ["reward.judge (judge-m)"], null],
-    ]);
-    expect(JSON.stringify(nodes)).not.toContain("secret");
-  });
-
-  it("finds every node reference in a config", () => {
-    expect(nodeRefsOf({ policy: { node: "a", model: "m" }, rollout: { simulator: { node: "b" } }, x: [{ node: "c" }] })).toEqual([
-      { role: "policy", node: "a", model: "m" },
-      { role: "rollout.simulator", node: "b", model: null },
-      { role: "x.0", node: "c", model: null },
-    ]);
-  });
-
   it("refuses callers without a session or token", async () => {
     const anon = await callerFor();
-    for (const call of [() => anon.metrics.keys({ runId }), () => anon.metrics.series({ runId, keys: ["reward/mean"] }), () => anon.metrics.checkpoints({ runId }), () => anon.metrics.nodes({ runId })]) {
+    for (const call of [() => anon.metrics.keys({ runId }), () => anon.metrics.series({ runId, keys: ["reward/mean"] })]) {
       const err = await call().catch((e) => e);
       expect(err).toBeInstanceOf(TRPCError);
       expect((err as TRPCError).code).toBe("UNAUTHORIZED");

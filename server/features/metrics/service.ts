@@ -3,9 +3,7 @@
  * raw points. Reads walk the metric_point primary key (runId, key, step).
  */
 import { Prisma } from "@prisma/client";
-import { prisma } from "../../db";
-import { notFound } from "../../lib/errors";
-import { nodeSelect } from "../nodes/service";
+import { prisma } from "../../../lib/db";
 
 /** Distinct metric keys of a run, by a loose index scan: one index probe per key, not a pass over every point. */
 export async function listMetricKeys(runId: string): Promise<string[]> {
@@ -111,42 +109,4 @@ export async function metricSeries(input: SeriesInput): Promise<{ series: Series
     });
   }
   return { series: keys.map((k) => byKey.get(k)!), originTs };
-}
-
-/** Checkpoints saved by a run, newest first. */
-export async function listCheckpoints(runId: string) {
-  return prisma.checkpoint.findMany({
-    where: { runId },
-    orderBy: { step: "desc" },
-    take: 500,
-    select: { id: true, step: true, nodeName: true, statePath: true, samplerPath: true, createdAt: true },
-  });
-}
-
-/** Every `{ node, model }` pair in a run config, with where it sits (policy, rollout.simulator, reward.judge, …). */
-export function nodeRefsOf(config: unknown, path: string[] = []): { role: string; node: string; model: string | null }[] {
-  if (!config || typeof config !== "object") return [];
-  if (Array.isArray(config)) return config.flatMap((v, i) => nodeRefsOf(v, [...path, String(i)]));
-  const obj = config as Record<string, unknown>;
-  const out: { role: string; node: string; model: string | null }[] = [];
-  if (typeof obj.node === "string" && path.length > 0) {
-    out.push({ role: path.join("."), node: obj.node, model: typeof obj.model === "string" ? obj.model : null });
-  }
-  for (const [k, v] of Object.entries(obj)) if (v && typeof v === "object") out.push(...nodeRefsOf(v, [...path, k]));
-  return out;
-}
-
-/** Health of the nodes a run uses (policy first), from the node table; unknown names are reported as missing. */
-export async function runNodeHealth(id: string) {
-  const run = await prisma.run.findUnique({ where: { id }, select: { policyNode: true, config: true } });
-  if (!run) throw notFound("run", id);
-  const refs = nodeRefsOf(run.config);
-  if (!refs.some((r) => r.node === run.policyNode)) refs.unshift({ role: "policy", node: run.policyNode, model: null });
-  const names = [...new Set(refs.map((r) => r.node))];
-  const nodes = await prisma.node.findMany({ where: { name: { in: names } }, select: nodeSelect });
-  return names.map((name) => ({
-    name,
-    roles: refs.filter((r) => r.node === name).map((r) => (r.model ? `${r.role} (${r.model})` : r.role)),
-    node: nodes.find((n) => n.name === name) ?? null,
-  }));
 }

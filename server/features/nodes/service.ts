@@ -1,10 +1,11 @@
 /** Attached model nodes. API keys are encrypted at rest and never selected for responses. */
 import type { Prisma } from "@prisma/client";
 import type { NodeSettings } from "../../../contracts/node-settings";
-import { probeNode, type NodeKind } from "../../../lib/node-health";
-import { prisma } from "../../db";
+import { probeAndRecord, type NodeKind } from "../../../lib/node-health";
+import { nodeRefsOf } from "../../../lib/node-refs";
+import { prisma } from "../../../lib/db";
 import { DomainError, notFound } from "../../lib/errors";
-import { decryptSecret, encryptSecret } from "../../lib/secrets";
+import { encryptSecret } from "../../../lib/secrets";
 
 export const nodeSelect = {
   id: true,
@@ -40,32 +41,35 @@ export async function addNode(input: { name: string; kind: NodeKind; baseUrl: st
   });
 }
 
-/** Probe the node now and record the result. */
+/** Probe the node now and record the result (the same probe the worker runs before every run). */
 export async function testNode(id: string) {
-  const node = await prisma.node.findUnique({ where: { id }, select: { id: true, kind: true, baseUrl: true, apiKeyEnc: true } });
-  if (!node) throw notFound("node", id);
-  const probe = await probeNode({
-    kind: node.kind as NodeKind,
-    baseUrl: node.baseUrl,
-    apiKey: node.apiKeyEnc ? decryptSecret(node.apiKeyEnc) : null,
-  });
-  const updated = await prisma.node.update({
-    where: { id },
-    data: {
-      health: probe.healthy ? "healthy" : "unhealthy",
-      healthDetail: probe.detail,
-      ...(probe.healthy ? { lastSeenAt: new Date(), models: probe.models, capabilities: probe.capabilities } : {}),
-    },
-    select: nodeSelect,
-  });
-  return { node: updated, probe };
+  const tested = await probeAndRecord(prisma, { id });
+  if (!tested) throw notFound("node", id);
+  const node = await prisma.node.findUniqueOrThrow({ where: { id }, select: nodeSelect });
+  return { node, probe: tested.probe };
 }
 
+/** Delete a node, unless a queued or running run uses it in any role (policy, simulators, judge). */
 export async function removeNode(id: string) {
   const node = await prisma.node.findUnique({ where: { id }, select: { id: true, name: true } });
   if (!node) throw notFound("node", id);
-  const active = await prisma.run.count({ where: { policyNode: node.name, status: { in: ["queued", "running"] } } });
-  if (active > 0) throw new DomainError("CONFLICT", `node ${node.name} is used by ${active} queued or running run(s)`);
+  const active = await prisma.run.findMany({
+    where: { status: { in: ["queued", "running"] } },
+    orderBy: { createdAt: "asc" },
+    select: { id: true, name: true, status: true, config: true },
+  });
+  const users = active
+    .map((run) => ({ run, roles: nodeRefsOf(run.config).filter((r) => r.node === node.name).map((r) => r.role) }))
+    .filter((u) => u.roles.length > 0);
+  if (users.length > 0) {
+    const listed = users.slice(0, 5).map((u) => `"${u.run.name}" (${u.run.status}; ${u.roles.join(", ")})`);
+    const more = users.length > 5 ? ` and ${users.length - 5} more` : "";
+    throw new DomainError(
+      "CONFLICT",
+      `node ${node.name} is used by ${users.length} queued or running run${users.length === 1 ? "" : "s"}: ${listed.join(", ")}${more}; cancel ${users.length === 1 ? "it" : "them"} or wait until ${users.length === 1 ? "it finishes" : "they finish"}`,
+      users.map((u) => ({ path: `runs.${u.run.id}`, message: `${u.run.name}: ${u.roles.join(", ")}` })),
+    );
+  }
   await prisma.node.delete({ where: { id } });
   return { id };
 }

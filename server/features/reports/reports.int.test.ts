@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { TRPCError } from "@trpc/server";
 import { bearer, callerFor, prisma, resetDatabase, signUp, type TestUser } from "../../../test/helpers";
-import { sha256 } from "../../lib/secrets";
-import { seedRunRows, trials } from "./testing/seed";
+import { sha256 } from "../../../lib/secrets";
+import { seedRunRows, trials } from "../../../test/fixtures/run-rows";
 
 async function codeOf(p: Promise<unknown>): Promise<string> {
   const err = await p.then(

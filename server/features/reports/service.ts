@@ -5,13 +5,13 @@
  */
 import { Prisma } from "@prisma/client";
 import type { SessionUser } from "../../trpc/context";
-import { prisma } from "../../db";
+import { prisma } from "../../../lib/db";
 import { DomainError, notFound } from "../../lib/errors";
-import { randomToken, sha256 } from "../../lib/secrets";
+import { randomToken, sha256 } from "../../../lib/secrets";
 import { instanceOutcomes } from "../compare/service";
 import { listMetricKeys, metricSeries } from "../metrics/service";
-import { exportFileName, exportFormats, exportReport, type ExportFormat } from "./lib/export";
-import { buildResultTable, scrubForShare, type ReportChart, type ReportDocument, type ReportRun, type ResultTable } from "./lib/document";
+import { exportFileName, exportFormats, exportReport, type ExportFormat } from "../../../lib/reports/export";
+import { buildResultTable, scrubForShare, type ReportChart, type ReportDocument, type ReportRun, type ResultTable } from "../../../lib/reports/document";
 
 /** Charts a report shows, when the runs have them: the first matching key per pattern, at most four. */
 const CHART_PATTERNS = [/^reward\/mean$/, /^val\/avg@\d+$/, /^val\/pass@\d+$/, /^fidelity\/mean$/, /^judge\/pass_rate$/];

@@ -1,10 +1,12 @@
 import { router } from "../../trpc/init";
 import { cancel } from "./procedures/cancel";
+import { checkpoints } from "./procedures/checkpoints";
 import { create } from "./procedures/create";
 import { get } from "./procedures/get";
 import { list } from "./procedures/list";
 import { logs } from "./procedures/logs";
 import { metrics } from "./procedures/metrics";
+import { nodes } from "./procedures/nodes";
 import { resume } from "./procedures/resume";
 
-export const runsRouter = router({ create, list, get, cancel, resume, logs, metrics });
+export const runsRouter = router({ create, list, get, cancel, resume, logs, metrics, nodes, checkpoints });

@@ -2,10 +2,12 @@
 import type { Prisma } from "@prisma/client";
 import { parseRunConfig } from "../../../contracts/run-config";
 import { terminalStatuses, type RunStatus } from "../../../contracts/jobs";
-import { prisma } from "../../db";
+import { prisma } from "../../../lib/db";
 import { DomainError, notFound } from "../../lib/errors";
 import { sendRunJob } from "../../lib/queue";
 import { listMetricKeys, metricSeries } from "../metrics/service";
+import { nodeRefsOf } from "../../../lib/node-refs";
+import { nodeSelect } from "../nodes/service";
 
 /** Columns for run lists: no config body, no logs. */
 export const runListSelect = {
@@ -170,6 +172,29 @@ export async function listLogs(runId: string, afterId: bigint | null, limit: num
     select: { id: true, ts: true, level: true, message: true },
   });
   return logs;
+}
+
+/** Checkpoints saved by a run, newest first. */
+export async function listCheckpoints(runId: string) {
+  return prisma.checkpoint.findMany({
+    where: { runId },
+    orderBy: { step: "desc" },
+    take: 500,
+    select: { id: true, step: true, nodeName: true, statePath: true, samplerPath: true, createdAt: true },
+  });
+}
+
+/** Health of the nodes a run uses (policy first) with their roles, from the node table; unknown names have no node. */
+export async function runNodeHealth(id: string) {
+  const run = await prisma.run.findUnique({ where: { id }, select: { policyNode: true, config: true } });
+  if (!run) throw notFound("run", id);
+  const refs = nodeRefsOf(run.config);
+  const names = [...new Set([run.policyNode, ...refs.map((r) => r.node)])];
+  const nodes = await prisma.node.findMany({ where: { name: { in: names } }, select: nodeSelect });
+  return names.map((name) => {
+    const roles = refs.filter((r) => r.node === name).map((r) => `${r.role} (${r.model})`);
+    return { name, roles: roles.length ? roles : ["policy"], node: nodes.find((n) => n.name === name) ?? null };
+  });
 }
 
 /** A run's metric keys and their series (all keys unless some are named), downsampled by step. */

@@ -1,7 +1,7 @@
 /** Personal API tokens: 256-bit random, shown once, stored as SHA-256, revocable. */
-import { prisma } from "../../db";
+import { prisma } from "../../../lib/db";
 import { DomainError, notFound } from "../../lib/errors";
-import { randomToken, sha256 } from "../../lib/secrets";
+import { randomToken, sha256 } from "../../../lib/secrets";
 
 const tokenSelect = { id: true, name: true, prefix: true, createdAt: true, lastUsedAt: true, revokedAt: true } as const;
 

@@ -8,7 +8,7 @@
  * anchor instead of filtering from the top.
  */
 import { Prisma } from "@prisma/client";
-import { prisma } from "../../db";
+import { prisma } from "../../../lib/db";
 import { notFound } from "../../lib/errors";
 
 export const trajectoryListSelect = {

@@ -1,5 +1,5 @@
 import type { UserRole } from "../../auth";
-import { prisma } from "../../db";
+import { prisma } from "../../../lib/db";
 import { DomainError, notFound } from "../../lib/errors";
 
 const userSelect = { id: true, name: true, email: true, role: true, createdAt: true } as const;

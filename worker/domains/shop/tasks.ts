@@ -8,6 +8,7 @@ import { assistantMessageFor, toolMessage } from "../../engine/messages";
 import { parseActOutput } from "../../engine/parsers";
 import type { ChecklistItem, ProgrammaticCheck, TaskInstance } from "../../engine/types";
 import { CATALOGUE, MAX_QTY, SHOP_TOOLS, ShopWorld, catalogueItem, shopEnvironment } from "./world";
+import { mulberry32 } from "../../../lib/random";
 
 export const SHOP_SYSTEM_PROMPT = "You are a shop assistant. Use the tools.";
 export const SHOP_DATA_SOURCE = "builtin:shop";
@@ -22,18 +23,6 @@ export interface ShopTask extends TaskInstance {
 // ---------------------------------------------------------------------------------------------
 // Small deterministic helpers
 // ---------------------------------------------------------------------------------------------
-
-/** mulberry32: a tiny seeded PRNG. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** FNV-1a hash of a string, for split assignment that does not depend on enumeration order. */
 function hash(text: string): number {
@@ -264,7 +253,7 @@ export function shopTasks(split: "train" | "test"): ShopTask[] {
 /** `count` instances sampled (with replacement once the split is exhausted) from a split, deterministic per seed. */
 export function generateShopInstances(seed: number, count: number, split: "train" | "test" = "train"): ShopTask[] {
   const pool = shopTasks(split);
-  const rand = seededRandom(seed);
+  const rand = mulberry32(seed);
   const out: ShopTask[] = [];
   let order: ShopTask[] = [];
   while (out.length < count) {

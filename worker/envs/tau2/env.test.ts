@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { RetailEnv, TOOLS } from "./env";
 import { hashRetailDb, parseRetailDb } from "./model";
 import { round2 } from "../../../lib/python/json";
-import { retailTestData } from "./testdata";
+import { retailTestData } from "../../../test/fixtures/tau2-retail";
 
 const { db } = retailTestData();
 const fresh = () => new RetailEnv(db);

@@ -1,90 +1,115 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { GenerateRequest, GenerateResult, PolicyClient } from "../../engine/io";
+import { parseRunConfig, type RunConfig, type RunConfigInput } from "../../../contracts/run-config";
+import { fakeGeneration } from "../../../test/doubles/shop-oracle";
+import type { ChatClient, ChatMessage, GenerateRequest, PolicyClient } from "../../engine/io";
+import { runEvaluation } from "../../engine/step";
 import { replaySnapshot } from "../../engine/reward";
+import { replayGoldActions } from "./replay";
 import { loadTau2RetailSource, tau2RetailInstance, tau2TaskInstance } from "./adapter";
-import { parseAgentText, policyClientAgent, runTau2Episode, type AgentTurn, type Tau2AgentFn } from "./episode";
+import { tau2LiveInstance } from "./live";
 import { GREETING, renderScenario } from "./prompts";
 import { actionChecks, communicateChecks, passHatK } from "./scoring";
-import { ScriptedUser } from "./scripted-user";
+import { ScriptedUser } from "../../../test/doubles/scripted-user";
 import type { Tau2Task } from "./tasks";
-import { retailTestData } from "./testdata";
+import { retailTestData } from "../../../test/fixtures/tau2-retail";
 
 const { db, tasks, files } = retailTestData();
 const policyText = readFileSync(files.policy, "utf8");
 const userGuidelines = readFileSync(files.userGuidelines, "utf8");
 const task = (id: string) => tasks.find((t) => t.id === id)!;
 
-/** An agent that replays the gold actions one call per turn, then states the communicate info. */
-function goldAgent(t: Tau2Task, closing = (t.evaluation_criteria?.communicate_info ?? []).join(" and ")): Tau2AgentFn {
-  const actions = t.evaluation_criteria?.actions ?? [];
-  let next = 0;
-  return async () => {
-    if (next < actions.length) {
-      const a = actions[next];
-      return { text: "", toolCalls: [{ id: `call_${next++}`, name: a.name, arguments: a.arguments }] } satisfies AgentTurn;
-    }
-    return { text: `All done. ${closing}`, toolCalls: [] };
+function evalConfig(over: RunConfigInput = {}): RunConfig {
+  // The tests pass their own user simulator, so the configured one is never called.
+  const r = parseRunConfig({ kind: "eval", data: { dataset: "tau2:retail" }, ...over, rollout: { paradigm: "environment", userSimulator: { node: "user-sim", model: "m" }, ...over.rollout } });
+  if (!r.ok) throw new Error(JSON.stringify(r.errors));
+  return r.config;
+}
+
+/** An act-role policy double: `reply` writes the next act output from the conversation it is shown (rehearse gets `rehearse`). */
+function scriptedPolicy(reply: (messages: ChatMessage[]) => string, rehearse = () => '\n<execution_result>\n{"ok":true}\n</execution_result>'): PolicyClient & { requests: GenerateRequest[] } {
+  const requests: GenerateRequest[] = [];
+  return {
+    requests,
+    async generate(req) {
+      requests.push(req);
+      return fakeGeneration("prompt", req.role === "act" ? reply(req.messages) : rehearse());
+    },
   };
 }
 
-const base = { db, policyText, userGuidelines };
+const callText = (name: string, args: unknown) => `\n<tool_call>\n${JSON.stringify({ name, arguments: args })}\n</tool_call>`;
 
-describe("runTau2Episode", () => {
+/** Replays the gold actions one call per act message (counted from the conversation), then says `closing`. */
+function goldPolicy(t: Tau2Task, closing = `All done. ${(t.evaluation_criteria?.communicate_info ?? []).join(" and ")}`) {
+  const actions = t.evaluation_criteria?.actions ?? [];
+  return scriptedPolicy((messages) => {
+    const done = messages.filter((m) => m.role === "tool").length;
+    return done < actions.length ? callText(actions[done].name, actions[done].arguments) : closing;
+  });
+}
+
+const stopAfter = (first: string) => new ScriptedUser([first, "Thanks, that is all. ###STOP###"], "###STOP###", "per-conversation");
+
+/** One episode through the product's loop: the engine's rollout over a live-user tau2 instance. */
+async function episode(t: Tau2Task, policy: PolicyClient, userSimulator: ChatClient, over: RunConfigInput = {}) {
+  const result = await runEvaluation({ instances: [tau2LiveInstance(source, t)], config: evalConfig(over), policy, userSimulator, stepIndex: 1 });
+  return result.trajectories[0]!;
+}
+
+const source = { db, tasks, policy: policyText, userGuidelines };
+
+describe("a tau2 episode (engine rollout over a live-user instance)", () => {
   it("scores 1 for every training task when the agent reaches the gold end state and says the info", async () => {
     for (const t of tasks) {
-      const n = t.evaluation_criteria?.actions?.length ?? 0;
-      const traj = await runTau2Episode({ ...base, task: t, agent: goldAgent(t), userSim: new ScriptedUser(["Hi, I need help with an order."]) });
-      expect(traj.termination.reason, t.id).toBe("user_stop");
-      expect(traj.steps).toBe(2 * n + 3);
-      expect(traj.reward.reward, `task ${t.id}: ${JSON.stringify(traj.reward.db)}`).toBe(1);
-      expect(traj.messages[0]).toEqual({ turn: 0, role: "assistant", content: GREETING });
-      expect(traj.messages.map((m) => m.turn)).toEqual(traj.messages.map((_, i) => i));
+      const tr = await episode(t, goldPolicy(t), stopAfter("Hi, I need help with an order."), { rollout: { maxAssistantTurns: 40, maxMicroSteps: 200 } });
+      expect(tr.terminationReason, t.id).toBe("user_stop");
+      expect(tr.reward, `task ${t.id}: ${JSON.stringify(tr.judgements.at(-1)?.detail)}`).toBe(1);
     }
   });
 
   it("scores 0 when the end state differs or the info is not communicated", async () => {
-    const silent: Tau2AgentFn = async () => ({ text: "I cannot help.", toolCalls: [] });
-    const t0 = await runTau2Episode({ ...base, task: task("0"), agent: silent, userSim: new ScriptedUser(["Exchange please."]) });
-    expect(t0.reward).toMatchObject({ reward: 0, evaluated: true, db: { match: false }, communicate: { reward: 1 } });
+    const silent = scriptedPolicy(() => "I cannot help.");
+    const t0 = await episode(task("0"), silent, stopAfter("Exchange please."));
+    expect(t0.reward).toBe(0);
+    expect(t0.judgements.at(-1)?.detail).toMatchObject({ reward: 0, evaluated: true, db: { match: false }, communicate: { reward: 1 } });
     // task 24 has no gold writes: talking changes nothing, but "polyester"/"cotton" must be said
-    const t24 = await runTau2Episode({ ...base, task: task("24"), agent: silent, userSim: new ScriptedUser(["Question."]) });
-    expect(t24.reward).toMatchObject({ reward: 0, db: { match: true }, communicate: { reward: 0 } });
-    const said = await runTau2Episode({ ...base, task: task("24"), agent: async () => ({ text: "It is Polyester, not COTTON.", toolCalls: [] }), userSim: new ScriptedUser(["Q"]) });
-    expect(said.reward.reward).toBe(1);
+    const t24 = await episode(task("24"), silent, stopAfter("Question."));
+    expect(t24.judgements.at(-1)?.detail).toMatchObject({ reward: 0, db: { match: true }, communicate: { reward: 0 } });
+    const said = await episode(task("24"), scriptedPolicy(() => "It is Polyester, not COTTON."), stopAfter("Q"));
+    expect(said.reward).toBe(1);
   });
 
-  it("max_steps ends the episode with reward 0 and overrides a stop in the same step", async () => {
+  it("ends at the step limit with reward 0", async () => {
     const t = task("0");
-    const limited = await runTau2Episode({ ...base, task: t, agent: goldAgent(t), userSim: new ScriptedUser(["hi"]), maxSteps: 4 });
-    expect(limited.termination.reason).toBe("max_steps");
-    expect(limited.steps).toBe(4);
-    expect(limited.reward).toMatchObject({ reward: 0, evaluated: false });
-    const n = t.evaluation_criteria!.actions!.length;
-    const exact = await runTau2Episode({ ...base, task: t, agent: goldAgent(t), userSim: new ScriptedUser(["hi"]), maxSteps: 2 * n + 3 });
-    expect(exact.termination.reason).toBe("max_steps");
-    expect(exact.messages.at(-1)).toMatchObject({ role: "user", content: "###STOP###" });
+    const limited = await episode(t, goldPolicy(t), stopAfter("hi"), { rollout: { maxMicroSteps: 4 } });
+    expect(limited.terminationReason).toBe("max_micro_steps");
+    expect(limited.reward).toBe(0);
+    expect(limited.judgements.at(-1)?.detail).toMatchObject({ reward: 0, evaluated: false });
   });
 
-  it("records transfer, stalled and failing simulators, and invalid agent messages", async () => {
-    const talk: Tau2AgentFn = async () => ({ text: "ok", toolCalls: [] });
+  it("records transfer, stalled, garbage and failing simulators, and blank agent replies", async () => {
+    const talk = scriptedPolicy(() => "ok");
     const t = task("57");
-    expect((await runTau2Episode({ ...base, task: t, agent: talk, userSim: new ScriptedUser(["hi", "Thanks ###TRANSFER###"]) })).termination.reason).toBe("transfer");
-    expect((await runTau2Episode({ ...base, task: t, agent: talk, userSim: new ScriptedUser(["hi", "   "]) })).termination.reason).toBe("user_stalled");
-    expect((await runTau2Episode({ ...base, task: t, agent: talk, userSim: new ScriptedUser(["hi", "again", "again", "again"]) })).termination.reason).toBe("user_stalled");
-    expect((await runTau2Episode({ ...base, task: t, agent: talk, userSim: new ScriptedUser(["x".repeat(9000)]) })).termination.reason).toBe("user_garbage");
-    const failing = { complete: async () => { throw new Error("HTTP 503"); } };
-    expect((await runTau2Episode({ ...base, task: t, agent: talk, userSim: failing })).termination).toEqual({ reason: "user_error", detail: "HTTP 503" });
-    const blank = await runTau2Episode({ ...base, task: t, agent: async () => ({ text: " ", toolCalls: [] }), userSim: new ScriptedUser(["hi"]) });
-    expect(blank.termination.reason).toBe("agent_invalid");
-    expect(blank.reward.reward).toBe(0);
+    const user = (lines: string[]) => new ScriptedUser(lines, "###STOP###", "per-conversation");
+    expect((await episode(t, talk, user(["hi", "Thanks ###TRANSFER###"]))).terminationReason).toBe("transfer");
+    expect((await episode(t, talk, user(["hi", "   "]))).terminationReason).toBe("user_stalled");
+    expect((await episode(t, talk, user(["hi", "again", "again", "again"]))).terminationReason).toBe("user_stalled");
+    expect((await episode(t, talk, user(["x".repeat(9000)]))).terminationReason).toBe("user_garbage");
+    const failing: ChatClient = { complete: async () => { throw new Error("HTTP 503"); } };
+    const failed = await episode(t, talk, failing);
+    expect(failed.terminationReason).toBe("user_error");
+    expect(JSON.stringify(failed.judgements.at(-1)?.detail)).toContain("HTTP 503");
+    const blank = await episode(t, scriptedPolicy(() => " "), user(["hi"]));
+    expect(blank.terminationReason).toBe("empty_agent_reply");
+    expect(blank.reward).toBe(0);
   });
 
   it("shows the user simulator the guidelines, the scenario and only text, with roles flipped", async () => {
     const t = task("0");
     expect(renderScenario(t)).toMatch(/^Instructions:\n\tDomain: retail\n\tReason for call:\n\t\tYou received your order #W2378156.*\n\tKnown info:\n\t\tYou are Yusuf Rossi in zip code 19122.\n\tUnknown info:\n\t\tYou do not remember your email address.\n\tTask instructions:\n\t\tYou are detail-oriented /);
-    const user = new ScriptedUser(["I want an exchange."]);
-    await runTau2Episode({ ...base, task: t, agent: goldAgent(t), userSim: user });
+    const user = stopAfter("I want an exchange.");
+    await episode(t, goldPolicy(t), user);
     const [first, second] = user.requests;
     expect(first[0].content).toBe(`${userGuidelines}\n\n<scenario>\n${renderScenario(t)}\n</scenario>`);
     expect(first.slice(1)).toEqual([{ role: "user", content: GREETING }]);
@@ -94,47 +119,47 @@ describe("runTau2Episode", () => {
 
   it("the fidelity probe predicts before the real call and agreement is measured", async () => {
     const t = task("0");
-    const seen: number[] = [];
-    const traj = await runTau2Episode({
-      ...base, task: t, agent: goldAgent(t), userSim: new ScriptedUser(["hi"]),
-      fidelityProbe: async ({ messages, call }) => {
-        seen.push(messages.filter((m) => m.role === "tool").length);
-        if (call.name === "find_user_id_by_name_zip") return "yusuf_rossi_9620";
-        if (call.name === "get_order_details") return '{"order_id": "#W2378156", "status": "pending"}';
-        throw new Error("probe offline");
+    const gold = replayGoldActions(t, db).results;
+    const policy = goldPolicy(t);
+    // Call 1 (the order) predicted partly, call 2 exactly, call 3 as plain text (not JSON: the probe records the error).
+    const predictions = new Map([[1, '{"order_id": "#W2378156", "status": "pending"}'], [2, gold[2].content], [3, "just text"]]);
+    const probeSaw: number[] = [];
+    const probing: PolicyClient = {
+      async generate(req) {
+        if (req.role === "act") return policy.generate(req);
+        const seen = req.messages.map((m) => m.content).join("\n");
+        probeSaw.push(gold.filter((g) => g.content.length > 40 && seen.includes(g.content)).length);
+        const call = probeSaw.length - 1;
+        return fakeGeneration("probe", `\n<execution_result>\n${predictions.get(call) ?? '{"unknown": true}'}\n</execution_result>`);
       },
-    });
-    expect(seen).toEqual([0, 1, 2, 3, 4]); // each probe saw only the earlier calls' results
-    expect(traj.toolCalls[0].rehearsal).toEqual({ predicted: "yusuf_rossi_9620", agreement: { exact: true, keyAgreement: 1, errorAgreement: true, score: 1 } });
-    const order = traj.toolCalls[1].rehearsal!;
-    expect(order.agreement!.exact).toBe(false);
-    expect(order.agreement!.keyAgreement).toBeGreaterThan(0);
-    expect(order.agreement!.keyAgreement).toBeLessThan(0.2);
-    expect(traj.toolCalls[2].rehearsal).toEqual({ predicted: null, probeError: "probe offline" });
-    expect(traj.fidelity).toMatchObject({ probed: 5, probeFailures: 3, comparisons: 2, exactRate: 0.5, errorAgreementRate: 1 });
-    expect(traj.reward.reward).toBe(1);
+    };
+    const tr = await episode(t, probing, stopAfter("hi"), { fidelityProbe: true });
+    const env = tr.turns.filter((x) => x.role === "environment");
+    expect(env.map((x) => x.real)).toEqual(gold.map((g) => g.content));
+    // Each probe ran before its call: it saw the earlier calls' results, never its own (all but the first are long enough to find).
+    expect(probeSaw).toEqual([0, 0, 1, 2, 3]);
+    expect(env[2].fidelity).toMatchObject({ exact: true, score: 1 });
+    expect(env[1].fidelity!.exact).toBe(false);
+    expect(env[1].fidelity!.keyAgreement).toBeGreaterThan(0);
+    expect(env[1].fidelity!.keyAgreement).toBeLessThan(0.2);
+    expect(env[3].rehearsed).toContain("SIMULATOR_JSON_DECODE_ERROR");
+    expect(tr.fidelity?.comparisons).toBe(gold.length);
+    expect(tr.reward).toBe(1);
   });
 
   it("drives a PolicyClient through Hermes-style tool calls", async () => {
-    const replies = ['Let me look.\n<tool_call>\n{"name": "find_user_id_by_email", "arguments": {"email": "yusuf.rossi7301@example.com"}}\n</tool_call>', "Your user id is yusuf_rossi_9620."];
-    const requests: GenerateRequest[] = [];
-    const policy: PolicyClient = {
-      async generate(req): Promise<GenerateResult> {
-        requests.push(req);
-        return { text: replies.shift()!, promptTokens: [], tokens: [], logprobs: [], finishReason: "stop" };
-      },
-    };
-    const traj = await runTau2Episode({ ...base, task: task("57"), agent: policyClientAgent(policy, { temperature: 0, topP: 1, maxTokens: 100 }), userSim: new ScriptedUser(["Who am I?"]) });
-    expect(traj.toolCalls).toMatchObject([{ name: "find_user_id_by_email", response: "yusuf_rossi_9620", error: false }]);
-    expect(requests[0].tools).toHaveLength(15);
-    expect(requests[0].messages[0].content.startsWith("<instructions>\n")).toBe(true);
-    expect(requests[0].messages[0].content.endsWith(`<policy>\n${policyText}\n</policy>`)).toBe(true);
-    expect(requests[1].messages.at(-1)).toMatchObject({ role: "tool", content: "yusuf_rossi_9620" });
-    expect(traj.messages[2]).toMatchObject({ role: "assistant", content: "Let me look." });
-    const bad = parseAgentText("hello\n<tool_call>\n{bad json}\n</tool_call>");
-    expect(bad.invalid?.code).toBeTruthy();
-    const invalid = await runTau2Episode({ ...base, task: task("57"), agent: async () => bad, userSim: new ScriptedUser(["hi"]) });
-    expect(invalid.termination.reason).toBe("agent_invalid");
+    const replies = [`Let me look.${callText("find_user_id_by_email", { email: "yusuf.rossi7301@example.com" })}`, "Your user id is yusuf_rossi_9620."];
+    const policy = scriptedPolicy(() => replies.shift() ?? "Bye.");
+    const tr = await episode(task("57"), policy, stopAfter("Who am I?"));
+    const acts = policy.requests.filter((r) => r.role === "act");
+    expect(acts[0].tools).toHaveLength(15);
+    expect(acts[0].messages[0].content.startsWith("<instructions>\n")).toBe(true);
+    expect(acts[0].messages[0].content.endsWith(`<policy>\n${policyText}\n</policy>`)).toBe(true);
+    expect(acts[1].messages.at(-1)).toMatchObject({ role: "tool", content: "yusuf_rossi_9620" });
+    expect(tr.turns.find((x) => x.role === "environment")).toMatchObject({ real: "yusuf_rossi_9620" });
+    const bad = await episode(task("57"), scriptedPolicy(() => "hello\n<tool_call>\n{bad json}\n</tool_call>"), stopAfter("hi"));
+    expect(bad.terminationReason).toMatch(/^act_parse_error:/);
+    expect(bad.reward).toBe(0);
   });
 });
 
@@ -190,7 +215,7 @@ describe("engine TaskInstance form", () => {
     expect(inst.messages.map((m) => m.role)).toEqual(["system", "user"]);
     const [dbItem] = inst.checklists[0][0];
     expect(dbItem.check).toEqual({ type: "state_equals", path: ["db_hash"], value: "a109be174767fde0ebb50fe3be37cdb2f1ce017fefd7bd29ea3e4d38bd3ac25a" });
-    const env = inst.environment!.create();
+    const env = await inst.environment!.create();
     const transcript = t.evaluation_criteria!.actions!.flatMap((a, i) => {
       const argumentsJson = JSON.stringify(a.arguments);
       return [

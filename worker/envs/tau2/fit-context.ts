@@ -7,7 +7,8 @@
  *   3. if the latest message alone is still too long, its start is cut (left-trim).
  * Prompts that fit are passed through untouched, so large models see the exact tau2 context.
  */
-import type { ChatMessage, GenerateRequest, GenerateResult, PolicyClient, ToolSchema } from "../../engine/io";
+import type { ChatMessage, GenerateRequest, GenerateResult, PolicyClient } from "../../engine/io";
+import type { ContextAwarePolicy } from "../environment";
 
 export const TRUNCATION_MARKER = "\n[… truncated to fit the model's context]";
 
@@ -51,13 +52,6 @@ export function fitMessagesToContext(messages: ChatMessage[], length: PromptLeng
   const head = rest.slice(0, -1);
   const keep = largest(last.content.length, (n) => length(withSystem(bareSystem, [...head, { ...last, content: last.content.slice(last.content.length - n) }])) <= budget);
   return withSystem(bareSystem, [...head, { ...last, content: last.content.slice(last.content.length - Math.max(keep, 0)) }]);
-}
-
-/** A policy whose prompts are measured by the node's own renderer (TinkerPolicy exposes both). */
-export interface ContextAwarePolicy extends PolicyClient {
-  readonly contextLength: number | null;
-  /** The prompt ids generate() would send (same renderer, same options). */
-  promptTokens(messages: ChatMessage[], tools?: ToolSchema[]): number[];
 }
 
 /**

@@ -5,19 +5,8 @@ export { replayGoldActions, runCalls, parseCalls, type GoldReplay, type ToolCall
 export { loadTasks, parseTasks, retailDataFiles, dataDir, Tau2InputError, type Tau2Task } from "./tasks";
 export { retailToolSchemas, agentSystemPrompt, userSystemPrompt, renderScenario, GREETING, STOP_TOKENS } from "./prompts";
 export { scoreTau2Episode, passHatK, isSuccess, communicateChecks, actionChecks, type RewardBreakdown } from "./scoring";
-export {
-  runTau2Episode,
-  fidelityAgreement,
-  summarizeFidelity,
-  parseAgentText,
-  policyClientAgent,
-  policyClientRehearsal,
-  type Tau2AgentFn,
-  type RehearseFn,
-  type Tau2Trajectory,
-  type TerminationReason,
-} from "./episode";
+export { STOP_REASON, type TerminationReason } from "./episode";
 export { tau2RetailInstance, tau2RetailInstances, tau2TaskInstance, retailToolEnvironment, loadTau2RetailSource, type Tau2EngineInstance } from "./adapter";
-export { ScriptedUser } from "./scripted-user";
 export { tau2LiveInstance, tau2EvalMetrics, perTaskResults, type Tau2TaskResult, tau2InstanceId, tau2TaskIdOf, scoringInputOf, verdictsOf, TAU2_RETAIL_DATASET, TAU2_NORMAL_ENDINGS } from "./live";
 export { fitMessagesToContext, contextFittingPolicy, TRUNCATION_MARKER } from "./fit-context";
+export { tau2Environments, tau2RetailEnvironment, tau2Source, chooseTau2Tasks } from "./environment";

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseRunConfig, type RunConfigInput } from "../../../contracts/run-config";
-import { fakeGeneration } from "../../domains/shop/oracle";
+import { fakeGeneration } from "../../../test/doubles/shop-oracle";
 import type { ChatMessage, GenerateRequest, PolicyClient, TrainerClient } from "../../engine/io";
 import { runEvaluation, runTrainingStep } from "../../engine/step";
 import { trajectoryRows } from "../../runner/persist";
@@ -12,7 +12,7 @@ import { loadTau2RetailSource } from "./adapter";
 import { contextFittingPolicy, fitMessagesToContext, TRUNCATION_MARKER } from "./fit-context";
 import { perTaskResults, tau2EvalMetrics, tau2LiveInstance } from "./live";
 import { GREETING } from "./prompts";
-import { ScriptedUser } from "./scripted-user";
+import { ScriptedUser } from "../../../test/doubles/scripted-user";
 import type { Tau2Task } from "./tasks";
 
 const source = loadTau2RetailSource();

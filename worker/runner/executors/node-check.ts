@@ -1,50 +1,26 @@
 /**
  * Verifies that every node a run's config names is registered and answers its protocol's health check,
- * recording the result on the node. Training and evaluation executors run it first; it is also the
- * whole job for configs whose engine path is not available.
+ * recording the result on the node (lib/node-health.ts probeAndRecord, the same probe as the Nodes
+ * page's Test button). Both executors run it first; it is also the whole job of `nodeCheckExecutor`.
  */
-import { probeNode, type NodeKind } from "../../../lib/node-health";
-import { decryptSecret } from "../../../server/lib/secrets";
+import { probeAndRecord } from "../../../lib/node-health";
+import { nodesWithRoles } from "../../../lib/node-refs";
 import type { RunContext } from "../context";
 import { throwIfCancelled } from "../context";
 
-export function nodesNamedBy(config: RunContext["config"]): { role: string; node: string }[] {
-  const named = [{ role: "policy", node: config.policy.node }];
-  if (config.rollout.simulator) named.push({ role: "tool simulator", node: config.rollout.simulator.node });
-  if (config.rollout.userSimulator) named.push({ role: "user simulator", node: config.rollout.userSimulator.node });
-  if (config.reward.judge) named.push({ role: "judge", node: config.reward.judge.node });
-  return named;
-}
-
 export async function checkNodes(ctx: RunContext, opts: { reportProgress: boolean } = { reportProgress: true }) {
-  const named = nodesNamedBy(ctx.config);
-  const distinct = [...new Set(named.map((n) => n.node))];
+  const nodes = nodesWithRoles(ctx.config);
   let done = 0;
-  for (const name of distinct) {
+  for (const { node: name, refs } of nodes) {
     throwIfCancelled(ctx.signal);
-    const roles = named.filter((n) => n.node === name).map((n) => n.role).join(", ");
-    const node = await ctx.prisma.node.findUnique({
-      where: { name },
-      select: { id: true, kind: true, baseUrl: true, apiKeyEnc: true },
-    });
-    if (!node) throw new Error(`node "${name}" (${roles}) is not registered; add it on the Nodes page`);
-    const probe = await probeNode({
-      kind: node.kind as NodeKind,
-      baseUrl: node.baseUrl,
-      apiKey: node.apiKeyEnc ? decryptSecret(node.apiKeyEnc) : null,
-    });
-    await ctx.prisma.node.update({
-      where: { id: node.id },
-      data: {
-        health: probe.healthy ? "healthy" : "unhealthy",
-        healthDetail: probe.detail,
-        ...(probe.healthy ? { lastSeenAt: new Date(), models: probe.models, capabilities: probe.capabilities } : {}),
-      },
-    });
+    const roles = refs.map((r) => r.role).join(", ");
+    const tested = await probeAndRecord(ctx.prisma, { name });
+    if (!tested) throw new Error(`node "${name}" (${roles}) is not registered; add it on the Nodes page`);
+    const { probe } = tested;
     if (!probe.healthy) throw new Error(`node "${name}" (${roles}) failed its health check: ${probe.detail}`);
     await ctx.log("info", `node "${name}" (${roles}) healthy in ${probe.latencyMs} ms: ${probe.models.join(", ") || "no models listed"}`);
     done += 1;
-    if (opts.reportProgress) await ctx.progress(done, distinct.length);
+    if (opts.reportProgress) await ctx.progress(done, nodes.length);
   }
 }
 

@@ -1,10 +1,9 @@
 "use client";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useTRPC } from "../../../_lib/trpc";
-import { useChangeEvents } from "../../../_lib/live";
 import { formatNumber } from "../../../_lib/format";
 import { filterQuery, outcomes, paradigms, parseFilters, phases, withFilters, type TrajectoryFilterValues } from "../../../trajectories/_lib/filters";
 import { isTypingTarget, type ListRow } from "../../../trajectories/_lib/types";
@@ -69,23 +68,6 @@ export function TrajectoryBrowser({ runId }: { runId: string }) {
     ),
   );
   const items: ListRow[] = useMemo(() => list.data?.pages.flatMap((p) => p.items) ?? [], [list.data]);
-
-  // Live: a running run's change signal refreshes counts and loaded pages, at most every 2 s.
-  const qc = useQueryClient();
-  const pending = useRef<ReturnType<typeof setTimeout> | null>(null);
-  useChangeEvents(
-    useCallback(
-      (e: { t: string; id: string }) => {
-        if (e.t !== "run" || e.id !== runId || pending.current) return;
-        pending.current = setTimeout(() => {
-          pending.current = null;
-          void qc.invalidateQueries({ queryKey: trpc.trajectories.facets.queryKey({ runId }) });
-          void qc.invalidateQueries({ queryKey: trpc.trajectories.list.infiniteQueryKey() });
-        }, 2000);
-      },
-      [qc, trpc, runId],
-    ),
-  );
 
   const setFilters = useCallback(
     (patch: Partial<TrajectoryFilterValues>) => {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { goldReplayFile, retailTestData } from "../testdata";
+import { goldReplayFile, retailTestData } from "../../../../test/fixtures/tau2-retail";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const run = (script: string, args: string[]) =>

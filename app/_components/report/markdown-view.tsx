@@ -1,9 +1,9 @@
 /**
- * Report notes: the Markdown subset parsed by server/features/reports/lib/markdown.ts, rendered as React
+ * Report notes: the Markdown subset parsed by lib/reports/markdown.ts, rendered as React
  * elements. No HTML string is ever injected, so raw HTML in the notes shows up as text.
  */
 import { Fragment, type ReactNode } from "react";
-import { parseMarkdown, type Inline } from "../../../server/features/reports/lib/markdown";
+import { parseMarkdown, type Inline } from "../../../lib/reports/markdown";
 
 function renderInline(nodes: Inline[]): ReactNode[] {
   return nodes.map((n, i) => {

@@ -1,7 +1,7 @@
 "use client";
 /** Download the report in each export format; files are made in the browser from the document shown. */
-import { exportFileName, exportFormats, exportReport } from "../../../server/features/reports/lib/export";
-import type { ReportDocument } from "../../../server/features/reports/lib/document";
+import { exportFileName, exportFormats, exportReport } from "../../../lib/reports/export";
+import type { ReportDocument } from "../../../lib/reports/document";
 
 function download(name: string, mime: string, content: string) {
   const url = URL.createObjectURL(new Blob([content], { type: `${mime};charset=utf-8` }));

@@ -1,11 +1,11 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
-import { useTRPC } from "../../../_lib/trpc";
-import { formatTime } from "../../../_lib/format";
+import { useTRPC } from "../../_lib/trpc";
+import { formatTime } from "../../_lib/format";
 
 export function RunCheckpoints({ runId }: { runId: string }) {
   const trpc = useTRPC();
-  const checkpoints = useQuery(trpc.metrics.checkpoints.queryOptions({ runId }));
+  const checkpoints = useQuery(trpc.runs.checkpoints.queryOptions({ runId }));
   if (checkpoints.error) return <p role="alert" className="error">{checkpoints.error.message}</p>;
   if (!checkpoints.data) return <p className="muted">Loading…</p>;
   if (checkpoints.data.length === 0) return <p className="muted">No checkpoints saved yet.</p>;
@@ -37,7 +37,7 @@ export function RunCheckpoints({ runId }: { runId: string }) {
 
 export function RunNodes({ runId }: { runId: string }) {
   const trpc = useTRPC();
-  const nodes = useQuery(trpc.metrics.nodes.queryOptions({ runId }));
+  const nodes = useQuery(trpc.runs.nodes.queryOptions({ runId }));
   if (nodes.error) return <p role="alert" className="error">{nodes.error.message}</p>;
   if (!nodes.data) return <p className="muted">Loading…</p>;
   return (

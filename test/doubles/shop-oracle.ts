@@ -1,13 +1,13 @@
 /**
- * A deterministic "oracle" policy for the shop domain: acts with the gold outputs of the task and
+ * TEST DOUBLE — a deterministic "oracle" policy for the shop domain: acts with the gold outputs of the task and
  * rehearses perfectly by replaying the compact prompt's past calls in a fresh world. Used by tests
  * and benchmarks to exercise the engine end-to-end with no model. Token ids are character codes.
  */
-import type { GenerateRequest, GenerateResult, PolicyClient } from "../../engine/io";
-import { COMPACT_REHEARSE_SYSTEM_PROMPT } from "../../engine/prompts";
-import { shopTasks, type ShopTask } from "./tasks";
-import { rehearseCompletion } from "./transcripts";
-import { ShopWorld } from "./world";
+import type { GenerateRequest, GenerateResult, PolicyClient } from "../../worker/engine/io";
+import { COMPACT_REHEARSE_SYSTEM_PROMPT } from "../../worker/engine/prompts";
+import { shopTasks, type ShopTask } from "../../worker/domains/shop/tasks";
+import { rehearseCompletion } from "../../worker/domains/shop/transcripts";
+import { ShopWorld } from "../../worker/domains/shop/world";
 
 const charTokens = (text: string) => Array.from(text, (c) => c.codePointAt(0) ?? 0);
 

@@ -2,7 +2,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@prisma/client";
 import pg from "pg";
 
-/** One Prisma client per process (kept across Next.js dev reloads). */
+/** The Prisma client (JS engine over @prisma/adapter-pg) for the web server and the worker: one per process, kept across Next.js dev reloads. */
 const globalForPrisma = globalThis as unknown as { __envacePrisma?: PrismaClient };
 
 export function createPrisma(url = process.env.DATABASE_URL): PrismaClient {

@@ -5,7 +5,7 @@
  */
 import { useQueries } from "@tanstack/react-query";
 import { useState } from "react";
-import { useTRPC } from "../../../_lib/trpc";
+import { useTRPC } from "../../_lib/trpc";
 import { ema, formatSeconds, groupPanels, type Panel } from "./chart-math";
 import { LineChart, palette, type ChartSeries } from "./line-chart";
 

@@ -8,7 +8,7 @@
  * messages are the `assistant` messages of a user-simulator context), so one double can serve many
  * concurrent episodes.
  */
-import type { ChatClient, ChatMessage } from "../../engine/io";
+import type { ChatClient, ChatMessage } from "../../worker/engine/io";
 
 export type ScriptLine = string | ((conversation: ChatMessage[]) => string);
 

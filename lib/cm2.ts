@@ -1,12 +1,20 @@
 /**
  * Importer for CM2-format checklist datasets (envace-method.md §6): a JSON array of rows or JSONL
  * (one row per line). Every row is validated with zod; errors name the line. The import is
- * all-or-nothing unless `skipInvalid` is set. Pure: text in, normalised instances out.
+ * all-or-nothing unless `skipInvalid` is set. Pure: text in, normalised instances out. Used by the
+ * datasets API (server/features/datasets); the worker reads the stored instances back (worker/envs/dataset.ts).
  */
 import { z } from "zod";
-import type { ChatMessage, ToolSchema } from "../engine/io";
-import { fewShotFromReference } from "../engine/prompts";
-import { focusOnValues, type ChecklistItem, type TaskInstance } from "../engine/types";
+// Types only: the importer's output is the engine's TaskInstance as plain JSON, and it runs in the web
+// server (importing a file) without loading any worker code.
+import type { ChatMessage, ToolSchema } from "../worker/engine/io";
+import type { ChecklistItem, FocusOn, TaskInstance } from "../worker/engine/types";
+
+/** What a checklist item may focus on (CM2 format; the same list as the engine's FocusOn). */
+const focusOnValues = ["assistant.tool_calls", "assistant.content.thinking", "assistant.content.user_visible_reply", "tool.content"] as const;
+// Compile-time check that both lists name the same values.
+const sameFocusOn: [FocusOn, (typeof focusOnValues)[number]] extends [(typeof focusOnValues)[number], FocusOn] ? true : never = true;
+void sameFocusOn;
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
@@ -236,8 +244,8 @@ function normaliseRow(value: unknown, options: Cm2ImportOptions): { ok: true; in
       tools: tools.data as unknown as ToolSchema[],
       followUpUserMessages: referenceUsers.slice(1),
       checklists,
+      // Few-shot pairs are not stored: the engine derives them from the reference when it loads the instance.
       reference,
-      fewShot: fewShotFromReference(reference),
     },
   };
 }

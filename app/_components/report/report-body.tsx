@@ -1,8 +1,8 @@
 "use client";
 /** A report's content: the paper-layout result table, charts (one line per run) and notes. */
 import Link from "next/link";
-import { metricLabels, type ReportDocument } from "../../../server/features/reports/lib/document";
-import { LineChart, palette } from "../../runs/[id]/charts/line-chart";
+import { metricLabels, type ReportDocument } from "../../../lib/reports/document";
+import { LineChart, palette } from "../charts/line-chart";
 import { MarkdownView } from "./markdown-view";
 
 const pct = (v: number | null | undefined) => (v == null ? "—" : v.toFixed(2));

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { startRollout, type RolloutOptions } from "../worker/engine/machine";
 import { importCm2 } from "./cm2";
+
+const rolloutOptions: RolloutOptions = { paradigm: "rehearse", shadowExecution: false, maxAssistantTurns: 4, maxUserTurns: 4, maxMicroSteps: 20, promptBudgetTokens: 10_000 };
 
 const tool = {
   type: "function",
@@ -60,7 +63,9 @@ describe("importCm2", () => {
     expect(inst.tools[0].function.name).toBe("get_forecast");
     expect(inst.checklists[0][0].map((i) => i.id)).toEqual(["C0", "C1"]);
     expect(inst.reference?.[3]).toEqual({ role: "tool", content: '{"city":"Paris","rain_prob":0.7}' });
-    expect(inst.fewShot).toEqual([{ name: "get_forecast", argumentsJson: '{"city": "Paris", "days": 1}', result: '{"city":"Paris","rain_prob":0.7}' }]);
+    // Few-shot pairs are left to the engine, which derives them from the reference when it loads the instance.
+    expect(inst.fewShot).toBeUndefined();
+    expect(startRollout(inst, rolloutOptions, "r").fewShot).toEqual([{ name: "get_forecast", argumentsJson: '{"city": "Paris", "days": 1}', result: '{"city":"Paris","rain_prob":0.7}' }]);
   });
 
   it("imports a pretty-printed JSON array and reports errors by the line each row starts on", () => {

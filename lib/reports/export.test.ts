@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { exportFileName, exportReport, latexEscape, toCsv, toJson, toLatex, toMarkdown } from "./export";
-import { sampleDocument } from "./fixtures";
+import { sampleDocument } from "../../test/fixtures/report-document";
 
 describe("report exports", () => {
   const doc = sampleDocument();

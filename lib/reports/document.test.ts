@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildResultTable, metricLabels, scrubForShare } from "./document";
-import { sampleDocument } from "./fixtures";
+import { sampleDocument } from "../../test/fixtures/report-document";
 
 describe("buildResultTable", () => {
   it("computes Avg@k and pass@k per benchmark and Overall as the plain mean of columns", () => {

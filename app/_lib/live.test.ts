@@ -1,0 +1,105 @@
+/** The change-event → query-invalidation map, against a real QueryClient with observed queries. */
+import { QueryClient, QueryObserver, type QueryKey } from "@tanstack/react-query";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { LiveInvalidator, parseChangeEvent, routeMatches } from "./live";
+
+const RUN_A = "11111111-1111-4111-8111-111111111111";
+const RUN_B = "22222222-2222-4222-8222-222222222222";
+
+/** A tRPC query key as @trpc/tanstack-react-query builds it. */
+const trpcKey = (path: string, input?: Record<string, unknown>, type: "query" | "infinite" = "query"): QueryKey => [path.split("."), { ...(input ? { input } : {}), type }];
+
+describe("live updates", () => {
+  let qc: QueryClient;
+  let live: LiveInvalidator;
+  const observers: (() => void)[] = [];
+
+  /** A mounted query that counts its fetches (the first one happens on mount). */
+  function mounted(queryKey: QueryKey) {
+    const counter = { fetches: 0 };
+    const observer = new QueryObserver(qc, { queryKey, queryFn: async () => ++counter.fetches, staleTime: Infinity });
+    observers.push(observer.subscribe(() => {}));
+    return counter;
+  }
+
+  beforeEach(() => {
+    vi.useFakeTimers();
+    qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    live = new LiveInvalidator(qc);
+  });
+  afterEach(() => {
+    observers.splice(0).forEach((unsubscribe) => unsubscribe());
+    live.dispose();
+    qc.clear();
+    vi.useRealTimers();
+  });
+
+  it("refetches nothing without a signal", async () => {
+    const page = mounted(trpcKey("runs.get", { id: RUN_A }));
+    const charts = mounted(trpcKey("metrics.series", { runId: RUN_A, keys: ["reward/mean"] }));
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect([page.fetches, charts.fetches]).toEqual([1, 1]);
+  });
+
+  it("a run change refreshes that run's page at once and the runs list once per burst", async () => {
+    const pageA = mounted(trpcKey("runs.get", { id: RUN_A }));
+    const pageB = mounted(trpcKey("runs.get", { id: RUN_B }));
+    const list = mounted(trpcKey("runs.list", { limit: 50 }, "infinite"));
+    const charts = mounted(trpcKey("metrics.keys", { runId: RUN_A }));
+    await vi.advanceTimersByTimeAsync(0);
+    for (let i = 0; i < 5; i++) live.handle({ t: "run", id: RUN_A, status: "running" });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(pageA.fetches).toBeGreaterThan(1);
+    expect(list.fetches).toBe(1);
+    await vi.advanceTimersByTimeAsync(300);
+    expect(list.fetches).toBe(2);
+    // Neither another run's page nor the charts (a run row change is not a committed step).
+    expect([pageB.fetches, charts.fetches]).toEqual([1, 1]);
+  });
+
+  it("a committed step refreshes that run's charts and trajectories once per 2 s burst", async () => {
+    const series = mounted(trpcKey("metrics.series", { runId: RUN_A, keys: ["reward/mean"] }));
+    const trajectories = mounted(trpcKey("trajectories.list", { runId: RUN_A, limit: 100 }, "infinite"));
+    const facets = mounted(trpcKey("trajectories.facets", { runId: RUN_A }));
+    const other = mounted(trpcKey("metrics.series", { runId: RUN_B, keys: ["reward/mean"] }));
+    const page = mounted(trpcKey("runs.get", { id: RUN_A }));
+    await vi.advanceTimersByTimeAsync(0);
+    for (let i = 0; i < 10; i++) live.handle({ t: "step", id: RUN_A });
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(series.fetches).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect([series.fetches, trajectories.fetches, facets.fetches]).toEqual([2, 2, 2]);
+    expect([other.fetches, page.fetches]).toEqual([1, 1]);
+  });
+
+  it("log lines, checkpoints and node changes refresh their own views", async () => {
+    const logs = mounted(trpcKey("runs.logs", { runId: RUN_A }));
+    const checkpoints = mounted(trpcKey("runs.checkpoints", { runId: RUN_A }));
+    const nodes = mounted(trpcKey("nodes.list"));
+    const runNodes = mounted(trpcKey("runs.nodes", { runId: RUN_B }));
+    await vi.advanceTimersByTimeAsync(0);
+    live.handle({ t: "log", id: RUN_A });
+    await vi.advanceTimersByTimeAsync(0);
+    expect([logs.fetches, checkpoints.fetches, nodes.fetches]).toEqual([2, 1, 1]);
+    live.handle({ t: "checkpoint", id: RUN_A });
+    live.handle({ t: "node", id: "some-node" });
+    await vi.advanceTimersByTimeAsync(0);
+    expect([logs.fetches, checkpoints.fetches, nodes.fetches, runNodes.fetches]).toEqual([2, 2, 2, 2]);
+  });
+
+  it("marks queries no view shows as stale without fetching them", async () => {
+    await qc.prefetchQuery({ queryKey: trpcKey("runs.get", { id: RUN_A }), queryFn: async () => 1 });
+    live.handle({ t: "run", id: RUN_A });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(qc.getQueryState(trpcKey("runs.get", { id: RUN_A }))).toMatchObject({ isInvalidated: true, dataUpdateCount: 1 });
+  });
+
+  it("reads only well-formed signals and matches keys by procedure and input", () => {
+    expect(parseChangeEvent('{"t":"step","id":"x"}')).toEqual({ t: "step", id: "x" });
+    expect(parseChangeEvent('{"t":"heartbeat","id":"x"}')).toBeNull();
+    expect(parseChangeEvent("not json")).toBeNull();
+    expect(routeMatches(trpcKey("runs.get", { id: RUN_A }), { path: "runs.get", match: "id", delayMs: 0 }, RUN_A)).toBe(true);
+    expect(routeMatches(trpcKey("runs.get", { id: RUN_A }), { path: "runs.get", match: "id", delayMs: 0 }, RUN_B)).toBe(false);
+    expect(routeMatches(trpcKey("runs.getx", { id: RUN_A }), { path: "runs.get", delayMs: 0 }, RUN_A)).toBe(false);
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * Evaluation runs: one pass over the environment's evaluation set with evaluation sampling, committed
+ * as one step; never updates weights. The policy may sit on a Tinker-compatible node or on an
+ * inference-only (OpenAI-compatible) one.
+ */
+import type { RunConfig } from "../../../contracts/run-config";
+import { runEvaluation } from "../../engine/step";
+import type { RunEnvironment } from "../../envs";
+import { throttledProgress, type RunContext } from "../context";
+import { chatClientFor, resolveNode, trainingPolicyFor } from "../nodes";
+import { persistStep } from "../persist";
+import { auxiliaryClients, samplingPolicy, stepSummary, untilCancelled, withEnvironment, type ClientOverrides } from "./common";
+import { checkNodes } from "./node-check";
+
+/** The config an evaluation runs with: the environment may fix the paradigm (a benchmark that must run its real tools). */
+function evaluationConfig(config: RunConfig, env: RunEnvironment): RunConfig {
+  const forced = env.evaluationParadigm;
+  if (!forced) return config;
+  return { ...config, rollout: { ...config.rollout, paradigm: forced.paradigm, shadowExecution: false } };
+}
+
+export async function evalExecutor(ctx: RunContext, overrides: ClientOverrides = {}): Promise<void> {
+  const { prisma, runId, signal } = ctx;
+  await checkNodes(ctx, { reportProgress: false });
+  const done = await prisma.step.findFirst({ where: { runId, kind: "eval", index: 1 }, select: { id: true } });
+  if (done) {
+    await ctx.log("info", "evaluation already committed");
+    return;
+  }
+  await withEnvironment(ctx, async (env) => {
+    const config = evaluationConfig(ctx.config, env);
+    if (config.rollout.paradigm !== ctx.config.rollout.paradigm) {
+      await ctx.log("info", `${env.evaluationParadigm!.why}: paradigm "${ctx.config.rollout.paradigm}" replaced by "${config.rollout.paradigm}"`);
+    }
+    const instances = env.evalSet();
+    const aux = await auxiliaryClients(ctx, env, overrides);
+
+    const policyNode = await resolveNode(prisma, config.policy.node, "policy");
+    const tinker = policyNode.kind === "openai" ? null : await trainingPolicyFor(policyNode, config.policy);
+    const policy = samplingPolicy(env, tinker ? { protocol: "tinker", policy: tinker } : { protocol: "chat", chat: chatClientFor(policyNode, config.policy.model) });
+    signal.addEventListener("abort", () => tinker?.close(), { once: true });
+    try {
+      const user = aux.userSimulator
+        ? `, user simulator ${overrides.userSimulator ? "(test override)" : `${config.rollout.userSimulator!.model} on ${config.rollout.userSimulator!.node}`}`
+        : "";
+      await ctx.log(
+        "info",
+        `evaluating ${instances.length} instance(s) of ${config.data.dataset} (${config.data.split} split) × ${config.trialsPerTask} trial(s), ${config.rollout.paradigm} paradigm${user}${config.fidelityProbe ? ", fidelity probe on" : ""}`,
+      );
+      const startedAt = new Date();
+      const result = await untilCancelled(
+        runEvaluation({ instances, config, policy, ...aux, stepIndex: 1, runId, onRolloutDone: throttledProgress(ctx) }),
+        signal,
+      );
+      Object.assign(result.metrics, env.evaluationMetrics?.(result));
+      await persistStep(prisma, { runId, workerId: ctx.workerId, result, phase: "eval", startedAt });
+      const report = env.evaluationReport?.(result);
+      await ctx.log("info", `evaluation: ${[report?.headline, stepSummary(result)].filter(Boolean).join("; ")}`);
+      for (const line of report?.lines ?? []) await ctx.log("info", line);
+    } finally {
+      tinker?.close();
+    }
+  });
+}
