@@ -10,6 +10,9 @@ import path from "node:path";
 import { z } from "zod";
 import { UsageError } from "./overrides";
 
+/** The environment variables read here (a plain object in tests). */
+export type Env = Record<string, string | undefined>;
+
 export const credentialsSchema = z.object({
   url: z.string().url(),
   token: z.string().min(1),
@@ -19,17 +22,17 @@ export const credentialsSchema = z.object({
 });
 export type Credentials = z.infer<typeof credentialsSchema>;
 
-export function configDir(env: NodeJS.ProcessEnv = process.env): string {
+export function configDir(env: Env = process.env): string {
   if (env.ENVACE_CONFIG_DIR) return env.ENVACE_CONFIG_DIR;
   const base = env.XDG_CONFIG_HOME || path.join(os.homedir(), ".config");
   return path.join(base, "envace");
 }
 
-export function credentialsPath(env: NodeJS.ProcessEnv = process.env): string {
+export function credentialsPath(env: Env = process.env): string {
   return path.join(configDir(env), "credentials.json");
 }
 
-export function saveCredentials(creds: Credentials, env: NodeJS.ProcessEnv = process.env): string {
+export function saveCredentials(creds: Credentials, env: Env = process.env): string {
   const file = credentialsPath(env);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.tmp`;
@@ -39,7 +42,7 @@ export function saveCredentials(creds: Credentials, env: NodeJS.ProcessEnv = pro
   return file;
 }
 
-export function loadCredentials(env: NodeJS.ProcessEnv = process.env): Credentials | null {
+export function loadCredentials(env: Env = process.env): Credentials | null {
   const file = credentialsPath(env);
   let text: string;
   try {
@@ -55,7 +58,7 @@ export function loadCredentials(env: NodeJS.ProcessEnv = process.env): Credentia
   return parsed.data;
 }
 
-export function removeCredentials(env: NodeJS.ProcessEnv = process.env): boolean {
+export function removeCredentials(env: Env = process.env): boolean {
   try {
     fs.unlinkSync(credentialsPath(env));
     return true;
