@@ -10,12 +10,15 @@ import { DomainError, notFound } from "../../lib/errors";
 import { randomToken, sha256 } from "../../../lib/secrets";
 import { instanceOutcomes } from "../compare/service";
 import { listMetricKeys, metricSeries } from "../metrics/service";
+import { chartKeysIn } from "../../../lib/reports/embeds";
 import { exportFileName, exportFormats, exportReport, type ExportFormat } from "../../../lib/reports/export";
 import { buildResultTable, scrubForShare, type ReportChart, type ReportDocument, type ReportRun, type ResultTable } from "../../../lib/reports/document";
 
 /** Charts a report shows, when the runs have them: the first matching key per pattern, at most four. */
 const CHART_PATTERNS = [/^reward\/mean$/, /^val\/avg@\d+$/, /^val\/pass@\d+$/, /^fidelity\/mean$/, /^judge\/pass_rate$/];
 const MAX_CHARTS = 4;
+/** Charts the notes embed by reference (```envace-chart), computed beside the automatic ones. */
+const MAX_EMBEDDED_CHARTS = 16;
 const CHART_POINTS = 200;
 
 interface Snapshot {
@@ -26,8 +29,8 @@ interface Snapshot {
   charts: ReportChart[];
 }
 
-/** Results of a set of runs, computed now. Deleted runs are left out. */
-export async function computeResults(runIds: string[]): Promise<Snapshot> {
+/** Results of a set of runs, computed now, with the charts the notes embed. Deleted runs are left out. */
+export async function computeResults(runIds: string[], embeddedChartKeys: string[] = []): Promise<Snapshot> {
   const found = await prisma.run.findMany({
     where: { id: { in: runIds } },
     select: { id: true, name: true, kind: true, paradigm: true, status: true },
@@ -43,7 +46,9 @@ export async function computeResults(runIds: string[]): Promise<Snapshot> {
 
   const keysByRun = await Promise.all(ids.map((id) => listMetricKeys(id)));
   const allKeys = [...new Set(keysByRun.flat())];
-  const chartKeys = CHART_PATTERNS.map((p) => allKeys.find((k) => p.test(k))).filter((k): k is string => k != null).slice(0, MAX_CHARTS);
+  const automatic = CHART_PATTERNS.map((p) => allKeys.find((k) => p.test(k))).filter((k): k is string => k != null).slice(0, MAX_CHARTS);
+  const embedded = embeddedChartKeys.filter((k) => allKeys.includes(k)).slice(0, MAX_EMBEDDED_CHARTS);
+  const chartKeys = [...new Set([...automatic, ...embedded])];
   const charts: ReportChart[] = chartKeys.map((key) => ({ key, series: [] }));
   if (chartKeys.length) {
     await Promise.all(
@@ -80,7 +85,7 @@ const reportSelect = {
 type ReportRow = Prisma.ReportGetPayload<{ select: typeof reportSelect }>;
 
 async function documentOf(report: Pick<ReportRow, "title" | "body" | "runIds" | "snapshot" | "frozenAt">): Promise<ReportDocument> {
-  const results = report.snapshot ? (report.snapshot as unknown as Snapshot) : await computeResults(report.runIds);
+  const results = report.snapshot ? (report.snapshot as unknown as Snapshot) : await computeResults(report.runIds, chartKeysIn(report.body));
   return {
     title: report.title,
     notes: report.body,
@@ -173,7 +178,7 @@ export async function updateReport(user: SessionUser, input: { id: string; title
 export async function freezeReport(user: SessionUser, id: string) {
   const report = await loadReport(id);
   assertCanChange(report, user);
-  const snapshot = await computeResults(report.runIds);
+  const snapshot = await computeResults(report.runIds, chartKeysIn(report.body));
   await prisma.report.update({
     where: { id },
     data: { snapshot: snapshot as unknown as Prisma.InputJsonValue, frozenAt: new Date(snapshot.generatedAt) },
