@@ -319,24 +319,45 @@ Exit codes: 0 ok (runs watch: the run succeeded), 1 the command failed, 2 the wa
     .option("--name <name>", "dataset name, used as dataset:<name> in run configs (default: the file name)")
     .addOption(new Option("--split <split>", "which split the rows go to").choices(["train", "test"]).default("train"))
     .option("--skip-invalid", "import the valid rows and list the invalid ones instead of rejecting the file")
-    .action(async (file: string, opts: { name?: string; split: "train" | "test"; skipInvalid?: boolean }, cmd: Command) => {
+    .option("--max-prompt-length <tokens>", "drop rows whose prompt is longer than this − 500 Qwen3 tokens (server default 4000; \"none\" keeps every row)")
+    .action(async (file: string, opts: { name?: string; split: "train" | "test"; skipInvalid?: boolean; maxPromptLength?: string }, cmd: Command) => {
       let text: string;
       try {
         text = fs.readFileSync(file, "utf8");
       } catch (e) {
         throw new UsageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
       }
+      if (opts.maxPromptLength !== undefined && opts.maxPromptLength !== "none" && !/^\d+$/.test(opts.maxPromptLength)) {
+        throw new UsageError(`--max-prompt-length ${opts.maxPromptLength}: expected a number of tokens or "none"`);
+      }
       const name = opts.name ?? path.basename(file).replace(/\.(jsonl?|ndjson)$/i, "").replace(/[^A-Za-z0-9_-]+/g, "-").slice(0, 100);
-      const res = await clientFor(cmd).request<{ dataset: { id: string; name: string }; imported: number; skipped: { line: number; message: string }[]; skippedCount: number }>(
+      const res = await clientFor(cmd).request<{
+        dataset: { id: string; name: string };
+        imported: number;
+        skipped: { line: number; message: string }[];
+        skippedCount: number;
+        tooLong: { line: number; message: string }[];
+        tooLongCount: number;
+      }>(
         "POST",
         "/datasets",
-        { name, text, split: opts.split, skipInvalid: Boolean(opts.skipInvalid) },
+        {
+          name,
+          text,
+          split: opts.split,
+          skipInvalid: Boolean(opts.skipInvalid),
+          ...(opts.maxPromptLength === undefined ? {} : { maxPromptLength: opts.maxPromptLength === "none" ? null : Number(opts.maxPromptLength) }),
+        },
       );
       if (globals(cmd).json) return printJson(res);
       out(`Imported ${res.imported} instance(s) into dataset "${res.dataset.name}" (${res.dataset.id}); use data.dataset=dataset:${res.dataset.name}.`);
       if (res.skippedCount) {
         err(`Skipped ${res.skippedCount} invalid row(s):`);
         for (const s of res.skipped) err(`  line ${s.line}: ${s.message}`);
+      }
+      if (res.tooLongCount) {
+        err(`Dropped ${res.tooLongCount} row(s) whose prompt is too long (--max-prompt-length):`);
+        for (const s of res.tooLong) err(`  line ${s.line}: ${s.message}`);
       }
     });
 

@@ -24,6 +24,13 @@ export const samplingSchema = z.object({
 });
 export type SamplingParams = z.infer<typeof samplingSchema>;
 
+/** verl's loss_agg_mode values (verl/trainer/ppo/core_algos.py agg_loss). */
+export const lossAggModes = ["token-mean", "seq-mean-token-mean", "seq-mean-token-sum"] as const;
+export type LossAgg = (typeof lossAggModes)[number];
+/** verl's KL estimators (core_algos.py kl_penalty): k1, k2 and low_var_kl (k3, clamped). */
+export const klTypes = ["k1", "k2", "low_var_kl"] as const;
+export type KlType = (typeof klTypes)[number];
+
 const trainSampling = { temperature: 1.0, topP: 1.0, maxTokens: 8000 };
 const evalSampling = { temperature: 0.6, topP: 0.95, maxTokens: 8000 };
 
@@ -139,20 +146,37 @@ export const runConfigSchema = z
     optim: z
       .object({
         lr: z.number().gt(0).max(1).default(1e-6).describe("Learning rate of the AdamW update (the reference: 1e-6, full fine-tuning)"),
-        roleWiseBaseline: z.boolean().default(true).describe("GRPO baseline per (task group, role) instead of per task group"),
-        normAdvByStd: z.boolean().default(false).describe("Divide advantages by the group's standard deviation (the reference: off)"),
-        clipLow: z.number().min(0).max(1).default(0.2).describe("PPO clip below 1: the ratio is clipped at 1 − clipLow"),
-        clipHigh: z.number().min(0).max(10).default(0.2).describe("PPO clip above 1: the ratio is clipped at 1 + clipHigh"),
-        dualClip: z.number().min(1).max(100).default(3.0).describe("Dual-clip bound c for negative advantages: the per-token loss is capped at −c·A"),
-        useKl: z.boolean().default(false).describe("Add a KL penalty to the frozen base model to the loss (the reference: off)"),
-        klCoef: z.number().min(0).max(10).default(1e-4).describe("Coefficient of the KL penalty (with useKl)"),
-        klType: z.enum(["low_var_kl", "kl"]).default("low_var_kl").describe("KL estimator (with useKl)"),
-        entropyCoef: z.number().min(0).max(10).default(0).describe("Entropy bonus coefficient (the reference: 0)"),
-        lossAgg: z.enum(["token-mean", "seq-mean-token-mean"]).default("token-mean").describe("How per-token losses become the step's loss"),
+        roleWiseBaseline: z.boolean().default(true).describe("GRPO baseline per (prompt group, role) instead of per prompt group"),
+        normAdvByStd: z.boolean().default(false).describe("Divide advantages by the group's standard deviation (the reference: off, mean-only)"),
+        clipLow: z.number().min(0).max(1).default(0.2).describe("PPO clip ε below 1: the ratio is clipped at 1 − clipLow"),
+        clipHigh: z.number().min(0).max(10).default(0.2).describe("PPO clip ε above 1: the ratio is clipped at 1 + clipHigh"),
+        dualClip: z
+          .number()
+          .gt(1)
+          .max(100)
+          .default(3.0)
+          .describe("Dual-clip bound c for negative advantages: the per-token loss is capped at −c·A (verl clip_ratio_c)"),
+        useKl: z.boolean().default(false).describe("Add the KL penalty to the frozen base model to the loss (the reference: off)"),
+        klCoef: z.number().min(0).max(10).default(1e-4).describe("Coefficient of the KL penalty (used only with useKl)"),
+        klType: z
+          .enum(klTypes)
+          .default("low_var_kl")
+          .describe("KL estimator (used only with useKl): k1 = logp − ref, k2 = ½(logp − ref)², low_var_kl = k3 clamped to [−10, 10] as in verl"),
+        entropyCoef: z.number().min(0).max(10).default(0).describe("Entropy bonus: entropyCoef × aggregated entropy is subtracted from the loss (the reference: 0)"),
+        lossAgg: z
+          .enum(lossAggModes)
+          .default("seq-mean-token-mean")
+          .describe(
+            "How per-token losses become the step's loss (verl loss_agg_mode). The reference trains one row per micro-batch and divides by the accumulation steps, so every row weighs the same: seq-mean-token-mean",
+          ),
+        recomputeLogprobs: z
+          .boolean()
+          .default(false)
+          .describe("Take the PPO ratio against log-probs the trainer recomputes in a forward pass before the update (the reference's behaviour; one extra forward pass) instead of the sampler's"),
         weightDecay: z.number().min(0).max(1).default(0.01).describe("AdamW decoupled weight decay"),
         gradClip: z.number().gt(0).max(1000).default(1.0).describe("Clip the global gradient norm to this value"),
-        beta1: z.number().min(0).lt(1).default(0.9).describe("AdamW β1 (first-moment decay)"),
-        beta2: z.number().min(0).lt(1).default(0.999).describe("AdamW β2 (second-moment decay)"),
+        beta1: z.number().min(0).lt(1).default(0.9).describe("AdamW β1"),
+        beta2: z.number().min(0).lt(1).default(0.999).describe("AdamW β2"),
       })
       .default({}),
 

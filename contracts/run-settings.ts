@@ -105,6 +105,7 @@ export const runSettingMeta: Record<string, SettingMeta> = {
   "optim.klType": { label: "KL estimator", advanced: true },
   "optim.entropyCoef": { label: "Entropy coefficient", advanced: true },
   "optim.lossAgg": { label: "Loss aggregation", advanced: true },
+  "optim.recomputeLogprobs": { label: "Recompute log-probs", advanced: true },
   "optim.weightDecay": { label: "Weight decay", advanced: true },
   "optim.gradClip": { label: "Gradient clip", unit: "global norm", advanced: true },
   "optim.beta1": { label: "Adam β1", advanced: true },

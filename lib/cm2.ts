@@ -3,6 +3,11 @@
  * (one row per line). Every row is validated with zod; errors name the line. The import is
  * all-or-nothing unless `skipInvalid` is set. Pure: text in, normalised instances out. Used by the
  * datasets API (server/features/datasets); the worker reads the stored instances back (worker/envs/dataset.ts).
+ *
+ * Prompt-length filter (reference checklist_dataset.py `maybe_filter_out_long_prompts`): with
+ * `promptLength`, a row whose prompt — its `messages` rendered with the chat template, the tool schemas
+ * as verl's `OpenAIFunctionToolSchema` dumps them, and the generation prompt — is longer than
+ * `maxTokens` (the reference: max_prompt_length − 500) is dropped and reported with its line.
  */
 import { z } from "zod";
 // Types only: the importer's output is the engine's TaskInstance as plain JSON, and it runs in the web
@@ -99,7 +104,21 @@ export interface Cm2ImportError {
   message: string;
 }
 
+/** A row dropped because its prompt is longer than the limit. */
+export interface Cm2FilteredRow {
+  line: number;
+  row: number;
+  id: string;
+  tokens: number;
+  limit: number;
+}
+
 export interface Cm2ImportOptions {
+  /**
+   * Drop rows whose prompt is longer than `maxTokens` tokens, counted by `count` (the messages and the
+   * verl-normalised tool schemas, as the reference's dataset filter renders them).
+   */
+  promptLength?: { maxTokens: number; count: (messages: { role: string; content: string }[], tools: unknown[] | null) => number };
   skipInvalid?: boolean;
   /** Keep at most this many checklists per row (reference max_num_checklist; default all). */
   maxChecklists?: number;
@@ -108,8 +127,29 @@ export interface Cm2ImportOptions {
 }
 
 export type Cm2ImportResult =
-  | { ok: true; instances: TaskInstance[]; skipped: Cm2ImportError[] }
+  | { ok: true; instances: TaskInstance[]; skipped: Cm2ImportError[]; filtered: Cm2FilteredRow[] }
   | { ok: false; errors: Cm2ImportError[] };
+
+/**
+ * A tool schema as verl's pydantic `OpenAIFunctionToolSchema(...).model_dump(exclude_none=True)` gives it
+ * to the chat template: only the modelled fields, in their declared order, `strict` defaulting to false.
+ */
+export function verlToolSchema(tool: z.infer<typeof cm2ToolSchema>): Record<string, unknown> {
+  const f = tool.function;
+  const properties: Record<string, unknown> = {};
+  for (const [k, p] of Object.entries(f.parameters.properties)) {
+    properties[k] = { type: p.type, ...(p.description != null ? { description: p.description } : {}), ...(p.enum != null ? { enum: p.enum } : {}) };
+  }
+  return {
+    type: tool.type,
+    function: {
+      name: f.name,
+      description: f.description,
+      parameters: { type: f.parameters.type, properties, required: f.parameters.required },
+      strict: f.strict ?? false,
+    },
+  };
+}
 
 // ---------------------------------------------------------------------------------------------
 // Row splitting with line numbers
@@ -194,7 +234,10 @@ function issuesText(error: z.ZodError): string {
   return error.issues.map((i) => `${i.path.length ? i.path.join(".") : "row"}: ${i.message}`).join("; ");
 }
 
-function normaliseRow(value: unknown, options: Cm2ImportOptions): { ok: true; instance: TaskInstance } | { ok: false; message: string } {
+function normaliseRow(
+  value: unknown,
+  options: Cm2ImportOptions,
+): { ok: true; instance: TaskInstance; promptTokens?: number } | { ok: false; message: string } {
   const parsed = cm2RowSchema.safeParse(value);
   if (!parsed.success) return { ok: false, message: issuesText(parsed.error) };
   const row = parsed.data;
@@ -235,8 +278,13 @@ function normaliseRow(value: unknown, options: Cm2ImportOptions): { ok: true; in
   );
 
   const id = `${options.idPrefix ?? "cm2"}-${row.extra_info.original_index}`;
+  const promptTokens = options.promptLength?.count(
+    row.messages.map((m) => ({ role: m.role, content: m.content ?? "" })),
+    tools.data.length ? tools.data.map(verlToolSchema) : null,
+  );
   return {
     ok: true,
+    promptTokens,
     instance: {
       id,
       dataSource: row.data_source,
@@ -256,6 +304,7 @@ export function importCm2(text: string, options: Cm2ImportOptions = {}): Cm2Impo
   if (!Array.isArray(split)) return { ok: false, errors: [{ line: split.line, row: -1, message: split.error }] };
   if (split.length === 0) return { ok: false, errors: [{ line: 1, row: -1, message: "no rows found" }] };
   const errors: Cm2ImportError[] = [];
+  const filtered: Cm2FilteredRow[] = [];
   const instances: TaskInstance[] = [];
   const seen = new Set<string>();
   split.forEach((raw, row) => {
@@ -276,8 +325,13 @@ export function importCm2(text: string, options: Cm2ImportOptions = {}): Cm2Impo
       return;
     }
     seen.add(r.instance.id);
+    const limit = options.promptLength?.maxTokens;
+    if (limit !== undefined && r.promptTokens !== undefined && r.promptTokens > limit) {
+      filtered.push({ line: raw.line, row, id: r.instance.id, tokens: r.promptTokens, limit });
+      return;
+    }
     instances.push(r.instance);
   });
   if (errors.length > 0 && !options.skipInvalid) return { ok: false, errors };
-  return { ok: true, instances, skipped: errors };
+  return { ok: true, instances, skipped: errors, filtered };
 }

@@ -57,7 +57,7 @@ describe("TinkerPolicy.generate with the Qwen3 renderer", () => {
     expect(res.text).toBe(answer);
 
     // The datum trains exactly prompt ids + sampled ids with the sampler's logprobs.
-    const { datums } = buildDatums([{ promptTokens: res.promptTokens, responseTokens: res.tokens, logprobs: res.logprobs, advantages: res.tokens.map(() => 1), role: "act" }], { sendWeights: false });
+    const { datums } = buildDatums([{ promptTokens: res.promptTokens, responseTokens: res.tokens, logprobs: res.logprobs, advantages: res.tokens.map(() => 1), role: "act" }], { lossAgg: "token-mean", weights: "none" });
     const seq = [...expectedPrompt, ...sampled];
     expect(datums[0].model_input.chunks[0].tokens).toEqual(seq.slice(0, -1));
     expect(datums[0].loss_fn_inputs.target_tokens.data).toEqual(seq.slice(1));

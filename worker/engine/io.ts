@@ -3,6 +3,7 @@
  * the worker injects implementations that speak the two protocols (OpenAI-compatible chat,
  * Tinker-compatible training API) or, in tests, small deterministic ones.
  */
+import type { KlType, LossAgg } from "../../contracts/run-config";
 
 /** OpenAI-format chat message (envace-method.md §6.5). */
 export interface ChatMessage {
@@ -116,8 +117,14 @@ export interface LossConfig {
   clipLow: number;
   clipHigh: number;
   dualClip: number;
+  /** 0 = no KL term (run config optim.useKl off). */
   klCoef: number;
+  klType: KlType;
   entropyCoef: number;
+  /** verl loss_agg_mode over the rows of one forwardBackward call (one training step). */
+  lossAgg: LossAgg;
+  /** Take the ratio against log-probs the trainer recomputes before the update, not the sampler's. */
+  recomputeLogprobs: boolean;
 }
 
 export interface OptimConfig {

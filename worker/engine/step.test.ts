@@ -52,7 +52,17 @@ describe("runTrainingStep", () => {
     expect(res.samplerPath).toBe("tinker://sampler/r1-step-3");
     expect(calls.fb).toHaveLength(1);
     expect(calls.optim).toEqual([{ lr: 3e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, gradClip: 1 }]);
-    expect(calls.fb[0].loss).toEqual({ loss: "ppo", clipLow: 0.2, clipHigh: 0.2, dualClip: 3, klCoef: 0, entropyCoef: 0 });
+    expect(calls.fb[0].loss).toEqual({
+      loss: "ppo",
+      clipLow: 0.2,
+      clipHigh: 0.2,
+      dualClip: 3,
+      klCoef: 0,
+      klType: "low_var_kl",
+      entropyCoef: 0,
+      lossAgg: "seq-mean-token-mean",
+      recomputeLogprobs: false,
+    });
     const roles = new Set(calls.fb[0].data.map((d) => d.role));
     expect(roles).toEqual(new Set(["act", "rehearse"]));
 

@@ -168,7 +168,10 @@ export function lossConfigFrom(config: RunConfig): LossConfig {
     clipHigh: o.clipHigh,
     dualClip: o.dualClip,
     klCoef: o.useKl ? o.klCoef : 0,
+    klType: o.klType,
     entropyCoef: o.entropyCoef,
+    lossAgg: o.lossAgg,
+    recomputeLogprobs: o.recomputeLogprobs,
   };
 }
 
@@ -275,8 +278,8 @@ export function rolloutMetrics(trajectories: TrajectoryResult[], rolloutsPerInst
   if (fs) {
     m["fidelity/comparisons"] = fs.comparisons;
     m["fidelity/exact_rate"] = fs.exactRate;
-    m["fidelity/key_agreement"] = fs.meanKeyAgreement;
     m["fidelity/error_agreement"] = fs.errorAgreementRate;
+    m["fidelity/invalid_rate"] = fs.invalidRate;
     m["fidelity/score"] = fs.meanScore;
   }
   const verdicts = trajectories.flatMap((t) => t.verdicts);

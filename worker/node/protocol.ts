@@ -45,6 +45,11 @@ export const lossFnConfigSchema = z
     clip_high_threshold: z.number().positive().optional(),
     dual_clip_threshold: z.number().min(1).optional(),
     kl_coef: z.number().min(0).optional(),
+    /** KL estimator as a number (loss_fn_config is float-valued): 1 = k1, 2 = k2, 3 = low_var_kl (default). */
+    kl_type: z
+      .number()
+      .refine((v) => v === 1 || v === 2 || v === 3, "kl_type must be 1 (k1), 2 (k2) or 3 (low_var_kl)")
+      .optional(),
     entropy_coef: z.number().min(0).optional(),
   })
   .strict();

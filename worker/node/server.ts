@@ -113,7 +113,7 @@ export async function createNodeServer(opts: NodeServerOptions): Promise<{ serve
       case "POST client/dynamic_config":
         return ok({ refresh_interval_sec: 300 });
       case "GET get_server_capabilities":
-        return ok({ ...service.capabilities(), node: { kind: "embedded", version: NODE_VERSION, extensions: ["dual_clip_threshold", "kl_coef", "entropy_coef", "weights"] } });
+        return ok({ ...service.capabilities(), node: { kind: "embedded", version: NODE_VERSION, extensions: ["dual_clip_threshold", "kl_coef", "kl_type", "entropy_coef", "weights"] } });
       case "POST create_session": {
         const b = parseBody(createSessionSchema, body);
         return ok({ type: "create_session", ...service.createSession(b.tags) });

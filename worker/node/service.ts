@@ -41,6 +41,7 @@ import {
   modelInputTokens,
 } from "./protocol";
 import { encodeText } from "./tokenizer";
+import type { KlType } from "./loss";
 import { type LossConfig, DEFAULT_LOSS_CONFIG, Trainer, TrainingInputError, type TrainDatum, defaultTrainThreads } from "./train";
 
 export const BASE_MODEL_NAME = "tiny-gpt";
@@ -774,12 +775,16 @@ function toTrainDatum(d: z.infer<typeof fwdInputSchema>["data"][number], i: numb
   };
 }
 
+/** loss_fn_config.kl_type codes (numbers on the wire) → estimators. */
+const KL_TYPE_BY_CODE: Record<number, KlType> = { 1: "k1", 2: "k2", 3: "low_var_kl" };
+
 function toLossConfig(c: NonNullable<z.infer<typeof fwdInputSchema>["loss_fn_config"]>): LossConfig {
   const lc: LossConfig = {
     clipLowThreshold: c.clip_low_threshold ?? DEFAULT_LOSS_CONFIG.clipLowThreshold,
     clipHighThreshold: c.clip_high_threshold ?? DEFAULT_LOSS_CONFIG.clipHighThreshold,
     dualClipThreshold: c.dual_clip_threshold ?? null,
     klCoef: c.kl_coef ?? 0,
+    klType: KL_TYPE_BY_CODE[c.kl_type ?? 3],
     entropyCoef: c.entropy_coef ?? 0,
   };
   if (lc.clipLowThreshold > lc.clipHighThreshold) throw new UserError("clip_low_threshold must not exceed clip_high_threshold");

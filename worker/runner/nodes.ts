@@ -45,7 +45,8 @@ export function chatClientFor(node: ResolvedNode, model: string, timeoutMs?: num
   });
 }
 
-export async function trainingPolicyFor(node: ResolvedNode, model: NodeModel, resumeFrom?: string): Promise<TinkerPolicy> {
+/** `onWarning` receives, once each, the loss/optimiser settings the node's server cannot honour (for the run log). */
+export async function trainingPolicyFor(node: ResolvedNode, model: NodeModel, resumeFrom?: string, onWarning?: (message: string) => void): Promise<TinkerPolicy> {
   if (node.kind === "openai") {
     throw new Error(`node "${node.name}" is OpenAI-compatible only; training needs a Tinker-compatible node (embedded, Tinker or SkyRL tx)`);
   }
@@ -60,5 +61,7 @@ export async function trainingPolicyFor(node: ResolvedNode, model: NodeModel, re
     renderer: attributeRenderer(renderer, `node "${node.name}", model "${model.model}"`),
     enableThinking,
     contextLength: settings?.contextLength,
+    server: node.settings.tinker.server,
+    onWarning: onWarning && ((m) => onWarning(`node "${node.name}": ${m}`)),
   });
 }

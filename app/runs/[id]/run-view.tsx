@@ -9,6 +9,7 @@ import { useMe } from "../../_components/require-user";
 import { RunLogs } from "./run-logs";
 import { RunCharts } from "./run-charts";
 import { RunCheckpoints, RunNodes } from "./run-checkpoints";
+import { WorldModelView } from "./world-model";
 
 export function RunView({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -100,6 +101,10 @@ export function RunView({ id }: { id: string }) {
       <section aria-labelledby="run-charts-heading">
         <h2 id="run-charts-heading">Charts</h2>
         <RunCharts runId={r.id} runName={r.name} />
+      </section>
+      <section aria-labelledby="run-world-model-heading">
+        <h2 id="run-world-model-heading">World model</h2>
+        <WorldModelView runId={r.id} />
       </section>
       <section aria-labelledby="run-nodes-heading">
         <h2 id="run-nodes-heading">Node health</h2>

@@ -20,4 +20,6 @@ export const importDatasetOutput = z.object({
   imported: z.number().int().describe("Instances imported"),
   skipped: z.array(lineError).describe("Invalid rows left out (skipInvalid), at most 200 listed"),
   skippedCount: z.number().int(),
+  tooLong: z.array(lineError).describe("Rows dropped because their prompt is over maxPromptLength − 500 Qwen3 tokens, at most 200 listed"),
+  tooLongCount: z.number().int(),
 });

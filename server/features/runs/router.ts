@@ -8,5 +8,6 @@ import { logs } from "./procedures/logs";
 import { metrics } from "./procedures/metrics";
 import { nodes } from "./procedures/nodes";
 import { resume } from "./procedures/resume";
+import { worldModelProcedure } from "./procedures/world-model";
 
-export const runsRouter = router({ create, list, get, cancel, resume, logs, metrics, nodes, checkpoints });
+export const runsRouter = router({ create, list, get, cancel, resume, logs, metrics, nodes, checkpoints, worldModel: worldModelProcedure });

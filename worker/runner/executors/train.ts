@@ -23,7 +23,7 @@ export async function trainExecutor(ctx: RunContext, overrides: ClientOverrides 
     if (resume.step > 0 && !resume.statePath) throw new Error(`cannot resume: step ${resume.step} has no saved training state`);
 
     const policyNode = await resolveNode(prisma, config.policy.node, "policy");
-    const policy = await trainingPolicyFor(policyNode, config.policy, resume.statePath ?? undefined);
+    const policy = await trainingPolicyFor(policyNode, config.policy, resume.statePath ?? undefined, (m) => void ctx.log("warn", m));
     signal.addEventListener("abort", () => policy.close(), { once: true });
     const sampler = samplingPolicy(env, { protocol: "tinker", policy });
     try {
