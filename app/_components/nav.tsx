@@ -12,6 +12,7 @@ const links = [
   { href: "/datasets", label: "Datasets" },
   { href: "/nodes", label: "Nodes" },
   { href: "/settings", label: "Settings" },
+  { href: "/api-docs", label: "API" },
 ];
 
 export function Nav() {
