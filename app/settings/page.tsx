@@ -19,7 +19,7 @@ function Tokens() {
       <h2>API tokens</h2>
       <p className="muted">
         Send as <code>Authorization: Bearer &lt;token&gt;</code> to the <a href="/api-docs">REST API</a>, or store it for the CLI with{" "}
-        <code>npx envace login --url {typeof window === "undefined" ? "<this server>" : window.location.origin}</code>. A token acts as you and is shown once.
+        <code>npx envace login --url &lt;this server&apos;s URL&gt;</code>. A token acts as you and is shown once.
       </p>
       <form
         className="row"
