@@ -258,6 +258,10 @@ describe("datasets", () => {
     expect(await prisma.dataset.count({ where: { name: "rest-bad" } })).toBe(0);
     const badName = await api("POST", "/datasets", memberToken, { name: "no spaces", text });
     expect(badName.body.fieldErrors[0].path).toBe("name");
+    // A string is not a boolean: "false" must not read as true.
+    const stringly = await api("POST", "/datasets", memberToken, { name: "rest-stringly", text, skipInvalid: "false" });
+    expect(stringly.status).toBe(400);
+    expect(stringly.body.fieldErrors[0]).toEqual({ path: "skipInvalid", message: "Expected boolean, received string" });
   });
 });
 

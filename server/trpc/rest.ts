@@ -59,3 +59,11 @@ export function storedEnum(values: readonly [string, ...string[]]) {
 export function jsonColumn<T extends z.ZodTypeAny>(schema: T) {
   return z.preprocess((v) => v, schema);
 }
+
+/**
+ * A boolean input of a REST endpoint. trpc-to-openapi coerces plain booleans (so the string "false"
+ * would read as true); behind a no-op preprocess the value must be a real JSON boolean.
+ */
+export function strictBoolean() {
+  return z.preprocess((v) => v, z.boolean());
+}

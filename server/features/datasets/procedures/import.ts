@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { rest } from "../../../trpc/rest";
+import { rest, strictBoolean } from "../../../trpc/rest";
 import { memberProcedure } from "../../../trpc/init";
 import { importDatasetOutput } from "../schemas";
 import { DATASET_NAME_PATTERN, importDataset, MAX_DATASET_BYTES } from "../service";
@@ -13,7 +13,7 @@ export const importDatasetInput = z.object({
   text: z.string().min(1, "the file is empty").max(MAX_DATASET_BYTES, `the file is larger than ${MAX_DATASET_BYTES / 1024 / 1024} MB`),
   split: z.enum(["train", "test"]).default("train").describe("Which split the rows go to"),
   /** Import the valid rows and report the invalid ones instead of rejecting the whole file. */
-  skipInvalid: z.boolean().default(false).describe("Import the valid rows and list the invalid ones instead of rejecting the file"),
+  skipInvalid: strictBoolean().default(false).describe("Import the valid rows and list the invalid ones instead of rejecting the file"),
   maxChecklists: z.number().int().min(1).max(16).optional(),
   /**
    * The reference's data.max_prompt_length: rows whose prompt (chat template + tool schemas, Qwen3 tokens)
