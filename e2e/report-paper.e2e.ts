@@ -51,7 +51,7 @@ async function snapshot(page: Page) {
     tables: [...el.querySelectorAll("table")].map((t) => [...t.querySelectorAll("tr")].map((r) => [...r.querySelectorAll("th,td")].map((c) => (c as HTMLElement).innerText.trim()))),
     formulas: [...el.querySelectorAll(".katex annotation")].map((a) => a.textContent),
     figures: [...el.querySelectorAll("figure[data-testid=embedded-chart]")].map((f) => ({
-      caption: f.querySelector("figcaption")?.textContent,
+      caption: f.querySelector(":scope > figcaption")?.textContent,
       series: [...f.querySelectorAll("path[data-series]")].map((p) => p.getAttribute("data-series")),
       d: [...f.querySelectorAll("path[data-series]")].map((p) => p.getAttribute("d")),
     })),
