@@ -25,7 +25,8 @@ describe("REST output schemas cover their selects", () => {
     expect(keys(schema)).toEqual(Object.keys(select).sort());
   });
 
-  it("nodes (the key itself never, whether one is set always)", () => {
-    expect(keys(listedNodeOutput)).toEqual([...Object.keys(nodeSelect), "hasApiKey"].sort());
+  it("nodes (the key itself never, whether one is set always; the owner as addedBy, with the caller's rights)", () => {
+    const selected = Object.keys(nodeSelect).filter((k) => k !== "createdBy");
+    expect(keys(listedNodeOutput)).toEqual([...selected, "addedBy", "hasApiKey", "canRemove", "canTest"].sort());
   });
 });

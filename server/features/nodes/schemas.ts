@@ -1,4 +1,4 @@
-/** Output schemas of the node procedures (mirror `nodeSelect` in service.ts; a field missing here is stripped). */
+/** Output schemas of the node procedures (mirror `nodeSelect` and `listNodes` in service.ts; a field missing here is stripped). */
 import { z } from "zod";
 import { jsonColumn, storedEnum } from "../../trpc/rest";
 
@@ -17,8 +17,19 @@ export const nodeOutput = z
     healthDetail: z.string().nullable(),
     lastSeenAt: z.date().nullable(),
     createdAt: z.date(),
+    createdById: z.string().nullable().describe("Who added the node (null: added before owners were recorded, or the account is gone)"),
   })
   .openapi({ ref: "Node" });
 
-/** A listed node: the API key itself never leaves the server, only whether one is set. */
-export const listedNodeOutput = nodeOutput.extend({ hasApiKey: z.boolean() }).openapi({ ref: "ListedNode" });
+/**
+ * A listed node: the API key itself never leaves the server, only whether one is set; who added it, and
+ * what the caller may do with it.
+ */
+export const listedNodeOutput = nodeOutput
+  .extend({
+    addedBy: z.object({ name: z.string(), email: z.string() }).nullable(),
+    hasApiKey: z.boolean(),
+    canRemove: z.boolean().describe("The caller may remove this node"),
+    canTest: z.boolean().describe("The caller may probe this node"),
+  })
+  .openapi({ ref: "ListedNode" });

@@ -29,6 +29,7 @@ export const runSummaryOutput = z
     createdAt: z.date(),
     startedAt: z.date().nullable(),
     finishedAt: z.date().nullable(),
+    createdById: z.string().describe("Who launched the run: they (or an admin) may cancel or resume it"),
     createdBy: z.object({ name: z.string(), email: z.string() }),
   })
   .openapi({ ref: "RunSummary" });

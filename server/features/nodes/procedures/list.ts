@@ -8,4 +8,4 @@ export const list = authedProcedure
   .meta(rest({ method: "GET", path: "/nodes", tag: "nodes", access: "read", summary: "List attached nodes with their health" }))
   .input(z.void())
   .output(z.array(listedNodeOutput))
-  .query(() => listNodes());
+  .query(({ ctx }) => listNodes(ctx.user));

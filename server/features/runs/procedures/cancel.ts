@@ -15,9 +15,9 @@ export const cancel = memberProcedure
       access: "write",
       summary: "Cancel a run",
       description: "A queued run is cancelled at once; a running run stops at its worker's next heartbeat.",
-      errors: { 404: "No such run", 409: "The run already finished" },
+      errors: { 403: "A viewer's token, or a member who did not launch the run (only its launcher or an admin may)", 404: "No such run", 409: "The run already finished" },
     }),
   )
   .input(cancelRunInput)
   .output(runDetailOutput)
-  .mutation(({ ctx, input }) => cancelRun(input.id, ctx.user.email));
+  .mutation(({ ctx, input }) => cancelRun(input.id, ctx.user));

@@ -15,9 +15,9 @@ export const resume = memberProcedure
       access: "write",
       summary: "Resume a failed or cancelled run",
       description: "Re-queues the run; the worker continues after the last committed step from its saved training state.",
-      errors: { 404: "No such run", 409: "The run is not failed or cancelled" },
+      errors: { 403: "A viewer's token, or a member who did not launch the run (only its launcher or an admin may)", 404: "No such run", 409: "The run is not failed or cancelled" },
     }),
   )
   .input(resumeRunInput)
   .output(runDetailOutput)
-  .mutation(({ ctx, input }) => resumeRun(input.id, ctx.user.email));
+  .mutation(({ ctx, input }) => resumeRun(input.id, ctx.user));
