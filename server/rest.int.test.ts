@@ -190,6 +190,12 @@ describe("runs", () => {
   });
 
   it("POST /runs/{id}/cancel cancels a queued run, 409 the second time; resume re-queues it", async () => {
+    // Another member may not cancel it: only its launcher or an admin.
+    const other = await signUp("member");
+    const otherToken = (await createToken(other.id, "other")).token;
+    const refused = await api("POST", `/runs/${runId}/cancel`, otherToken, {});
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toMatch(/only the member who launched a run, or an admin/);
     const cancelled = await api("POST", `/runs/${runId}/cancel`, memberToken, {});
     expect(cancelled.status).toBe(200);
     expect(cancelled.body).toMatchObject({ status: "cancelled", cancelRequested: true });
