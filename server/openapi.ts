@@ -76,8 +76,19 @@ const errorSchema = {
   },
 };
 
-/** The OpenAPI document for a server reachable at `origin` (e.g. https://studio.example.org). */
+const documents = new Map<string, ReturnType<typeof buildDocument>>();
+
+/** The OpenAPI document for a server reachable at `origin` (e.g. https://studio.example.org); built once per origin. */
 export function openApiDocument(origin: string) {
+  let doc = documents.get(origin);
+  if (!doc) {
+    doc = buildDocument(origin);
+    if (documents.size < 16) documents.set(origin, doc);
+  }
+  return doc;
+}
+
+function buildDocument(origin: string) {
   const doc = generateOpenApiDocument(appRouter, {
     title: "EnvACE Studio API",
     version: "1.0.0",
