@@ -39,6 +39,7 @@ export const runSettingMeta: Record<string, SettingMeta> = {
 
   "policy.node": { label: "Policy node" },
   "policy.model": { label: "Policy model" },
+  "policy.loraRank": { label: "LoRA rank", advanced: true },
 
   "data.dataset": { label: "Dataset" },
   "data.split": { label: "Split" },
