@@ -49,6 +49,15 @@ function start(args: string[], opts: { stdin?: string; env?: Record<string, stri
   return { stdout: () => stdout, stderr: () => stderr, done, kill: () => child.kill("SIGKILL") };
 }
 
+/** Wait for the child's output to satisfy `check`; a timeout shows what it printed. */
+async function waitFor(child: Running, check: (stdout: string) => boolean, what: string): Promise<void> {
+  try {
+    await eventually(async () => check(child.stdout()), 30_000, what);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\nstdout:\n${child.stdout()}\nstderr:\n${child.stderr()}`);
+  }
+}
+
 const envace = (args: string[], opts?: { stdin?: string; env?: Record<string, string> }) => start(args, opts).done;
 /** As the viewer, without touching the stored (member) login. */
 const asViewer = (args: string[]) => envace(args, { env: { ENVACE_URL: server.url, ENVACE_TOKEN: viewerToken } });
@@ -158,11 +167,11 @@ describe("runs", () => {
   it("runs watch follows live progress to success and exits 0", async () => {
     const watch = start(["runs", "watch", runId]);
     // The worker claims the run and commits steps; each change notifies /api/events.
-    await eventually(async () => watch.stdout().includes("0/3 steps"), 30_000, "the first view");
+    await waitFor(watch, (o) => o.includes("0/3 steps"), "the first view");
     await prisma.run.update({ where: { id: runId }, data: { status: "running", startedAt: new Date() } });
-    await eventually(async () => watch.stdout().includes("running"), 30_000, "running");
+    await waitFor(watch, (o) => o.includes("running"), "running");
     await prisma.run.update({ where: { id: runId }, data: { progressStep: 1, etaSeconds: 125, latestMetrics: { "reward/mean": 0.25, "fidelity/mean": 0.5 } } });
-    await eventually(async () => watch.stdout().includes("1/3 steps"), 30_000, "step 1");
+    await waitFor(watch, (o) => o.includes("1/3 steps"), "step 1");
     await prisma.run.update({ where: { id: runId }, data: { progressStep: 3, etaSeconds: 0, latestMetrics: { "reward/mean": 0.75, "fidelity/mean": 0.9 } } });
     await prisma.run.update({ where: { id: runId }, data: { status: "succeeded", finishedAt: new Date() } });
     const res = await watch.done;
@@ -179,7 +188,7 @@ describe("runs", () => {
     const failing = await envace(["--json", "runs", "create", "--preset", "quickstart", "--name", "fails"]);
     const id = (JSON.parse(failing.stdout) as { id: string }).id;
     const watch = start(["runs", "watch", id]);
-    await eventually(async () => watch.stdout().includes("queued"), 30_000, "the first view");
+    await waitFor(watch, (o) => o.includes("queued"), "the first view");
     await prisma.run.update({ where: { id }, data: { status: "failed", error: "node embedded unreachable", finishedAt: new Date() } });
     const res = await watch.done;
     expect(res.code).toBe(2);
@@ -194,7 +203,7 @@ describe("runs", () => {
     const created = await envace(["--json", "runs", "create", "--preset", "quickstart", "--name", "to cancel"]);
     const id = (JSON.parse(created.stdout) as { id: string }).id;
     const watcher = start(["--json", "runs", "watch", id]);
-    await eventually(async () => watcher.stdout().includes('"status":"queued"'), 30_000, "the first view");
+    await waitFor(watcher, (o) => o.includes('"status":"queued"'), "the first view");
     const cancel = await envace(["runs", "cancel", id]);
     expect(cancel.code).toBe(0);
     expect(cancel.stdout).toBe(`Run ${id} cancelled.\n`);

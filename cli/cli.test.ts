@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { credentialsPath, loadCredentials, saveCredentials } from "./credentials";
-import { sseData } from "./events";
+import { sseMessages } from "./events";
 import { applyOverrides, nearestKeys, parseOverride, UsageError } from "./overrides";
 import { formatDuration, formatMetric, pickMetrics, renderBar, renderProgress } from "./progress";
 
@@ -58,17 +58,21 @@ describe("progress line", () => {
 });
 
 describe("event stream parsing", () => {
-  it("yields data payloads across chunk boundaries and skips comments", async () => {
-    const chunks = [": connected\n\n", 'data: {"t":"run","id":"a"}\n', "\ndata: {\"t\":", '"log","id":"b"}\r\n\r\n', ": ping\n\n"];
+  it("yields messages across chunk boundaries, with their event name, and skips comments", async () => {
+    const chunks = [": connected\n\n", 'data: {"t":"run","id":"a"}\n', "\ndata: {\"t\":", '"log","id":"b"}\r\n\r\n', ": ping\n\n", "event: resync\ndata: {}\n\n"];
     const body = new ReadableStream<Uint8Array>({
       start(c) {
         for (const ch of chunks) c.enqueue(new TextEncoder().encode(ch));
         c.close();
       },
     });
-    const got: string[] = [];
-    for await (const d of sseData(body)) got.push(d);
-    expect(got).toEqual(['{"t":"run","id":"a"}', '{"t":"log","id":"b"}']);
+    const got: { event: string; data: string }[] = [];
+    for await (const m of sseMessages(body)) got.push(m);
+    expect(got).toEqual([
+      { event: "message", data: '{"t":"run","id":"a"}' },
+      { event: "message", data: '{"t":"log","id":"b"}' },
+      { event: "resync", data: "{}" },
+    ]);
   });
 });
 

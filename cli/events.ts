@@ -2,7 +2,8 @@
  * The live change stream the app's pages follow (GET /api/events, server-sent events), read with the
  * API token. Signals name what changed (`{ t: "run", id, status }`), never the data: the caller reads
  * the changed object through the REST API. Dropped connections are re-opened with backoff, and
- * `onConnect` runs on every (re)connection so nothing that changed in between is missed.
+ * `onConnect` runs on every (re)connection — and on the server's `resync` message, sent when signals may
+ * have been lost — so nothing that changed in between is missed.
  */
 import { changeEventSchema, type ChangeEvent } from "../contracts/events";
 import { ApiError, type ApiClient } from "./client";
@@ -14,11 +15,18 @@ export interface FollowOptions {
   onDisconnect?: (reason: string) => void;
 }
 
-/** Split an SSE byte stream into `data:` payloads (comments and other fields ignored). */
-export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+export interface SseMessage {
+  /** The `event:` field ("message" when absent). */
+  event: string;
+  data: string;
+}
+
+/** Split an SSE byte stream into messages (comments, ids and retry hints ignored). */
+export async function* sseMessages(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage> {
   const decoder = new TextDecoder();
   let buffer = "";
   let data: string[] = [];
+  let event = "message";
   for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
     buffer += decoder.decode(chunk, { stream: true });
     let nl: number;
@@ -26,9 +34,11 @@ export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator
       const line = buffer.slice(0, nl);
       buffer = buffer.slice(nl + (buffer[nl] === "\r" ? 2 : 1));
       if (line === "") {
-        if (data.length) yield data.join("\n");
+        if (data.length) yield { event, data: data.join("\n") };
         data = [];
+        event = "message";
       } else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+      else if (line.startsWith("event:")) event = line.slice(6).trim();
     }
   }
 }
@@ -45,10 +55,14 @@ export async function followEvents(client: ApiClient, opts: FollowOptions): Prom
       if (!res.ok || !res.body) throw new Error(`event stream answered HTTP ${res.status}`);
       backoffMs = 500;
       await opts.onConnect?.();
-      for await (const payload of sseData(res.body)) {
+      for await (const message of sseMessages(res.body)) {
+        if (message.event === "resync") {
+          await opts.onConnect?.();
+          continue;
+        }
         let json: unknown;
         try {
-          json = JSON.parse(payload);
+          json = JSON.parse(message.data);
         } catch {
           continue;
         }

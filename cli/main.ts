@@ -85,6 +85,9 @@ async function readTokenFromStdin(): Promise<string> {
   return Buffer.concat(chunks).toString("utf8").trim();
 }
 
+/** How often `runs watch` re-reads the run when no change signal came (signals do the real work). */
+const SAFETY_REFRESH_MS = 30_000;
+
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
 function runLine(r: Run): string {
@@ -146,6 +149,8 @@ async function watchRun(client: ApiClient, id: string, json: boolean): Promise<n
       })().finally(() => (refreshing = null));
       return refreshing;
     };
+    // A safety net under the signals: re-read now and then even if none arrives.
+    const safety = setInterval(() => void refresh().catch(() => {}), SAFETY_REFRESH_MS);
     await followEvents(client, {
       signal: controller.signal,
       onConnect: refresh,
@@ -155,7 +160,7 @@ async function watchRun(client: ApiClient, id: string, json: boolean): Promise<n
       onDisconnect: (reason) => {
         if (!tty && !json) err(`event stream interrupted (${reason}); reconnecting`);
       },
-    });
+    }).finally(() => clearInterval(safety));
   }
   const final = lastShown ?? run;
   if (tty) process.stdout.write("\n");
