@@ -319,13 +319,14 @@ Exit codes: 0 ok (runs watch: the run succeeded), 1 the command failed, 2 the wa
 
   datasets
     .command("import")
-    .description("import a CM2 checklist file (JSON array or JSONL, at most 20 MB) as a dataset")
+    .description("import a dataset file (CM2 rows as a JSON array or JSONL, or tasks JSONL; at most 20 MB)")
     .argument("<file>", "the file")
     .option("--name <name>", "dataset name, used as dataset:<name> in run configs (default: the file name)")
     .addOption(new Option("--split <split>", "which split the rows go to").choices(["train", "test"]).default("train"))
+    .addOption(new Option("--format <format>", "cm2 rows, tasks JSONL (instructions plus checklist items), or auto (decided by the first row)").choices(["auto", "cm2", "tasks"]).default("auto"))
     .option("--skip-invalid", "import the valid rows and list the invalid ones instead of rejecting the file")
     .option("--max-prompt-length <tokens>", "drop rows whose prompt is longer than this − 500 Qwen3 tokens (server default 4000; \"none\" keeps every row)")
-    .action(async (file: string, opts: { name?: string; split: "train" | "test"; skipInvalid?: boolean; maxPromptLength?: string }, cmd: Command) => {
+    .action(async (file: string, opts: { name?: string; split: "train" | "test"; format: string; skipInvalid?: boolean; maxPromptLength?: string }, cmd: Command) => {
       let text: string;
       try {
         text = fs.readFileSync(file, "utf8");
@@ -350,6 +351,7 @@ Exit codes: 0 ok (runs watch: the run succeeded), 1 the command failed, 2 the wa
           name,
           text,
           split: opts.split,
+          format: opts.format,
           skipInvalid: Boolean(opts.skipInvalid),
           ...(opts.maxPromptLength === undefined ? {} : { maxPromptLength: opts.maxPromptLength === "none" ? null : Number(opts.maxPromptLength) }),
         },

@@ -61,12 +61,20 @@ export const runConfigSchema = z
 
     data: z
       .object({
-        /** "builtin:shop" | "tau2:retail" | "dataset:<id>" (an imported CM2 dataset). */
+        /**
+         * "builtin:shop" | "tau2:retail" | "dataset:<id>" (an imported dataset) | "mcp:<server>/<dataset>"
+         * (an imported dataset's tasks against a registered MCP server).
+         */
         dataset: z
           .string()
-          .regex(/^(builtin:[a-z0-9_-]+|tau2:retail|dataset:[A-Za-z0-9_-]+)$/, "must be builtin:<name>, tau2:retail or dataset:<id>")
+          .regex(
+            /^(builtin:[a-z0-9_-]+|tau2:retail|dataset:[A-Za-z0-9_-]+|mcp:[a-z0-9][a-z0-9_-]{0,62}\/[A-Za-z0-9_-]{1,100})$/,
+            "must be builtin:<name>, tau2:retail, dataset:<id> or mcp:<server>/<dataset>",
+          )
           .default("builtin:shop")
-          .describe("Where the tasks come from: builtin:<name> (e.g. builtin:shop), tau2:retail, or dataset:<id or name> of an imported dataset"),
+          .describe(
+            "Where the tasks come from: builtin:<name> (e.g. builtin:shop), tau2:retail, dataset:<id or name> of an imported dataset, or mcp:<server>/<dataset> to run an imported dataset's tasks against a registered MCP server",
+          ),
         split: z.enum(["train", "test"]).default("train").describe("Which split of the dataset to draw tasks from"),
         /** Explicit instance ids; empty = sample from the split. */
         instanceIds: z.array(z.string().min(1)).max(10_000).default([]).describe("Use exactly these task ids (empty = sample from the split)"),
@@ -123,6 +131,14 @@ export const runConfigSchema = z
           .max(1)
           .default(0.5)
           .describe("Fail the run when a step's share of failed generations exceeds this (a step where all failed always fails)"),
+        maxEnvironmentErrorShare: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0.5)
+          .describe(
+            "Fail the run when more than this share of a step's episodes end with an environment error (a tool server that did not start, crashed, hung or broke its protocol); those episodes are recorded and left out of training (a step where all did always fails)",
+          ),
       })
       .default({}),
 

@@ -18,7 +18,16 @@ import {
   type TurnRecord,
 } from "./rollout";
 import { runTestTimeRehearsal, type TestTimeRecord } from "./testtime";
-import { assertGenerationsHealthy, assertTrainingData, generationHealth, generationHealthMetrics } from "./health";
+import {
+  assertEnvironmentHealthy,
+  assertGenerationsHealthy,
+  assertTrainingData,
+  environmentHealth,
+  environmentHealthMetrics,
+  generationHealth,
+  generationHealthMetrics,
+} from "./health";
+import { isEnvironmentError } from "./machine";
 import type { TaskInstance } from "./types";
 
 // ---------------------------------------------------------------------------------------------
@@ -319,11 +328,15 @@ export async function runTrainingStep(input: TrainingStepInput): Promise<StepRes
   const label = `training step ${stepIndex}`;
   const health = generationHealth(trajectories.flatMap((t) => t.turns));
   assertGenerationsHealthy(health, stepIndex, config.rollout.maxFailedGenerationShare, label);
+  const envHealth = environmentHealth(trajectories);
+  assertEnvironmentHealthy(envHealth, stepIndex, config.rollout.maxEnvironmentErrorShare, label);
 
   // 2. Row scores and role-wise advantages.
   const tAdv = performance.now();
   const rows: (GenerationRow & { turn: TurnResult })[] = [];
   for (const t of trajectories) {
+    // An episode whose environment broke says nothing about the policy: it is recorded, not trained on.
+    if (isEnvironmentError(t.terminationReason)) continue;
     for (const turn of t.turns) {
       if (!isGeneration(turn)) continue;
       rows.push({
@@ -365,7 +378,12 @@ export async function runTrainingStep(input: TrainingStepInput): Promise<StepRes
   // the caller's business (checkpoints only).
   await input.trainer.updateSampler();
 
-  Object.assign(metrics, rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "episode"), generationHealthMetrics(health));
+  Object.assign(
+    metrics,
+    rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "episode"),
+    generationHealthMetrics(health),
+    environmentHealthMetrics(envHealth),
+  );
   for (const role of ["act", "rehearse"] as const) {
     const rr = rows.map((r, i) => ({ r, a: advantages[i] })).filter((x) => x.r.role === role);
     addStats(metrics, `critic/${role}/score`, rr.map((x) => x.r.score));
@@ -424,7 +442,13 @@ export async function runEvaluation(input: EvaluationInput): Promise<StepResult>
   }
   const health = generationHealth(trajectories.flatMap((t) => t.turns));
   assertGenerationsHealthy(health, stepIndex, config.rollout.maxFailedGenerationShare, `evaluation at step ${stepIndex}`);
-  const metrics = { ...rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "val"), ...generationHealthMetrics(health) };
+  const envHealth = environmentHealth(trajectories);
+  assertEnvironmentHealthy(envHealth, stepIndex, config.rollout.maxEnvironmentErrorShare, `evaluation at step ${stepIndex}`);
+  const metrics = {
+    ...rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "val"),
+    ...generationHealthMetrics(health),
+    ...environmentHealthMetrics(envHealth),
+  };
   metrics["timing_s/testing"] = secondsSince(tStep);
   metrics["training/global_step"] = stepIndex;
   return { kind: "eval", stepIndex, trajectories, metrics };

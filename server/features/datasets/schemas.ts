@@ -7,7 +7,7 @@ export const datasetOutput = z
   .object({
     id: z.string().uuid(),
     name: z.string().describe("Runs refer to it as dataset:<name>"),
-    format: z.string().describe("cm2"),
+    format: z.string().describe("cm2 (CM2 checklist rows) or tasks (instructions plus checklist items)"),
     instanceCount: z.number().int(),
     createdAt: z.date(),
   })

@@ -9,6 +9,7 @@ import { listMetricKeys, metricSeries } from "../metrics/service";
 import { mayChangeRun, RUN_CHANGE_RULE, type Actor as PermissionActor } from "../../../lib/permissions";
 import { nodeRefsOf } from "../../../lib/node-refs";
 import { nodeSelect } from "../nodes/service";
+import { assertMcpDatasetUsable } from "../mcp-servers/service";
 
 /** Columns for run lists: no config body, no logs. */
 export const runListSelect = {
@@ -61,6 +62,7 @@ export async function createRun(userId: string, input: CreateRunInput) {
     );
   }
   const config = parsed.config;
+  await assertMcpDatasetUsable(config.data.dataset);
   const totalSteps = config.kind === "train" ? config.schedule.steps : 1;
   return prisma.$transaction(async (tx) => {
     const run = await tx.run.create({
