@@ -34,6 +34,9 @@ interface Running {
   kill: () => void;
 }
 
+/** Children still running when the tests end (a failed test's watcher) are killed, never left behind. */
+const children = new Set<import("node:child_process").ChildProcess>();
+
 function start(args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}): Running {
   const child = spawn(process.execPath, [path.join(repoRoot, "bin/envace.mjs"), ...args], {
     cwd: repoRoot,
@@ -45,7 +48,13 @@ function start(args: string[], opts: { stdin?: string; env?: Record<string, stri
   child.stdout.on("data", (d) => (stdout += d));
   child.stderr.on("data", (d) => (stderr += d));
   child.stdin.end(opts.stdin ?? "");
-  const done = new Promise<Result>((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+  children.add(child);
+  const done = new Promise<Result>((resolve) =>
+    child.on("close", (code) => {
+      children.delete(child);
+      resolve({ code, stdout, stderr });
+    }),
+  );
   return { stdout: () => stdout, stderr: () => stderr, done, kill: () => child.kill("SIGKILL") };
 }
 
@@ -74,6 +83,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const child of children) child.kill("SIGKILL");
   await server?.close();
   fs.rmSync(configDir, { recursive: true, force: true });
 });
