@@ -168,11 +168,16 @@ test.describe.serial("scripts and the self-explaining form", () => {
     const watcher = spawn(process.execPath, ["bin/envace.mjs", "runs", "watch", id], { env, stdio: ["ignore", "pipe", "pipe"] });
     watcher.stdout.on("data", (d) => (out += d));
     const exited = new Promise<number | null>((resolve) => watcher.on("close", resolve));
-    // The worker commits step 1; the event stream brings it to the CLI with the step's metrics.
-    await expect.poll(() => out, { timeout: 240_000, intervals: [1000] }).toMatch(/\] {2}1\/3 steps {3}33% {2}ETA .+ {2}running {2}reward\/mean /);
-    const cancel = await cli(["runs", "cancel", id]);
-    expect(cancel.code).toBe(0);
-    expect(await exited).toBe(3);
+    try {
+      // The worker commits step 1; the event stream brings it to the CLI with the step's metrics.
+      await expect.poll(() => out, { timeout: 240_000, intervals: [1000] }).toMatch(/\] {2}1\/3 steps {3}33% {2}ETA .+ {2}running {2}reward\/mean /);
+      const cancel = await cli(["runs", "cancel", id]);
+      expect(cancel.code).toBe(0);
+      expect(await exited).toBe(3);
+    } finally {
+      // A failed expectation must not leave the watcher reconnecting to a product that is gone.
+      if (watcher.exitCode === null) watcher.kill("SIGKILL");
+    }
     expect(out.trim().split("\n").at(-1)).toBe("run cancelled");
 
     const listed = await cli(["runs", "list", "--status", "cancelled", "--search", suffix]);
