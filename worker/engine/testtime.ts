@@ -18,6 +18,7 @@
  * assessment and memory prompts are condensed (condense.ts): thinking first, actions never.
  */
 import type { Paradigm, TestTimeMode } from "../../contracts/run-config";
+import type { TestTimeRecord } from "../../contracts/test-time";
 import { condenseTranscript, type CondenseOptions } from "./condense";
 import type { ChatClient, ChatMessage, GenerateResult, PolicyClient, SamplingOptions } from "./io";
 import { stripThink } from "./parsers";
@@ -69,26 +70,8 @@ export interface PrivateAttempt {
   tokens: number;
 }
 
-/** What is stored with the committed trajectory (summary.testTime) and shown in the test-time episode view. */
-export interface TestTimeRecord {
-  mode: TestTimeMode;
-  attempts: {
-    index: number;
-    terminationReason: string;
-    transcript: string;
-    assessment: string;
-    suggestion: string;
-    feedback: string;
-    feedbackError?: string;
-    tokens: number;
-  }[];
-  memory: string;
-  memoryError?: string;
-  /** Tokens spent before the committed execution (attempts, assessments, memory). */
-  privateTokens: number;
-  committedParadigm: Paradigm;
-  sampling: TestTimePhaseSampling;
-}
+/** What is stored with the committed trajectory (summary.testTime; schema in contracts/test-time.ts). */
+export type { TestTimeRecord };
 
 export interface TestTimeEpisode {
   committed: RolloutResult;
