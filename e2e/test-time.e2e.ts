@@ -64,8 +64,23 @@ test.describe.serial("test-time comparison", () => {
     const table = page.getByTestId("test-time-table");
     await expect(table.getByRole("columnheader")).toHaveText(["Setting", "Shop (built-in)", "Overall", "Δ"]);
     await expect(table.getByTestId("test-time-row").locator("th")).toHaveText(["No test-time scaling", "Parallel rehearsal (N=2)", "Sequential rehearsal (N=2)"]);
+    // Wait for the worker to finish the three arms (a failed arm fails the test with its error).
+    const reportId = page.url().split("/reports/")[1]!;
+    const { runIds } = await prisma.report.findUniqueOrThrow({ where: { id: reportId }, select: { runIds: true } });
+    expect(runIds).toHaveLength(3);
+    await expect
+      .poll(
+        async () => {
+          const runs = await prisma.run.findMany({ where: { id: { in: runIds } }, select: { name: true, status: true, error: true } });
+          const failed = runs.filter((r) => r.status === "failed");
+          if (failed.length) throw new Error(failed.map((r) => `${r.name}: ${r.error}`).join("\n"));
+          return runs.filter((r) => r.status === "succeeded").length;
+        },
+        { timeout: 480_000, intervals: [2000] },
+      )
+      .toBe(3);
     const shopCells = table.locator('td[data-benchmark="builtin:shop"]');
-    await expect(shopCells).toHaveText([/^\d+\.\d\d$/, /^\d+\.\d\d$/, /^\d+\.\d\d$/], { timeout: 480_000 });
+    await expect(shopCells).toHaveText([/^\d+\.\d\d$/, /^\d+\.\d\d$/, /^\d+\.\d\d$/], { timeout: 30_000 });
     const overall = table.getByTestId("test-time-row").locator("td:nth-last-child(2)");
     await expect(overall).toHaveText([/^\d+\.\d\d$/, /^\d+\.\d\d$/, /^\d+\.\d\d$/]);
     await expect(table.getByTestId("test-time-row").first().locator("td").last()).toHaveText("—");

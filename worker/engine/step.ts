@@ -439,7 +439,9 @@ export async function runEvaluation(input: EvaluationInput): Promise<StepResult>
   if (config.testTime.enabled) {
     const results: TrajectoryResult[] = new Array(jobs.length);
     let next = 0;
-    const width = Math.max(1, Math.min(config.rollout.maxConcurrentRollouts, jobs.length));
+    // maxConcurrentRollouts bounds every rollout in flight, private ones included: parallel mode runs N per job at once.
+    const perJob = config.testTime.mode === "parallel" ? config.testTime.attempts : 1;
+    const width = Math.max(1, Math.min(Math.floor(config.rollout.maxConcurrentRollouts / perJob), jobs.length));
     const options = testTimeOptionsFrom(config, input.countTokens);
     await Promise.all(
       Array.from({ length: width }, async () => {

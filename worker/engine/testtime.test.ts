@@ -289,6 +289,28 @@ describe("the test-time pipeline", () => {
     });
   }
 
+  it("maxConcurrentRollouts bounds private rollouts too", async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const { policy: inner } = testTimePolicy();
+    const policy: PolicyClient = {
+      async generate(req) {
+        peak = Math.max(peak, ++inFlight);
+        await new Promise((r) => setTimeout(r, 2));
+        try {
+          return await inner.generate(req);
+        } finally {
+          inFlight--;
+        }
+      },
+    };
+    const cfg = evalConfig({ rollout: { maxConcurrentRollouts: 4 }, testTime: { enabled: true, attempts: 2, mode: "parallel" } });
+    const res = await runEvaluation({ instances: shopTasks("test").slice(0, 4), config: cfg, policy, stepIndex: 1 });
+    expect(res.trajectories).toHaveLength(4);
+    expect(peak).toBeGreaterThan(1);
+    expect(peak).toBeLessThanOrEqual(4);
+  });
+
   it("a failed memory leaves the committed execution without notes, recorded and counted in the step's health", async () => {
     const { policy } = testTimePolicy({ failing: ["memory"] });
     const cfg = evalConfig({ testTime: { enabled: true, attempts: 2, mode: "parallel" } });
