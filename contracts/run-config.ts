@@ -17,6 +17,23 @@ export const nodeModelSchema = z.object({
 });
 export type NodeModel = z.infer<typeof nodeModelSchema>;
 
+/**
+ * The trained policy: a model on a Tinker-compatible node, trained as a LoRA adapter of `loraRank`.
+ * Default 32: the Tinker SDK's create_lora_training_client default and the largest rank SkyRL tx's JAX
+ * backend accepts by default (its max_lora_rank); the cookbook finds the learning rate independent of
+ * the rank (tinker-cookbook skills/research/references/hyperparams.md).
+ */
+export const policyModelSchema = nodeModelSchema.extend({
+  loraRank: z
+    .number()
+    .int()
+    .min(1)
+    .max(1024)
+    .default(32)
+    .describe("LoRA rank of the trained adapter (checked against the node's limit before the run starts; the embedded node trains all weights)"),
+});
+export type PolicyModel = z.infer<typeof policyModelSchema>;
+
 export const samplingSchema = z.object({
   temperature: z.number().min(0).max(5),
   topP: z.number().gt(0).max(1),
@@ -53,15 +70,24 @@ export const runConfigSchema = z
     kind: z.enum(["train", "eval"]).default("train"),
 
     /** Policy and node: the model that acts and rehearses. */
-    policy: nodeModelSchema.default({}),
+    policy: policyModelSchema.default({}),
 
     data: z
       .object({
-        /** "builtin:shop" | "tau2:retail" | "dataset:<id>" (an imported CM2 dataset). */
+        /**
+         * "builtin:shop" | "tau2:retail" | "dataset:<id>" (an imported dataset) | "mcp:<server>/<dataset>"
+         * (an imported dataset's tasks against a registered MCP server).
+         */
         dataset: z
           .string()
-          .regex(/^(builtin:[a-z0-9_-]+|tau2:retail|dataset:[A-Za-z0-9_-]+)$/, "must be builtin:<name>, tau2:retail or dataset:<id>")
-          .default("builtin:shop"),
+          .regex(
+            /^(builtin:[a-z0-9_-]+|tau2:retail|dataset:[A-Za-z0-9_-]+|mcp:[a-z0-9][a-z0-9_-]{0,62}\/[A-Za-z0-9_-]{1,100})$/,
+            "must be builtin:<name>, tau2:retail, dataset:<id> or mcp:<server>/<dataset>",
+          )
+          .default("builtin:shop")
+          .describe(
+            "Where the tasks come from: builtin:<name> (e.g. builtin:shop), tau2:retail, dataset:<id or name> of an imported dataset, or mcp:<server>/<dataset> to run an imported dataset's tasks against a registered MCP server",
+          ),
         split: z.enum(["train", "test"]).default("train"),
         /** Explicit instance ids; empty = sample from the split. */
         instanceIds: z.array(z.string().min(1)).max(10_000).default([]),
@@ -97,6 +123,14 @@ export const runConfigSchema = z
           .max(1)
           .default(0.5)
           .describe("Fail the run when a step's share of failed generations exceeds this (a step where all failed always fails)"),
+        maxEnvironmentErrorShare: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0.5)
+          .describe(
+            "Fail the run when more than this share of a step's episodes end with an environment error (a tool server that did not start, crashed, hung or broke its protocol); those episodes are recorded and left out of training (a step where all did always fails)",
+          ),
       })
       .default({}),
 
@@ -318,13 +352,20 @@ export const quickstartPreset: RunConfigInput = {
   schedule: { steps: 40, saveEvery: 10, evalEvery: 10 },
 };
 
-/** Paper reference: Qwen3-8B on a Tinker node, judge Qwen3-30B-A3B on an OpenAI-compatible node. */
+/**
+ * Paper reference: Qwen3-8B on a Tinker node, judge Qwen3-30B-A3B on an OpenAI-compatible node.
+ * LoRA values: rank 32 (the SDK default; SkyRL JAX's default limit) and lr 1e-5 — the paper's
+ * full-fine-tuning lr 1e-6 times the LoRA factor 10 of tinker-cookbook's hyperparam_utils
+ * (get_lora_lr_over_full_finetune_lr, after "LoRA Without Regret"), which is also the cookbook's
+ * default for its LoRA RL recipes (tinker_cookbook/recipes/{math_rl,code_rl,harbor_rl}/train.py).
+ */
 export const paperReferencePreset: RunConfigInput = {
   kind: "train",
-  policy: { node: "tinker", model: "Qwen/Qwen3-8B" },
+  policy: { node: "tinker", model: "Qwen/Qwen3-8B", loraRank: 32 },
   data: { dataset: "dataset:cm2", split: "train", instancesPerStep: 16, rolloutsPerInstance: 4 },
   rollout: { paradigm: "rehearse" },
   reward: { judge: { node: "judge", model: "Qwen/Qwen3-30B-A3B" } },
+  optim: { lr: 1e-5 },
   schedule: { steps: 470, saveEvery: 50, evalEvery: 10 },
 };
 

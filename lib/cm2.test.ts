@@ -82,6 +82,25 @@ describe("importCm2", () => {
     expect(r.errors[0].message).toContain("checklist_list.0.0.0.weight");
   });
 
+  it("accepts a UTF-8 byte-order mark at the start of the file (JSONL and JSON array)", () => {
+    const jsonl = "\uFEFF" + [row(1), row(2)].map((r) => JSON.stringify(r)).join("\n");
+    const a = importCm2(jsonl);
+    expect(a.ok && a.instances.map((i) => i.id)).toEqual(["cm2-1", "cm2-2"]);
+    const array = importCm2("\uFEFF" + JSON.stringify([row(3)], null, 2));
+    expect(array.ok && array.instances.map((i) => i.id)).toEqual(["cm2-3"]);
+  });
+
+  it("refuses rows whose JSON escapes spell text the database cannot store, naming line and field", () => {
+    const nul = JSON.stringify(row(1)).replace("Will it rain", "Will\\u0000 it rain");
+    const lone = JSON.stringify(row(2)).replace("travel assistant", "travel \\ud800 assistant");
+    const r = importCm2([nul, lone].join("\n"));
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.errors[0]).toMatchObject({ line: 1, message: expect.stringMatching(/^messages\.1\.content: contains a NUL character/) });
+      expect(r.errors[1]).toMatchObject({ line: 2, message: expect.stringMatching(/^messages\.0\.content: contains an unpaired UTF-16 surrogate/) });
+    }
+  });
+
   it("is all-or-nothing unless skipInvalid", () => {
     const lines = [JSON.stringify(row(1)), "{not json", JSON.stringify({ ...row(4), messages: [] }), JSON.stringify(row(1))];
     const r = importCm2(lines.join("\n"));

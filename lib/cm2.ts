@@ -14,6 +14,7 @@ import { z } from "zod";
 // server (importing a file) without loading any worker code.
 import type { ChatMessage, ToolSchema } from "../worker/engine/io";
 import type { ChecklistItem, FocusOn, TaskInstance } from "../worker/engine/types";
+import { describeUnstorable, findUnstorableText } from "./text-hygiene";
 
 /** What a checklist item may focus on (CM2 format; the same list as the engine's FocusOn). */
 const focusOnValues = ["assistant.tool_calls", "assistant.content.thinking", "assistant.content.user_visible_reply", "tool.content"] as const;
@@ -300,7 +301,8 @@ function normaliseRow(
 
 /** Import CM2 rows from JSON-array or JSONL text. */
 export function importCm2(text: string, options: Cm2ImportOptions = {}): Cm2ImportResult {
-  const split = splitRows(text);
+  // Editors on Windows save UTF-8 with a byte-order mark; it is not part of the first row.
+  const split = splitRows(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   if (!Array.isArray(split)) return { ok: false, errors: [{ line: split.line, row: -1, message: split.error }] };
   if (split.length === 0) return { ok: false, errors: [{ line: 1, row: -1, message: "no rows found" }] };
   const errors: Cm2ImportError[] = [];
@@ -313,6 +315,12 @@ export function importCm2(text: string, options: Cm2ImportOptions = {}): Cm2Impo
       value = JSON.parse(raw.text);
     } catch (e) {
       errors.push({ line: raw.line, row, message: `not valid JSON: ${e instanceof Error ? e.message : String(e)}` });
+      return;
+    }
+    // JSON escapes can spell text PostgreSQL cannot store ("\u0000", a lone "\ud800").
+    const unstorable = findUnstorableText(value);
+    if (unstorable) {
+      errors.push({ line: raw.line, row, message: describeUnstorable(unstorable) });
       return;
     }
     const r = normaliseRow(value, options);

@@ -2,7 +2,7 @@
  * A TinkerModel stand-in that records what a TinkerPolicy sends and answers with canned replies,
  * for checking the client against servers that cannot run here (hosted Tinker, SkyRL tx).
  */
-import type { AdamParams, Datum, ForwardBackwardOutput } from "../../worker/clients/tinker-client";
+import type { AdamParams, Datum, ForwardBackwardOutput } from "../../lib/clients/tinker-client";
 
 export interface RecordedCall {
   op: "forward_backward" | "forward" | "optim_step";

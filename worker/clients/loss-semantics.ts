@@ -13,7 +13,7 @@
 import type { LossAgg } from "../../contracts/run-config";
 import type { TinkerServerProfile } from "../../contracts/node-settings";
 import type { LossConfig, OptimConfig } from "../engine/io";
-import type { Datum } from "./tinker-client";
+import type { Datum } from "../../lib/clients/tinker-client";
 
 /**
  * Per-token weights w with Σ_ij w_ij·ℓ_ij = verl agg_loss(ℓ, mask, mode), over all the rows of one
@@ -147,13 +147,21 @@ export function applyServerReduction(datums: Datum[], sem: ServerLossSemantics):
   return datums.map((d) => {
     const weights = d.loss_fn_inputs.weights?.data;
     if (!weights) throw new Error("a per-datum-mean server needs the response mask as weights");
-    const W = weights.reduce((a, b) => a + b, 0);
+    let W = 0;
+    for (let i = 0; i < weights.length; i++) W += weights[i];
     const factor = W > 0 ? B * W : 0;
     return {
       ...d,
-      loss_fn_inputs: { ...d.loss_fn_inputs, advantages: { ...d.loss_fn_inputs.advantages, data: d.loss_fn_inputs.advantages.data.map((a) => a * factor) } },
+      loss_fn_inputs: { ...d.loss_fn_inputs, advantages: { ...d.loss_fn_inputs.advantages, data: scaled(d.loss_fn_inputs.advantages.data, factor) } },
     };
   });
+}
+
+/** A copy of `values` times `factor`, in the same kind of array (typed arrays stay typed). */
+function scaled(values: Datum["loss_fn_inputs"][string]["data"], factor: number): Datum["loss_fn_inputs"][string]["data"] {
+  const out = values.slice();
+  for (let i = 0; i < out.length; i++) out[i] *= factor;
+  return out;
 }
 
 /** One warning per setting the server cannot honour (the caller logs each once per run). */

@@ -9,7 +9,7 @@ import { createOpenAIChatClient } from "./openai-chat";
 import type { LossConfig, TrainingDatum } from "../engine/io";
 import { recordingTinkerModel } from "../../test/doubles/tinker-model";
 import { type ServerProfile, resolveServerProfile, serverLossSemantics } from "./loss-semantics";
-import type { Datum } from "./tinker-client";
+import type { Datum } from "../../lib/clients/tinker-client";
 
 const SMALL = { vocabSize: VOCAB_SIZE, contextLength: 128, nLayer: 1, nHead: 2, dModel: 32 };
 let node: RunningNode;
@@ -25,6 +25,11 @@ afterAll(async () => {
 const loss: LossConfig = { loss: "ppo", clipLow: 0.2, clipHigh: 0.2, dualClip: 3, klCoef: 0.01, klType: "low_var_kl", entropyCoef: 0.001, lossAgg: "token-mean", recomputeLogprobs: false };
 const optim = { lr: 0.02, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.01, gradClip: 1 };
 
+/** Datum values as plain numbers, for comparisons (the policy builds int32 / float32 typed arrays). */
+const vals = (a: ArrayLike<number>) => Array.from(a);
+/** Expected float32 values (the wire's precision). */
+const f32 = (a: number[]) => a.map(Math.fround);
+
 describe("buildDatums", () => {
   it("aligns targets with inputs and scales advantages for a token mean", () => {
     const data: TrainingDatum[] = [
@@ -33,13 +38,13 @@ describe("buildDatums", () => {
     ];
     const { datums, responseTokens } = buildDatums(data, { lossAgg: "token-mean", weights: "aggregation" });
     expect(responseTokens).toBe(4);
-    expect(datums[0].model_input.chunks[0].tokens).toEqual([1, 2, 3, 4]);
-    expect(datums[0].loss_fn_inputs.target_tokens.data).toEqual([2, 3, 4, 5]);
-    expect(datums[0].loss_fn_inputs.logprobs.data).toEqual([0, 0, -1, -2]);
-    expect(datums[0].loss_fn_inputs.advantages.data).toEqual([0, 0, 0.125, 0.125]);
-    expect(datums[0].loss_fn_inputs.weights.data).toEqual([0, 0, 0.25, 0.25]);
-    expect(datums[1].model_input.chunks[0].tokens).toEqual([7, 8]);
-    expect(datums[1].loss_fn_inputs.advantages.data).toEqual([-0.25, -0.25]);
+    expect(vals(datums[0].model_input.chunks[0].tokens)).toEqual([1, 2, 3, 4]);
+    expect(vals(datums[0].loss_fn_inputs.target_tokens.data)).toEqual([2, 3, 4, 5]);
+    expect(vals(datums[0].loss_fn_inputs.logprobs.data)).toEqual([0, 0, -1, -2]);
+    expect(vals(datums[0].loss_fn_inputs.advantages.data)).toEqual([0, 0, 0.125, 0.125]);
+    expect(vals(datums[0].loss_fn_inputs.weights.data)).toEqual([0, 0, 0.25, 0.25]);
+    expect(vals(datums[1].model_input.chunks[0].tokens)).toEqual([7, 8]);
+    expect(vals(datums[1].loss_fn_inputs.advantages.data)).toEqual([-0.25, -0.25]);
     expect(() => buildDatums([{ ...data[0], logprobs: [-1] }], { lossAgg: "token-mean", weights: "none" })).toThrow(/2 response tokens but 1 logprobs/);
   });
 });
@@ -53,13 +58,13 @@ describe("packDatums / dropZeroAdvantage", () => {
     const { datums } = buildDatums([turn1, turn2], { lossAgg: "token-mean", weights: "aggregation" });
     const packed = packDatums(datums);
     expect(packed).toHaveLength(1);
-    expect(packed[0].model_input.chunks[0].tokens).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(packed[0].loss_fn_inputs.target_tokens.data).toEqual([2, 3, 4, 5, 6, 7]);
-    expect(packed[0].loss_fn_inputs.logprobs.data).toEqual([0, 0, -1, -2, 0, -3]);
-    expect(packed[0].loss_fn_inputs.advantages.data).toEqual([0, 0, 0.5 / 3, 0.5 / 3, 0, -1 / 3]);
-    expect(packed[0].loss_fn_inputs.weights.data).toEqual([0, 0, 1 / 3, 1 / 3, 0, 1 / 3]);
+    expect(vals(packed[0].model_input.chunks[0].tokens)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(vals(packed[0].loss_fn_inputs.target_tokens.data)).toEqual([2, 3, 4, 5, 6, 7]);
+    expect(vals(packed[0].loss_fn_inputs.logprobs.data)).toEqual([0, 0, -1, -2, 0, -3]);
+    expect(vals(packed[0].loss_fn_inputs.advantages.data)).toEqual(f32([0, 0, 0.5 / 3, 0.5 / 3, 0, -1 / 3]));
+    expect(vals(packed[0].loss_fn_inputs.weights.data)).toEqual(f32([0, 0, 1 / 3, 1 / 3, 0, 1 / 3]));
     // The inputs were not mutated.
-    expect(datums[1].loss_fn_inputs.advantages.data).toEqual([0, 0, 0, 0, 0, -1 / 3]);
+    expect(vals(datums[1].loss_fn_inputs.advantages.data)).toEqual(f32([0, 0, 0, 0, 0, -1 / 3]));
   });
 
   it("keeps datums apart when the sequences diverge or their loss positions overlap", () => {
@@ -122,8 +127,12 @@ describe("TinkerPolicy against the embedded node", () => {
     expect(fb.metrics.clip_frac).toBe(0);
     const opt = await policy.optimStep(optim);
     expect(opt.metrics.step).toBe(1);
+    const baseSession = policy.sampler.id;
+    await policy.updateSampler();
+    expect(policy.sampler.id).not.toBe(baseSession); // generate() now samples from the trained weights
     const { path: samplerPath } = await policy.saveWeightsForSampler("policy-step1");
     expect(samplerPath).toMatch(/sampler_weights\/policy-step1$/);
+    expect(policy.sampler.id).not.toBe(baseSession);
 
     // The rewarded tokens became more likely under the published weights.
     const after = await policy.forwardBackward([{ ...datum, advantages: rewarded.map(() => 0) }], { ...loss, klCoef: 0, entropyCoef: 0 });
@@ -221,7 +230,7 @@ describe("TinkerPolicy against servers that cannot run here (recorded)", () => {
     Reflect.construct(TinkerPolicy, [null, model, null, null, new Set(), serverLossSemantics(profile), (m: string) => warnings.push(m), assumed]) as TinkerPolicy;
   const jaxReply = (data: Datum[]) => ({
     loss_fn_output_type: "scalar",
-    loss_fn_outputs: data.map((d) => ({ elementwise_loss: { data: d.loss_fn_inputs.advantages.data.map((a, i) => -a * (d.loss_fn_inputs.weights?.data[i] ?? 1)), dtype: "float32" as const } })),
+    loss_fn_outputs: data.map((d) => ({ elementwise_loss: { data: Array.from(d.loss_fn_inputs.advantages.data, (a, i) => -a * (d.loss_fn_inputs.weights?.data[i] ?? 1)), dtype: "float32" as const } })),
     metrics: {},
   });
 
@@ -235,10 +244,10 @@ describe("TinkerPolicy against servers that cannot run here (recorded)", () => {
     await policy.optimStep(optim);
     await policy.optimStep(optim);
     const sent = calls[0].data!;
-    expect(sent[0].loss_fn_inputs.weights.data).toEqual([0, 0, 1, 1]);
+    expect(Array.from(sent[0].loss_fn_inputs.weights.data)).toEqual([0, 0, 1, 1]);
     // A·w·B·W: w = 1/(2·2) for row 0, B = 2 datums, W = 2 response tokens → 0.5 · 0.25 · 4 = 0.5.
-    expect(sent[0].loss_fn_inputs.advantages.data).toEqual([0, 0, 0.5, 0.5]);
-    expect(sent[1].loss_fn_inputs.advantages.data).toEqual([-1, -1, -1, -1]); // −1 · 1/8 · 2 · 4
+    expect(Array.from(sent[0].loss_fn_inputs.advantages.data)).toEqual([0, 0, 0.5, 0.5]);
+    expect(Array.from(sent[1].loss_fn_inputs.advantages.data)).toEqual([-1, -1, -1, -1]); // −1 · 1/8 · 2 · 4
     expect(calls[0].config).toEqual({ clip_low_threshold: 0.8, clip_high_threshold: 1.2 });
     // JAX: mean over datums of Σ weights·(−A') / Σ weights = (−0.5 + 1) / 2.
     expect(fb.metrics.loss).toBeCloseTo(0.25, 12);
@@ -263,7 +272,7 @@ describe("TinkerPolicy against servers that cannot run here (recorded)", () => {
     const { model, calls } = recordingTinkerModel({
       reply: (data) => ({
         loss_fn_output_type: "scalar",
-        loss_fn_outputs: data.map((d) => ({ logprobs: { data: d.loss_fn_inputs.target_tokens.data.map(() => -0.5), dtype: "float32" as const } })),
+        loss_fn_outputs: data.map((d) => ({ logprobs: { data: Array.from(d.loss_fn_inputs.target_tokens.data, () => -0.5), dtype: "float32" as const } })),
         metrics: { "loss:sum": 0.1 },
       }),
     });
@@ -272,8 +281,8 @@ describe("TinkerPolicy against servers that cannot run here (recorded)", () => {
     expect(calls.map((c) => c.op)).toEqual(["forward", "forward_backward"]);
     const sent = calls[1].data!;
     expect(sent[0].loss_fn_inputs.weights).toBeUndefined();
-    expect(sent[0].loss_fn_inputs.advantages.data).toEqual([0, 0, 0.5 / 6, 0.5 / 6]);
-    expect(sent[0].loss_fn_inputs.logprobs.data).toEqual([0, 0, -0.5, -0.5]); // the trainer's, on response positions only
+    expect(Array.from(sent[0].loss_fn_inputs.advantages.data)).toEqual(f32([0, 0, 0.5 / 6, 0.5 / 6]));
+    expect(Array.from(sent[0].loss_fn_inputs.logprobs.data)).toEqual([0, 0, -0.5, -0.5]); // the trainer's, on response positions only
     expect(fb.metrics.recomputed_logprob_abs_diff).toBeCloseTo((0.5 + 1.5 + 2.5 + 3.5 + 0.5 + 0.5) / 6, 12);
     expect(fb.metrics.loss).toBe(0.1);
   });

@@ -140,7 +140,9 @@ export interface OptimConfig {
 export interface TrainerClient {
   forwardBackward(data: TrainingDatum[], loss: LossConfig): Promise<{ metrics: Record<string, number> }>;
   optimStep(optim: OptimConfig): Promise<{ metrics: Record<string, number> }>;
-  /** Publish current weights for sampling; returns a sampler path usable by the policy client. */
+  /** Publish the current weights to the policy's sampler (ephemeral: every training step). */
+  updateSampler(): Promise<void>;
+  /** Persistent publication under `name` (checkpoints); returns a sampler path usable by the policy client. */
   saveWeightsForSampler(name: string): Promise<{ path: string }>;
   /** Save full training state (weights + optimizer); returns a path. */
   saveState(name: string): Promise<{ path: string }>;

@@ -18,7 +18,16 @@ import {
   type TurnRecord,
 } from "./rollout";
 import { runTestTimeRehearsal, type TestTimeOptions, type TestTimeRecord } from "./testtime";
-import { assertGenerationsHealthy, assertTrainingData, generationHealth, generationHealthMetrics } from "./health";
+import {
+  assertEnvironmentHealthy,
+  assertGenerationsHealthy,
+  assertTrainingData,
+  environmentHealth,
+  environmentHealthMetrics,
+  generationHealth,
+  generationHealthMetrics,
+} from "./health";
+import { isEnvironmentError } from "./machine";
 import type { TaskInstance } from "./types";
 
 // ---------------------------------------------------------------------------------------------
@@ -71,8 +80,6 @@ export interface StepResult {
   trajectories: TrajectoryResult[];
   /** Reference metric names where they exist (§8); `critic/<role>/…` per role. */
   metrics: Record<string, number>;
-  /** Sampler path published after the update (train only). */
-  samplerPath?: string;
 }
 
 export interface TrainingStepInput {
@@ -356,11 +363,15 @@ export async function runTrainingStep(input: TrainingStepInput): Promise<StepRes
   const label = `training step ${stepIndex}`;
   const health = generationHealth(trajectories.flatMap((t) => t.turns));
   assertGenerationsHealthy(health, stepIndex, config.rollout.maxFailedGenerationShare, label);
+  const envHealth = environmentHealth(trajectories);
+  assertEnvironmentHealthy(envHealth, stepIndex, config.rollout.maxEnvironmentErrorShare, label);
 
   // 2. Row scores and role-wise advantages.
   const tAdv = performance.now();
   const rows: (GenerationRow & { turn: TurnResult })[] = [];
   for (const t of trajectories) {
+    // An episode whose environment broke says nothing about the policy: it is recorded, not trained on.
+    if (isEnvironmentError(t.terminationReason)) continue;
     for (const turn of t.turns) {
       if (!isGeneration(turn)) continue;
       rows.push({
@@ -398,9 +409,16 @@ export async function runTrainingStep(input: TrainingStepInput): Promise<StepRes
     for (const [k, v] of Object.entries({ ...fb.metrics, ...opt.metrics })) metrics[k.includes("/") ? k : `actor/${k}`] = v;
   }
   const updateS = secondsSince(tUpdate);
-  const saved = await input.trainer.saveWeightsForSampler(`${input.runId ?? "run"}-step-${stepIndex}`);
+  // Ephemeral publication: the next step samples from the new weights. Persistent sampler weights are
+  // the caller's business (checkpoints only).
+  await input.trainer.updateSampler();
 
-  Object.assign(metrics, rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "episode"), generationHealthMetrics(health));
+  Object.assign(
+    metrics,
+    rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "episode"),
+    generationHealthMetrics(health),
+    environmentHealthMetrics(envHealth),
+  );
   for (const role of ["act", "rehearse"] as const) {
     const rr = rows.map((r, i) => ({ r, a: advantages[i] })).filter((x) => x.r.role === role);
     addStats(metrics, `critic/${role}/score`, rr.map((x) => x.r.score));
@@ -417,7 +435,7 @@ export async function runTrainingStep(input: TrainingStepInput): Promise<StepRes
   metrics["perf/throughput"] = stepS > 0 ? metrics["perf/total_num_tokens"] / stepS : 0;
   metrics["training/global_step"] = stepIndex;
   metrics["training/num_datums"] = data.length;
-  return { kind: "train", stepIndex, trajectories, metrics, samplerPath: saved.path };
+  return { kind: "train", stepIndex, trajectories, metrics };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -463,7 +481,13 @@ export async function runEvaluation(input: EvaluationInput): Promise<StepResult>
   }
   const health = generationHealth([...trajectories.flatMap((t) => t.turns), ...sideTurns]);
   assertGenerationsHealthy(health, stepIndex, config.rollout.maxFailedGenerationShare, `evaluation at step ${stepIndex}`);
-  const metrics = { ...rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "val"), ...generationHealthMetrics(health) };
+  const envHealth = environmentHealth(trajectories);
+  assertEnvironmentHealthy(envHealth, stepIndex, config.rollout.maxEnvironmentErrorShare, `evaluation at step ${stepIndex}`);
+  const metrics = {
+    ...rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "val"),
+    ...generationHealthMetrics(health),
+    ...environmentHealthMetrics(envHealth),
+  };
   if (config.testTime.enabled) Object.assign(metrics, testTimeMetrics(trajectories));
   metrics["timing_s/testing"] = secondsSince(tStep);
   metrics["training/global_step"] = stepIndex;

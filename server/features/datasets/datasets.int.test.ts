@@ -33,6 +33,14 @@ describe("datasets", () => {
     viewer = await signUp("viewer");
   });
 
+  it("accepts a file saved with a UTF-8 byte-order mark", async () => {
+    const caller = await callerFor(member.headers);
+    const res = await caller.datasets.import({ name: "with-bom", text: "\uFEFF" + cm2Jsonl(2, 900) });
+    expect(res.imported).toBe(2);
+    const rows = await prisma.instance.findMany({ where: { dataset: { name: "with-bom" } }, select: { externalId: true }, orderBy: { externalId: "asc" } });
+    expect(rows.map((r) => r.externalId)).toEqual(["cm2-900", "cm2-901"]);
+  });
+
   it("imports a valid JSONL file as instances in one dataset, with counts per split", async () => {
     const caller = await callerFor(member.headers);
     const res = await caller.datasets.import({ name: "weather-train", text: cm2Jsonl(3), split: "train" });

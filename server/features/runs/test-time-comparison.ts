@@ -10,6 +10,7 @@ import type { TestTimeArm } from "../../../contracts/test-time";
 import { prisma } from "../../../lib/db";
 import { armConfig, armLabel, benchmarkLabel, type ComparisonBenchmark } from "../../../lib/test-time";
 import { DomainError } from "../../lib/errors";
+import { assertMcpDatasetUsable } from "../mcp-servers/service";
 import { insertRun, validRunConfig } from "./service";
 
 export interface LaunchComparisonInput {
@@ -45,6 +46,7 @@ export async function launchTestTimeComparison(userId: string, input: LaunchComp
   const plan = input.benchmarks.flatMap((benchmark, i) =>
     input.arms.map((arm) => ({ benchmark, arm, config: validRunConfig(armConfig(base, arm, benchmark), `benchmarks.${i}`) })),
   );
+  for (const b of input.benchmarks) await assertMcpDatasetUsable(b.dataset);
   const tag = `ttc-${crypto.randomBytes(4).toString("hex")}`;
   return prisma.$transaction(async (tx) => {
     const runs: { id: string; name: string; dataset: string; arm: TestTimeArm }[] = [];

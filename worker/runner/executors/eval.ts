@@ -36,7 +36,7 @@ export async function evalExecutor(ctx: RunContext, overrides: ClientOverrides =
     const aux = await auxiliaryClients(ctx, env, overrides);
 
     const policyNode = await resolveNode(prisma, config.policy.node, "policy");
-    const tinker = policyNode.kind === "openai" ? null : await trainingPolicyFor(policyNode, config.policy);
+    const tinker = policyNode.kind === "openai" ? null : await trainingPolicyFor(policyNode, config.policy, undefined, (m) => void ctx.log("warn", m));
     const policy = samplingPolicy(env, tinker ? { protocol: "tinker", policy: tinker } : { protocol: "chat", chat: chatClientFor(policyNode, config.policy.model) });
     signal.addEventListener("abort", () => tinker?.close(), { once: true });
     try {

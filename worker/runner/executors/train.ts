@@ -25,6 +25,8 @@ export async function trainExecutor(ctx: RunContext, overrides: ClientOverrides 
     const policyNode = await resolveNode(prisma, config.policy.node, "policy");
     const policy = await trainingPolicyFor(policyNode, config.policy, resume.statePath ?? undefined, (m) => void ctx.log("warn", m));
     signal.addEventListener("abort", () => policy.close(), { once: true });
+    if (policy.profile === "envace-embedded" && config.policy.loraRank !== 32)
+      await ctx.log("info", `the embedded node trains all weights of ${config.policy.model}; policy.loraRank ${config.policy.loraRank} does not apply there`);
     const sampler = samplingPolicy(env, { protocol: "tinker", policy });
     try {
       // The engine measures appended text with the node model's own tokenizer.
@@ -33,6 +35,9 @@ export async function trainExecutor(ctx: RunContext, overrides: ClientOverrides 
       else await ctx.log("info", `training ${total} steps: ${config.data.instancesPerStep} instances × ${config.data.rolloutsPerInstance} rollouts, ${config.rollout.paradigm} paradigm`);
 
       const attemptStart = Date.now();
+      // Training states persist only at checkpoints: each step's state is kept until the next step
+      // commits (resuming needs only the last committed one), then deleted on the node.
+      let previousState: { path: string; checkpoint: boolean } | null = null;
       for (let step = resume.step + 1; step <= total; step++) {
         throwIfCancelled(signal);
         const startedAt = new Date();
@@ -42,6 +47,8 @@ export async function trainExecutor(ctx: RunContext, overrides: ClientOverrides 
         );
         const state = await untilCancelled(policy.saveState(`${runId.slice(0, 8)}-step-${step}`), signal);
         const isCheckpoint = step % config.schedule.saveEvery === 0 || step === total;
+        // Persistent sampler weights only at checkpoints; every step publishes ephemerally (the engine).
+        const published = isCheckpoint ? await untilCancelled(policy.saveWeightsForSampler(`${runId.slice(0, 8)}-step-${step}`), signal) : null;
         const done = step - resume.step;
         const eta = ((Date.now() - attemptStart) / 1000 / done) * (total - step);
         const written = await persistStep(prisma, {
@@ -51,10 +58,15 @@ export async function trainExecutor(ctx: RunContext, overrides: ClientOverrides 
           phase: "train",
           startedAt,
           statePath: state.path,
-          checkpoint: isCheckpoint ? { nodeName: policyNode.name, statePath: state.path, samplerPath: result.samplerPath ?? state.path } : undefined,
+          checkpoint: published ? { nodeName: policyNode.name, statePath: state.path, samplerPath: published.path } : undefined,
           progress: { step, total, etaSeconds: eta },
         });
         await ctx.log("info", `step ${step}/${total}: ${stepSummary(result)}; ${written.trajectories} trajectories, ${written.turns} turns committed${isCheckpoint ? ", checkpoint saved" : ""}`);
+        if (previousState && !previousState.checkpoint) {
+          const stale = previousState.path;
+          await policy.deleteState(stale).catch((e) => ctx.log("warn", `could not delete the training state ${stale} on node "${policyNode.name}": ${(e as Error).message}`));
+        }
+        previousState = { path: state.path, checkpoint: isCheckpoint };
 
         if (step % config.schedule.evalEvery === 0 || step === total) {
           throwIfCancelled(signal);
