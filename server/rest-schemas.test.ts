@@ -20,9 +20,12 @@ describe("REST output schemas cover their selects", () => {
     ["runs list", runSummaryOutput, runListSelect],
     ["run detail", runDetailOutput, runDetailSelect],
     ["datasets", datasetOutput, datasetSelect],
-    ["trajectories", trajectorySummaryOutput, trajectoryListSelect],
   ] as const)("%s", (_name, schema, select) => {
     expect(keys(schema)).toEqual(Object.keys(select).sort());
+  });
+
+  it("trajectories (with their count of private test-time attempts)", () => {
+    expect(keys(trajectorySummaryOutput)).toEqual([...Object.keys(trajectoryListSelect), "privateAttempts"].sort());
   });
 
   it("nodes (the key itself never, whether one is set always; the owner as addedBy, with the caller's rights)", () => {

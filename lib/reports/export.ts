@@ -5,6 +5,7 @@
 import { chartSvg } from "./chart-svg";
 import { metricLabels, type ReportChart, type ReportDocument, type ResultCell, type ResultTable } from "./document";
 import { embedCaption, findEmbeds, reportLayout, resolveChart, resolveTable } from "./embeds";
+import { testTimeCsvRows, testTimeLatex, testTimeMarkdown } from "./test-time";
 
 export type ExportFormat = "markdown" | "csv" | "latex" | "json";
 
@@ -113,6 +114,7 @@ export function toMarkdown(doc: ReportDocument): string {
   const notes = doc.notes.trim() ? expandNotes(doc) : "";
   if (layout.notesFirst && notes) lines.push(notes, "");
   if (layout.showTable) lines.push(...(layout.notesFirst ? ["## Results", ""] : []), ...markdownTable(doc.table), "");
+  if (doc.testTime) lines.push(...testTimeMarkdown(doc.testTime), "");
   if (layout.charts.length) {
     lines.push("## Charts", "");
     for (const chart of layout.charts) lines.push(...markdownFigure(chart, order, chart.key), "");
@@ -137,6 +139,11 @@ export function toCsv(doc: ReportDocument): string {
       lines.push([csvField(row.runName), csvField(b), String(c.k), String(c.instances), fmt(c.avgAtK), fmt(c.passAtK)].join(","));
     }
     if (row.overall) lines.push([csvField(row.runName), "Overall", "", "", fmt(row.overall.avgAtK), fmt(row.overall.passAtK)].join(","));
+  }
+  if (doc.testTime) {
+    // Table 3 follows as its own block: setting, benchmark, k, instances, Avg@k.
+    lines.push("", ["test_time_setting", "benchmark", "k", "instances", "avg_at_k"].join(","));
+    for (const r of testTimeCsvRows(doc.testTime)) lines.push(r.map(csvField).join(","));
   }
   return `${lines.join("\r\n")}\r\n`;
 }
@@ -194,6 +201,7 @@ export function toLatex(doc: ReportDocument): string {
     out.push(`${latexEscape(row.runName)} & ${values.join(" & ")} \\\\`);
   }
   out.push("\\bottomrule", "\\end{tabular}", "\\end{table}");
+  if (doc.testTime) out.push("", ...testTimeLatex(doc.testTime));
   return `${out.join("\n")}\n`;
 }
 

@@ -9,6 +9,7 @@ import { reportLayout } from "../../../lib/reports/embeds";
 import { MarkdownView } from "./markdown-view";
 import { ReportChartView } from "./report-chart";
 import { ResultTableView } from "./result-table";
+import { TestTimeTableView } from "./test-time-table";
 
 export { ResultTableView } from "./result-table";
 
@@ -32,6 +33,12 @@ export function ReportBody({ doc, linkRuns }: { doc: ReportDocument; linkRuns: b
         <section aria-labelledby="report-results">
           <h2 id="report-results">Results</h2>
           <ResultTableView doc={doc} linkRuns={linkRuns} />
+        </section>
+      )}
+      {doc.testTime && (
+        <section aria-labelledby="report-test-time">
+          <h2 id="report-test-time">Test-time rehearsal (Table 3)</h2>
+          <TestTimeTableView table={doc.testTime} linkRuns={linkRuns} />
         </section>
       )}
       {(layout.charts.length > 0 || !layout.notesFirst) && (

@@ -9,7 +9,7 @@ export const listTrajectoriesInput = trajectoryFiltersInput.extend({
   cursor: z.string().uuid().nullish().describe("nextCursor of the previous page"),
 });
 
-/** Mirrors trajectoryListSelect in the service (a field missing here is stripped from the response). */
+/** Mirrors trajectoryListSelect in the service plus its private-attempt count (a field missing here is stripped from the response). */
 export const trajectorySummaryOutput = z
   .object({
     id: z.string().uuid(),
@@ -27,6 +27,7 @@ export const trajectorySummaryOutput = z
     rehearseTokens: z.number().int(),
     numTurns: z.number().int(),
     fidelity: z.number().nullable().describe("Mean rehearsal fidelity (shadow execution), when measured"),
+    privateAttempts: z.number().int().describe("Private test-time rehearsal attempts behind this trajectory (0 without test-time rehearsal)"),
   })
   .openapi({ ref: "TrajectorySummary" });
 
