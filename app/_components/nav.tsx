@@ -13,6 +13,7 @@ const links = [
   { href: "/nodes", label: "Nodes" },
   { href: "/mcp-servers", label: "MCP servers" },
   { href: "/settings", label: "Settings" },
+  { href: "/api-docs", label: "API" },
 ];
 
 export function Nav() {

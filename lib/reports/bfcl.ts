@@ -131,3 +131,25 @@ export function bfclMarkdown(table: BfclTable): string[] {
   }
   return lines;
 }
+
+/** CSV rows (run, "BFCL <column>", k, instances, avg_at_k, pass_at_k) in the layout of the result rows. */
+export function bfclCsvRows(table: BfclTable): string[][] {
+  return table.rows.flatMap((row) => row.columns.map((c) => [row.runName, `BFCL ${c.label}`, "", "", c.value === null ? "" : c.value.toFixed(2), ""]));
+}
+
+/** The BFCL block as a booktabs table (needs \\usepackage{booktabs}); `escape` is the export's LaTeX escaping. */
+export function bfclLatex(table: BfclTable, escape: (text: string) => string): string[] {
+  return [
+    "\\begin{table}[t]",
+    "\\centering",
+    "\\caption{BFCL V4 (accuracy in percent; -- marks a column not run)}",
+    `\\begin{tabular}{l${"r".repeat(table.columns.length)}}`,
+    "\\toprule",
+    `Run & ${table.columns.map((c) => escape(c.label)).join(" & ")} \\\\`,
+    "\\midrule",
+    ...table.rows.map((row) => `${escape(row.runName)} & ${row.columns.map((c) => (c.value === null ? "--" : escape(bfclCellText(c)))).join(" & ")} \\\\`),
+    "\\bottomrule",
+    "\\end{tabular}",
+    "\\end{table}",
+  ];
+}

@@ -3,6 +3,7 @@
  * every export is made from. Pure (no database), so the browser and the tests use the same code.
  */
 import type { BfclTable } from "./bfcl";
+import type { TestTimeTable } from "./test-time";
 
 export interface OutcomeCount {
   runId: string;
@@ -66,6 +67,8 @@ export interface ReportDocument {
   charts: ReportChart[];
   /** The paper's BFCL V4 columns for the runs that evaluated on BFCL (lib/reports/bfcl.ts); absent or null otherwise. */
   bfcl?: BfclTable | null;
+  /** The paper's Table 3 when the report's evaluation runs include test-time rehearsal (lib/reports/test-time.ts); absent in older snapshots. */
+  testTime?: TestTimeTable | null;
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
@@ -119,5 +122,14 @@ export function scrubForShare(doc: ReportDocument): ReportDocument {
     table: { ...doc.table, rows: doc.table.rows.map((row) => ({ ...row, runId: a(row.runId) })) },
     charts: doc.charts.map((c) => ({ ...c, series: c.series.map((s) => ({ ...s, runId: a(s.runId) })) })),
     ...(doc.bfcl ? { bfcl: { ...doc.bfcl, rows: doc.bfcl.rows.map((row) => ({ ...row, runId: a(row.runId) })) } } : {}),
+    testTime: doc.testTime
+      ? {
+          ...doc.testTime,
+          rows: doc.testTime.rows.map((row) => ({
+            ...row,
+            cells: Object.fromEntries(Object.entries(row.cells).map(([k, c]) => [k, c ? { ...c, runId: a(c.runId) } : null])),
+          })),
+        }
+      : doc.testTime,
   };
 }

@@ -100,7 +100,7 @@ export async function importDataset(input: ImportDatasetInput) {
   try {
     const dataset = await prisma.$transaction(
       async (tx) => {
-        const created = await tx.dataset.create({ data: { name: input.name, format, instanceCount: parsed.instances.length } });
+        const created = await tx.dataset.create({ data: { name: input.name, format, instanceCount: parsed.instances.length }, select: datasetSelect });
         const rows = parsed.instances.map((instance) => ({
           datasetId: created.id,
           externalId: instance.id,
@@ -130,8 +130,11 @@ export async function importDataset(input: ImportDatasetInput) {
   }
 }
 
+/** Columns a dataset is shown with (the API's Dataset schema in schemas.ts mirrors them). */
+export const datasetSelect = { id: true, name: true, format: true, instanceCount: true, createdAt: true } satisfies Prisma.DatasetSelect;
+
 export async function listDatasets() {
-  return prisma.dataset.findMany({ orderBy: { createdAt: "desc" }, select: { id: true, name: true, format: true, instanceCount: true, createdAt: true } });
+  return prisma.dataset.findMany({ orderBy: { createdAt: "desc" }, select: datasetSelect });
 }
 
 export async function getDataset(id: string) {

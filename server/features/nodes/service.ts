@@ -109,3 +109,55 @@ export async function removeNode(id: string, actor: Actor) {
   await prisma.node.delete({ where: { id } });
   return { id };
 }
+
+/** Steps a throughput estimate averages over. */
+const THROUGHPUT_STEPS = 20;
+
+export interface NodeThroughput {
+  node: string;
+  /** The model the steps ran, or null when no step of the asked model exists and the node's others were used. */
+  model: string | null;
+  /** Committed steps measured (0: no history, no estimate). */
+  steps: number;
+  /** Wall-clock seconds per rollout at that pace (step duration over its trajectories, summed over the steps). */
+  secondsPerRollout: number | null;
+  /** Generations (act + rehearse) per rollout, when the steps recorded generation/attempted. */
+  generationsPerRollout: number | null;
+  lastStepAt: Date | null;
+}
+
+/**
+ * The pace of a policy node from its last committed steps (train and eval) whose run named it as the
+ * policy: total step time over total trajectories. Steps of the same model are preferred.
+ */
+export async function nodeThroughput(node: string, model?: string): Promise<NodeThroughput> {
+  const measure = async (sameModel: boolean) =>
+    prisma.$queryRaw<{ durationMs: number; rollouts: number; generations: number | null; finishedAt: Date }[]>`
+      select s."durationMs", s."finishedAt",
+             (select count(*)::int from trajectory t where t."runId" = s."runId" and t.step = s.index and t.phase = s.kind) as rollouts,
+             (s.metrics->>'generation/attempted')::float8 as generations
+      from step s join run r on r.id = s."runId"
+      where r."policyNode" = ${node}
+        and (${!sameModel} or r.config->'policy'->>'model' = ${model ?? ""})
+      order by s."finishedAt" desc
+      limit ${THROUGHPUT_STEPS}`;
+  let rows = model ? await measure(true) : [];
+  let measuredModel: string | null = model ?? null;
+  if (rows.length === 0) {
+    rows = await measure(false);
+    measuredModel = null;
+  }
+  const counted = rows.filter((r) => r.rollouts > 0);
+  const rollouts = counted.reduce((s, r) => s + r.rollouts, 0);
+  const ms = counted.reduce((s, r) => s + r.durationMs, 0);
+  const withGen = counted.filter((r) => r.generations != null);
+  const genRollouts = withGen.reduce((s, r) => s + r.rollouts, 0);
+  return {
+    node,
+    model: measuredModel,
+    steps: counted.length,
+    secondsPerRollout: rollouts > 0 ? ms / 1000 / rollouts : null,
+    generationsPerRollout: genRollouts > 0 ? withGen.reduce((s, r) => s + r.generations!, 0) / genRollouts : null,
+    lastStepAt: rows[0]?.finishedAt ?? null,
+  };
+}

@@ -1,10 +1,11 @@
 /** Run lifecycle on the web side: create (validated, queued in one transaction), list, read, cancel, resume. */
 import type { Prisma } from "@prisma/client";
-import { parseRunConfig } from "../../../contracts/run-config";
+import { parseRunConfig, type RunConfig } from "../../../contracts/run-config";
 import { terminalStatuses, type RunStatus } from "../../../contracts/jobs";
 import { prisma } from "../../../lib/db";
 import { DomainError, notFound } from "../../lib/errors";
 import { sendRunJob } from "../../lib/queue";
+import { listMetricKeys, metricSeries } from "../metrics/service";
 import { mayChangeRun, RUN_CHANGE_RULE, type Actor as PermissionActor } from "../../../lib/permissions";
 import { nodeRefsOf } from "../../../lib/node-refs";
 import { nodeSelect } from "../nodes/service";
@@ -50,40 +51,48 @@ export interface CreateRunInput {
   parentRunId?: string;
 }
 
-export async function createRun(userId: string, input: CreateRunInput) {
-  const parsed = parseRunConfig(input.config);
+/** The run config, parsed, or a BAD_REQUEST naming every bad field (under `config.`, or `prefix` when given). */
+export function validRunConfig(input: unknown, prefix = "config") {
+  const parsed = parseRunConfig(input);
   if (!parsed.ok) {
     const first = parsed.errors[0]!;
     throw new DomainError(
       "BAD_REQUEST",
       `invalid run config: ${first.path || "(root)"}: ${first.message}`,
-      parsed.errors.map((e) => ({ path: e.path ? `config.${e.path}` : "config", message: e.message })),
+      parsed.errors.map((e) => ({ path: e.path ? `${prefix}.${e.path}` : prefix, message: e.message })),
     );
   }
-  const config = parsed.config;
-  await assertMcpDatasetUsable(config.data.dataset);
+  return parsed.config;
+}
+
+/** Insert one queued run, its first log line and its job inside the caller's transaction (the config already validated). */
+export async function insertRun(tx: Prisma.TransactionClient, userId: string, input: Omit<CreateRunInput, "config">, config: RunConfig) {
   const totalSteps = config.kind === "train" ? config.schedule.steps : 1;
-  return prisma.$transaction(async (tx) => {
-    const run = await tx.run.create({
-      data: {
-        name: input.name,
-        kind: config.kind,
-        status: "queued",
-        config: config as unknown as Prisma.InputJsonValue,
-        configVersion: config.schemaVersion,
-        paradigm: config.rollout.paradigm,
-        policyNode: config.policy.node,
-        tags: input.tags,
-        totalSteps,
-        parentRunId: input.parentRunId,
-        createdById: userId,
-      },
-      select: runDetailSelect,
-    });
-    await tx.runLog.create({ data: { runId: run.id, level: "info", message: `run queued (${config.kind}, ${totalSteps} steps)` } });
-    await sendRunJob(tx, { runId: run.id, reason: "created" });
-    return run;
+  const run = await tx.run.create({
+    data: {
+      name: input.name,
+      kind: config.kind,
+      status: "queued",
+      config: config as unknown as Prisma.InputJsonValue,
+      configVersion: config.schemaVersion,
+      paradigm: config.rollout.paradigm,
+      policyNode: config.policy.node,
+      tags: input.tags,
+      totalSteps,
+      parentRunId: input.parentRunId,
+      createdById: userId,
+    },
+    select: runDetailSelect,
   });
+  await tx.runLog.create({ data: { runId: run.id, level: "info", message: `run queued (${config.kind}, ${totalSteps} steps)` } });
+  await sendRunJob(tx, { runId: run.id, reason: "created" });
+  return run;
+}
+
+export async function createRun(userId: string, input: CreateRunInput) {
+  const config = validRunConfig(input.config);
+  await assertMcpDatasetUsable(config.data.dataset);
+  return prisma.$transaction((tx) => insertRun(tx, userId, input, config));
 }
 
 /**
@@ -218,4 +227,33 @@ export async function runNodeHealth(id: string) {
     const roles = refs.filter((r) => r.node === name).map((r) => `${r.role} (${r.model})`);
     return { name, roles: roles.length ? roles : ["policy"], node: nodes.find((n) => n.name === name) ?? null };
   });
+}
+
+/** A run's metric keys and their series (all keys unless some are named), downsampled by step. */
+export async function runMetrics(input: { id: string; keys?: string[]; maxPoints: number; fromStep?: number; toStep?: number }) {
+  const run = await prisma.run.findUnique({ where: { id: input.id }, select: { id: true } });
+  if (!run) throw notFound("run", input.id);
+  const keys = await listMetricKeys(input.id);
+  const wanted = input.keys?.length ? [...new Set(input.keys)] : keys;
+  const from = input.fromStep ?? null;
+  const to = input.toStep ?? null;
+  if (from != null && to != null && from > to) {
+    throw new DomainError("BAD_REQUEST", "fromStep must not exceed toStep", [{ path: "fromStep", message: "must not exceed toStep" }]);
+  }
+  const { series } = await metricSeries({
+    runId: input.id,
+    keys: wanted,
+    maxPoints: input.maxPoints,
+    axis: "step",
+    stepRange: from != null || to != null ? { from: from ?? -2147483648, to: to ?? 2147483647 } : null,
+  });
+  return {
+    keys,
+    series: series.map((s) => ({
+      key: s.key,
+      total: s.total,
+      bucketSize: s.bucketSize,
+      points: s.points.map((p) => ({ step: p.step, value: p.mean, min: p.min, max: p.max, n: p.n })),
+    })),
+  };
 }

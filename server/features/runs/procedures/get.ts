@@ -1,7 +1,13 @@
 import { z } from "zod";
+import { rest } from "../../../trpc/rest";
 import { authedProcedure } from "../../../trpc/init";
+import { runDetailOutput } from "../schemas";
 import { getRun } from "../service";
 
 export const getRunInput = z.object({ id: z.string().uuid("run id must be a UUID") });
 
-export const get = authedProcedure.input(getRunInput).query(({ input }) => getRun(input.id));
+export const get = authedProcedure
+  .meta(rest({ method: "GET", path: "/runs/{id}", tag: "runs", access: "read", summary: "Get a run with its config and progress", errors: { 404: "No such run" } }))
+  .input(getRunInput)
+  .output(runDetailOutput)
+  .query(({ input }) => getRun(input.id));
