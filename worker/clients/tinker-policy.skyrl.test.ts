@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SkyRLDouble } from "../../test/doubles/skyrl-tinker";
 import type { LossConfig, TrainingDatum } from "../engine/io";
 import { loadRenderer } from "../../lib/renderers";
-import { END_TOKEN } from "../node/tokenizer";
+import { END_TOKEN } from "../../lib/renderers/tiny-gpt/tokenizer";
 import { TinkerPolicy } from "./tinker-policy";
 
 let double: SkyRLDouble | null = null;

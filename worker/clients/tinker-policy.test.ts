@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { promises as fs } from "node:fs";
 import { startNode, type RunningNode } from "../node/server";
-import { VOCAB_SIZE } from "../node/tokenizer";
+import { VOCAB_SIZE } from "../../lib/renderers/tiny-gpt/tokenizer";
 import { TinkerPolicy, buildDatums, dropZeroAdvantage, packDatums } from "./tinker-policy";
 import { createOpenAIChatClient } from "./openai-chat";
 import type { LossConfig, TrainingDatum } from "../engine/io";

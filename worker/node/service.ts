@@ -53,7 +53,7 @@ import {
   type saveWeightsSchema,
   modelInputTokens,
 } from "./protocol";
-import { encodeText } from "./tokenizer";
+import { encodeText } from "../../lib/renderers/tiny-gpt/tokenizer";
 import type { KlType } from "./loss";
 import { type LossConfig, DEFAULT_LOSS_CONFIG, Trainer, TrainingInputError, type TrainDatum, defaultTrainThreads } from "./train";
 
