@@ -77,4 +77,20 @@ describe("TinkerPolicy against SkyRL tx", () => {
     expect(double.liveAdapters()).toBe(2);
     expect(resumed.sampler.id).toMatch(/^sampling_/);
   });
+
+  it("an evaluation policy samples the base model through a sampling session and creates no LoRA model", async () => {
+    double = await new SkyRLDouble(eos).start();
+    const { p, logs } = await policy({ sampleOnly: true, loraRank: 64 });
+    const g = await p.generate({ role: "act", messages: [{ role: "user", content: "hi" }], sampling: { temperature: 1, topP: 1, maxTokens: 8 } });
+    expect(g.tokens).toEqual([100, 101, 102, END_TOKEN]);
+    // No create_model (no adapter slot taken, no LoRA-rank check needed), one base-model sampling session.
+    expect(double.requests.filter((r) => r.path === "create_model")).toEqual([]);
+    expect(double.models.size).toBe(0);
+    expect(double.requests.find((r) => r.path === "create_sampling_session")?.body).toMatchObject({ base_model: "Qwen/Qwen3-8B" });
+    expect(double.requests.find((r) => r.path === "asample")?.body?.sampling_session_id).toBe(p.sampler.id);
+    // Nothing is trained, so the backend guess (JAX) is not worth a warning.
+    expect(logs.join("\n")).not.toMatch(/assuming its default JAX backend/);
+    expect(() => p.model).toThrow(/only samples/);
+    await expect(p.optimStep(optim)).rejects.toThrow(/only samples/);
+  });
 });
