@@ -5,7 +5,7 @@ import { promises as fs } from "node:fs";
 import { startNode, type RunningNode } from "../node/server";
 import { VOCAB_SIZE } from "../../lib/renderers/tiny-gpt/tokenizer";
 import { TinkerPolicy, buildDatums, dropZeroAdvantage, packDatums } from "./tinker-policy";
-import { createOpenAIChatClient } from "./openai-chat";
+import { createOpenAIChatClient } from "../../lib/clients/openai-chat";
 import type { LossConfig, TrainingDatum } from "../engine/io";
 import { recordingTinkerModel } from "../../test/doubles/tinker-model";
 import { type ServerProfile, serverLossSemantics } from "./loss-semantics";

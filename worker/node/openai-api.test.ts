@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { withToolCallIds } from "../clients/chat-policy";
-import { toOpenAIMessages } from "../clients/openai-chat";
+import { toOpenAIMessages } from "../../lib/clients/openai-chat";
 import type { ChatMessage } from "../engine/io";
 import { renderPrompt } from "../../lib/renderers/tiny-gpt/chat-format";
 import { chatCompletion, parseToolCallBlocks, splitReasoning, toChatMessages } from "./openai-api";

@@ -8,7 +8,7 @@ import { parseNodeSettings, type NodeSettings } from "../../contracts/node-setti
 import type { PolicyModel } from "../../contracts/run-config";
 import { attributeRenderer, resolveRenderer } from "../../lib/renderers";
 import { decryptSecret } from "../../lib/secrets";
-import { createOpenAIChatClient } from "../clients/openai-chat";
+import { createOpenAIChatClient } from "../../lib/clients/openai-chat";
 import { TinkerPolicy } from "../clients/tinker-policy";
 import type { ChatClient } from "../engine/io";
 
