@@ -145,6 +145,12 @@ export interface SamplingParams {
   stop?: number[] | string[];
 }
 
+/** Optional asample extras. */
+export interface SampleExtras {
+  /** Ask for each prompt token's log-probability (hosted Tinker; SkyRL tx since July 2026; the embedded node). */
+  promptLogprobs?: boolean;
+}
+
 export const tokensInput = <T extends number[] | Int32Array>(tokens: T) => ({ chunks: [{ type: "encoded_text" as const, tokens }] });
 
 /** JSON-wire form of a datum: typed arrays become plain arrays (JSON.stringify would write objects). */
@@ -154,6 +160,13 @@ function datumAsJson(d: Datum): unknown {
     model_input: { chunks: d.model_input.chunks.map((c) => ({ type: "encoded_text", tokens: plainArray(c.tokens) })) },
     loss_fn_inputs: Object.fromEntries(Object.entries(d.loss_fn_inputs).map(([k, t]) => [k, { ...t, data: plainArray(t.data) }])),
   };
+}
+
+/** "fetch failed (connect ECONNREFUSED 127.0.0.1:9)": fetch hides the socket error in its cause. */
+function withCause(e: Error): string {
+  let inner: unknown = e;
+  for (let depth = 0; depth < 5 && inner instanceof Error && inner.cause instanceof Error; depth++) inner = inner.cause;
+  return inner !== e && inner instanceof Error ? `${e.message} (${inner.message})` : e.message;
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -451,7 +464,7 @@ export class TinkerClient {
       buf = await res.arrayBuffer();
     } catch (e) {
       const timedOut = ctrl.signal.aborted && !opts.signal?.aborted;
-      const reason = timedOut ? `timeout after ${timeoutMs} ms` : (e as Error).message;
+      const reason = timedOut ? `timeout after ${timeoutMs} ms` : withCause(e as Error);
       throw new TinkerError(`${this.where(method, path)}: ${reason}`, null, "transport", !opts.signal?.aborted, timedOut ? "timeout" : "network", "transport");
     } finally {
       clearTimeout(timer);
@@ -676,16 +689,16 @@ export class TinkerClient {
   }
 
   /** Internal: asample under a sampling session and wait for it. */
-  async sampleIn(session: SamplingSession, prompt: number[], params: SamplingParams, numSamples: number, signal?: AbortSignal): Promise<SampleResponse> {
+  async sampleIn(session: SamplingSession, prompt: number[], params: SamplingParams, numSamples: number, signal?: AbortSignal, extra: SampleExtras = {}): Promise<SampleResponse> {
     const release = await this.sampleSlot();
     try {
-      return await this.sampleOnce(session, prompt, params, numSamples, signal);
+      return await this.sampleOnce(session, prompt, params, numSamples, signal, extra);
     } finally {
       release();
     }
   }
 
-  private async sampleOnce(session: SamplingSession, prompt: number[], params: SamplingParams, numSamples: number, signal?: AbortSignal): Promise<SampleResponse> {
+  private async sampleOnce(session: SamplingSession, prompt: number[], params: SamplingParams, numSamples: number, signal?: AbortSignal, extra: SampleExtras = {}): Promise<SampleResponse> {
     const sampling_params = this.samplingParams(params);
     if (prompt.length === 0) throw new TinkerError("sampling: the prompt is empty", null, "user", false, "bad_params", "input");
     const deadline = Date.now() + this.o.futureDeadlineMs;
@@ -701,7 +714,7 @@ export class TinkerClient {
             prompt: tokensInput(prompt),
             num_samples: numSamples,
             sampling_params,
-            prompt_logprobs: false,
+            prompt_logprobs: extra.promptLogprobs ?? false,
             topk_prompt_logprobs: 0,
           },
         },
@@ -742,8 +755,8 @@ export class SamplingSession {
     return this.seq++;
   }
 
-  sample(prompt: number[], params: SamplingParams, numSamples = 1, signal?: AbortSignal): Promise<SampleResponse> {
-    return this.client.sampleIn(this, prompt, params, numSamples, signal);
+  sample(prompt: number[], params: SamplingParams, numSamples = 1, signal?: AbortSignal, extra: SampleExtras = {}): Promise<SampleResponse> {
+    return this.client.sampleIn(this, prompt, params, numSamples, signal, extra);
   }
 }
 

@@ -1,13 +1,15 @@
 /** Run lifecycle on the web side: create (validated, queued in one transaction), list, read, cancel, resume. */
 import type { Prisma } from "@prisma/client";
-import { parseRunConfig } from "../../../contracts/run-config";
+import { parseRunConfig, type RunConfig } from "../../../contracts/run-config";
 import { terminalStatuses, type RunStatus } from "../../../contracts/jobs";
 import { prisma } from "../../../lib/db";
 import { DomainError, notFound } from "../../lib/errors";
 import { sendRunJob } from "../../lib/queue";
-import { mayChangeRun, RUN_CHANGE_RULE, type Actor as PermissionActor } from "../../../lib/permissions";
-import { nodeRefsOf } from "../../../lib/node-refs";
-import { nodeSelect } from "../nodes/service";
+import { mayChangeRun, mayTestNode, RUN_CHANGE_RULE, type Actor as PermissionActor } from "../../../lib/permissions";
+import { nodeFieldOf, nodeRefsOf, type NodeRef } from "../../../lib/node-refs";
+import { refusalFor } from "../../../lib/node-doctor";
+import { DOCTOR_REPORT_MAX_AGE_MS, doctorAndRecord, latestReport } from "../../../lib/node-health";
+import { nodeSelect, SERVER_DOCTOR_TIMEOUT_MS } from "../nodes/service";
 
 /** Columns for run lists: no config body, no logs. */
 export const runListSelect = {
@@ -49,7 +51,45 @@ export interface CreateRunInput {
   parentRunId?: string;
 }
 
-export async function createRun(userId: string, input: CreateRunInput) {
+/**
+ * The launch gate: a run is refused when a node it names fails the node doctor for the model and role
+ * it is used in (or its LoRA rank is above the node's limit). Per (node, model):
+ * - a report younger than DOCTOR_REPORT_MAX_AGE_MS is taken as it is;
+ * - a missing or older one is re-checked now when the launching user may probe the node's URL
+ *   (lib/permissions.ts mayTestNode); otherwise a failed report still refuses, and a node never checked
+ *   is left to the worker, which runs the same doctor before the first step;
+ * - nodes that are not registered are left to the worker too (it fails the run naming them).
+ * Refusals name the node, its role and model, the failed check and its reason, on the config field.
+ */
+export async function launchRefusals(config: RunConfig, actor: PermissionActor): Promise<{ path: string; message: string }[]> {
+  const refs = nodeRefsOf(config);
+  const pairs = new Map<string, NodeRef[]>();
+  for (const ref of refs) pairs.set(JSON.stringify([ref.node, ref.model]), [...(pairs.get(JSON.stringify([ref.node, ref.model])) ?? []), ref]);
+  const nodes = await prisma.node.findMany({
+    where: { name: { in: [...new Set(refs.map((r) => r.node))] } },
+    select: { id: true, name: true, createdById: true, createdBy: { select: { role: true } } },
+  });
+  const refusals: { path: string; message: string }[] = [];
+  for (const [key, pairRefs] of pairs) {
+    const [nodeName, model] = JSON.parse(key) as [string, string];
+    const node = nodes.find((n) => n.name === nodeName);
+    if (!node) continue;
+    let report = await latestReport(prisma, node.id, model);
+    const stale = !report || Date.now() - Date.parse(report.checkedAt) > DOCTOR_REPORT_MAX_AGE_MS;
+    if (stale && mayTestNode(node, actor)) {
+      const checked = await doctorAndRecord(prisma, { id: node.id }, { models: [model], by: "server", timeoutMs: SERVER_DOCTOR_TIMEOUT_MS });
+      report = checked?.reports[0] ? { ...checked.reports[0], checkedBy: "server" } : report;
+    }
+    if (!report) continue;
+    for (const ref of pairRefs) {
+      const refusal = refusalFor(ref, report, { loraRank: ref.role === "policy" ? config.policy.loraRank : undefined });
+      if (refusal) refusals.push({ path: `config.${nodeFieldOf(ref.role)}`, message: refusal });
+    }
+  }
+  return refusals;
+}
+
+export async function createRun(userId: string, input: CreateRunInput, role = "member") {
   const parsed = parseRunConfig(input.config);
   if (!parsed.ok) {
     const first = parsed.errors[0]!;
@@ -60,6 +100,11 @@ export async function createRun(userId: string, input: CreateRunInput) {
     );
   }
   const config = parsed.config;
+  const refusals = await launchRefusals(config, { id: userId, role });
+  if (refusals.length > 0) {
+    const more = refusals.length > 1 ? ` (and ${refusals.length - 1} more)` : "";
+    throw new DomainError("BAD_REQUEST", `cannot launch: ${refusals[0]!.message}${more}`, refusals);
+  }
   const totalSteps = config.kind === "train" ? config.schedule.steps : 1;
   return prisma.$transaction(async (tx) => {
     const run = await tx.run.create({

@@ -10,4 +10,4 @@ export const createRunInput = z.object({
   parentRunId: z.string().uuid().optional(),
 });
 
-export const create = memberProcedure.input(createRunInput).mutation(({ ctx, input }) => createRun(ctx.user.id, input));
+export const create = memberProcedure.input(createRunInput).mutation(({ ctx, input }) => createRun(ctx.user.id, input, ctx.user.role));
