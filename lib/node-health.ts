@@ -20,6 +20,12 @@ export type NodeKind = (typeof nodeKinds)[number];
  */
 export const DOCTOR_REPORT_MAX_AGE_MS = 24 * 3600_000;
 
+/**
+ * The worker checks every node again before a run unless a report is younger than this — typically
+ * the one runs.create just made — so a launch probes a node once, not twice.
+ */
+export const WORKER_REPORT_REUSE_MS = 5 * 60_000;
+
 export interface RecordedDoctor {
   id: string;
   name: string;

@@ -114,7 +114,13 @@ export async function openAIChecks(target: OpenAITarget, model: string | null, o
     apiKey: target.apiKey,
     model,
     nodeName: target.nodeName,
-    settings: { ...target.settings.openai, requestTimeoutS: Math.max(1, Math.ceil(o.timeoutMs / 1000)), maxRetries: Math.min(1, target.settings.openai.maxRetries) },
+    // The node's own settings (as a run sends), with retries bounded so a check ends in reasonable time.
+    settings: {
+      ...target.settings.openai,
+      requestTimeoutS: Math.max(1, Math.ceil(o.timeoutMs / 1000)),
+      maxRetries: Math.min(3, target.settings.openai.maxRetries),
+      maxRetryWaitS: Math.min(10, target.settings.openai.maxRetryWaitS),
+    },
   });
 
   // chat + reasoning

@@ -150,6 +150,14 @@ describe("run worker against real Postgres and pg-boss", () => {
       expect(row.doctorReports.map((r) => [r.model, r.ok, r.checkedBy])).toEqual([["tiny-gpt", true, "worker"]]);
       const logs = (await caller.runs.logs({ runId: run.id })).map((l) => l.message);
       expect(logs.some((m) => /^node "local" \(policy\) passed the node doctor in \d+ ms for "tiny-gpt"$/.test(m))).toBe(true);
+
+      // A second run moments later reuses that report: the node is probed once, not per run.
+      const checkedAt = row.doctorReports[0]!.checkedAt;
+      const again = await caller.runs.create({ name: "check-again", config: { policy: { node: "local", model: "tiny-gpt" } } });
+      await eventually(async () => ((await caller.runs.get({ id: again.id })).status === "succeeded" ? true : null), 60_000, "second check");
+      const againLogs = (await caller.runs.logs({ runId: again.id })).map((l) => l.message);
+      expect(againLogs.some((m) => /^node "local" \(policy\) passed the node doctor \d+ s ago for "tiny-gpt"$/.test(m))).toBe(true);
+      expect((await prisma.nodeDoctorReport.findFirstOrThrow({ where: { nodeId: row.id } })).checkedAt).toEqual(checkedAt);
     } finally {
       await node.close();
       await fs.rm(dataDir, { recursive: true, force: true });
