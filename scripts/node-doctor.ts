@@ -26,8 +26,7 @@ function fail(message: string): never {
 const argsSchema = z.object({
   url: z
     .string({ required_error: "--url is required" })
-    .url("--url must be a URL like http://gpu-1:8000")
-    .refine((u) => /^https?:\/\//.test(u), "--url must be http(s)"),
+    .refine((u) => URL.canParse(u) && /^https?:\/\/[^/]/.test(u), "--url must be an http(s) URL like http://gpu-1:8000"),
   kind: z.enum(["tinker", "openai", "embedded"], { required_error: "--kind is required", invalid_type_error: "--kind must be tinker, openai or embedded" }),
   model: z.string({ required_error: "--model is required" }).trim().min(1, "--model must not be empty"),
   "api-key-env": z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "--api-key-env must name an environment variable").optional(),
