@@ -147,6 +147,15 @@ describe("SkyRL tx's contract (scripted models)", () => {
     expect(r.ok).toBe(false);
   });
 
+  it("a tokenizer directory that is missing fails the tokenizer check naming the directory; sampling is not attempted", async () => {
+    double = await new SkyRLDouble({ sampleTokens: () => [...qwen.encode(reply), 151645] }).start();
+    const s = settings({ models: { "Qwen/Qwen3-8B": { renderer: "qwen3", tokenizer: "/nonexistent/qwen3-tokenizer" } } });
+    const r = await runDoctor({ kind: "tinker", url: double.url, nodeName: "skyrl", settings: s }, "Qwen/Qwen3-8B", { timeoutMs: 10_000 });
+    expect(check(r, "tokenizer")).toMatchObject({ status: "failed", reason: expect.stringMatching(/\/nonexistent\/qwen3-tokenizer/) });
+    expect(check(r, "sampling")).toMatchObject({ status: "skipped", reason: "needs the model's renderer to build a prompt" });
+    expect(double.requests.some((q) => q.path === "asample")).toBe(false);
+  });
+
   it("reports the node setting's LoRA limit over the backend default", async () => {
     double = await new SkyRLDouble({ sampleTokens: () => [...qwen.encode(reply), 151645] }).start();
     const r = await runDoctor({ kind: "tinker", url: double.url, nodeName: "skyrl", settings: settings({ tinker: { maxLoraRank: 8 } }) }, "Qwen/Qwen3-8B", { timeoutMs: 10_000 });

@@ -1,6 +1,7 @@
 /**
- * Nodes through the real tRPC router against real Postgres: write-only keys, the probe, roles, the deletion
- * guard; no credentials in URLs, owner-or-admin removal, and only admins probe URLs members typed.
+ * Nodes through the real tRPC router against real Postgres: write-only keys, the node doctor, roles, the
+ * deletion guard; no credentials in URLs, owner-or-admin removal, and only admins probe URLs members typed.
+ * The doctor's own behaviour through the API: doctor.int.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRPCError } from "@trpc/server";
