@@ -51,6 +51,19 @@ export type KlType = (typeof klTypes)[number];
 const trainSampling = { temperature: 1.0, topP: 1.0, maxTokens: 8000 };
 const evalSampling = { temperature: 0.6, topP: 0.95, maxTokens: 8000 };
 
+export const testTimeModes = ["parallel", "sequential"] as const;
+export type TestTimeMode = (typeof testTimeModes)[number];
+/**
+ * The paper's test-time sampling (its Table 3): act and rehearse at temperature 1.0 / top-p 1.0, every other
+ * role (assessment, memory) at 0.01.
+ */
+export const testTimeSampling = {
+  act: { temperature: 1.0, topP: 1.0, maxTokens: 8000 },
+  rehearse: { temperature: 1.0, topP: 1.0, maxTokens: 8000 },
+  assessment: { temperature: 0.01, topP: 1.0, maxTokens: 1024 },
+  memory: { temperature: 0.01, topP: 1.0, maxTokens: 1024 },
+} as const;
+
 export const runConfigSchema = z
   .object({
     schemaVersion: z.literal(RUN_CONFIG_SCHEMA_VERSION).default(RUN_CONFIG_SCHEMA_VERSION),
@@ -61,11 +74,20 @@ export const runConfigSchema = z
 
     data: z
       .object({
-        /** "builtin:shop" | "tau2:retail" | "dataset:<id>" (an imported CM2 dataset). */
+        /**
+         * "builtin:shop" | "tau2:retail" | "dataset:<id>" (an imported dataset) | "mcp:<server>/<dataset>"
+         * (an imported dataset's tasks against a registered MCP server).
+         */
         dataset: z
           .string()
-          .regex(/^(builtin:[a-z0-9_-]+|tau2:retail|dataset:[A-Za-z0-9_-]+)$/, "must be builtin:<name>, tau2:retail or dataset:<id>")
-          .default("builtin:shop"),
+          .regex(
+            /^(builtin:[a-z0-9_-]+|tau2:retail|dataset:[A-Za-z0-9_-]+|mcp:[a-z0-9][a-z0-9_-]{0,62}\/[A-Za-z0-9_-]{1,100})$/,
+            "must be builtin:<name>, tau2:retail, dataset:<id> or mcp:<server>/<dataset>",
+          )
+          .default("builtin:shop")
+          .describe(
+            "Where the tasks come from: builtin:<name> (e.g. builtin:shop), tau2:retail, dataset:<id or name> of an imported dataset, or mcp:<server>/<dataset> to run an imported dataset's tasks against a registered MCP server",
+          ),
         split: z.enum(["train", "test"]).default("train"),
         /** Explicit instance ids; empty = sample from the split. */
         instanceIds: z.array(z.string().min(1)).max(10_000).default([]),
@@ -101,6 +123,14 @@ export const runConfigSchema = z
           .max(1)
           .default(0.5)
           .describe("Fail the run when a step's share of failed generations exceeds this (a step where all failed always fails)"),
+        maxEnvironmentErrorShare: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0.5)
+          .describe(
+            "Fail the run when more than this share of a step's episodes end with an environment error (a tool server that did not start, crashed, hung or broke its protocol); those episodes are recorded and left out of training (a step where all did always fails)",
+          ),
       })
       .default({}),
 
@@ -178,12 +208,51 @@ export const runConfigSchema = z
       })
       .default({}),
 
-    /** Test-time rehearsal (evaluation runs): N private attempts condensed into a memory before one real execution. */
+    /**
+     * Test-time rehearsal (evaluation runs; paper §4.3, our own design: worker/engine/DIFFERENCES.md): N private
+     * attempts in the policy's own rehearsed world, each assessed by the policy, condensed into a memory that
+     * conditions ONE committed execution. Private attempts contact nothing external.
+     */
     testTime: z
       .object({
-        enabled: z.boolean().default(false),
-        attempts: z.number().int().min(1).max(64).default(4),
-        mode: z.enum(["parallel", "sequential"]).default("parallel"),
+        enabled: z
+          .boolean()
+          .default(false)
+          .describe("Before each real execution in an evaluation, rehearse the task privately N times and condense the attempts into a memory"),
+        attempts: z.number().int().min(1).max(64).default(4).describe("Private rehearsal attempts per task (N)"),
+        mode: z
+          .enum(testTimeModes)
+          .default("parallel")
+          .describe("parallel: N independent attempts; sequential: attempt n sees every earlier attempt and its assessment"),
+        sampling: z
+          .object({
+            act: samplingSchema.default(testTimeSampling.act).describe("The act role in private attempts and in the committed execution (paper: temperature 1.0, top-p 1.0)"),
+            rehearse: samplingSchema
+              .default(testTimeSampling.rehearse)
+              .describe("The rehearse role in private attempts: imagined tool responses and imagined user turns (paper: 1.0 / 1.0)"),
+            assessment: samplingSchema
+              .default(testTimeSampling.assessment)
+              .describe("The policy's assessment and suggestion after each private attempt (paper: temperature 0.01)"),
+            memory: samplingSchema
+              .default(testTimeSampling.memory)
+              .describe("The summary of all attempts and assessments into the rehearsal memory; maxTokens bounds the memory (paper: temperature 0.01)"),
+          })
+          .default({})
+          .describe("Sampling per test-time phase (used only with testTime.enabled)"),
+        transcriptTokens: z
+          .number()
+          .int()
+          .min(32)
+          .max(200_000)
+          .default(2048)
+          .describe("Token bound (policy's tokenizer) of the attempt transcripts one assessment or memory prompt receives; actions are never cut"),
+        thinkingTokens: z
+          .number()
+          .int()
+          .min(0)
+          .max(100_000)
+          .default(0)
+          .describe("Thinking kept per assistant message in condensed transcripts, in tokens (0 = thinking stripped)"),
       })
       .default({}),
 
@@ -300,6 +369,37 @@ export const paperReferencePreset: RunConfigInput = {
   schedule: { steps: 470, saveEvery: 50, evalEvery: 10 },
 };
 
+/**
+ * Test-time rehearsal on the embedded node: an evaluation of the shop's test split where every task is
+ * rehearsed privately four times in parallel before one real execution, with the paper's sampling per
+ * phase (act and rehearse 1.0 / 1.0, assessment and memory 0.01) and lengths that fit the tiny model.
+ */
+export const testTimePreset: RunConfigInput = {
+  kind: "eval",
+  policy: { node: "embedded", model: "tiny-gpt" },
+  data: { dataset: "builtin:shop", split: "test", instancesPerStep: 8, rolloutsPerInstance: 1 },
+  rollout: { ...quickstartPreset.rollout, paradigm: "environment", shadowExecution: false },
+  sampling: {
+    ...quickstartPreset.sampling,
+    // The "no rehearsal" arm of a comparison evaluates with the same act sampling as the committed execution.
+    evalAct: { ...testTimeSampling.act, maxTokens: 192 },
+    evalRehearse: { ...testTimeSampling.rehearse, maxTokens: 192 },
+  },
+  testTime: {
+    enabled: true,
+    attempts: 4,
+    mode: "parallel",
+    sampling: {
+      act: { ...testTimeSampling.act, maxTokens: 192 },
+      rehearse: { ...testTimeSampling.rehearse, maxTokens: 192 },
+      assessment: { ...testTimeSampling.assessment, maxTokens: 96 },
+      memory: { ...testTimeSampling.memory, maxTokens: 128 },
+    },
+    transcriptTokens: 384,
+    thinkingTokens: 0,
+  },
+};
+
 export const presets = {
   quickstart: { label: "Quickstart (embedded CPU node)", config: quickstartPreset },
   paper: { label: "Paper reference (Qwen3-8B on Tinker, judge Qwen3-30B-A3B)", config: paperReferencePreset },
@@ -319,5 +419,6 @@ export const presets = {
       reward: { ...quickstartPreset.reward, rehearsalGrounding: 0 },
     } satisfies RunConfigInput,
   },
+  testTime: { label: "Test-time rehearsal (evaluation, paper's phase sampling)", config: testTimePreset },
 } as const;
 export type PresetKey = keyof typeof presets;

@@ -11,6 +11,7 @@ const links = [
   { href: "/reports", label: "Reports" },
   { href: "/datasets", label: "Datasets" },
   { href: "/nodes", label: "Nodes" },
+  { href: "/mcp-servers", label: "MCP servers" },
   { href: "/settings", label: "Settings" },
 ];
 

@@ -3,6 +3,7 @@
  * each escapes for its own format (pipes in Markdown tables, quotes in CSV, specials in LaTeX).
  */
 import { metricLabels, type ReportDocument, type ResultCell } from "./document";
+import { testTimeCsvRows, testTimeLatex, testTimeMarkdown } from "./test-time";
 
 export type ExportFormat = "markdown" | "csv" | "latex" | "json";
 
@@ -41,6 +42,7 @@ export function toMarkdown(doc: ReportDocument): string {
     ];
     lines.push(`| ${[mdCell(row.runName), ...values].join(" | ")} |`);
   }
+  if (doc.testTime) lines.push("", ...testTimeMarkdown(doc.testTime));
   if (doc.notes.trim()) lines.push("", "## Notes", "", doc.notes.trim());
   return `${lines.join("\n")}\n`;
 }
@@ -61,6 +63,11 @@ export function toCsv(doc: ReportDocument): string {
       lines.push([csvField(row.runName), csvField(b), String(c.k), String(c.instances), fmt(c.avgAtK), fmt(c.passAtK)].join(","));
     }
     if (row.overall) lines.push([csvField(row.runName), "Overall", "", "", fmt(row.overall.avgAtK), fmt(row.overall.passAtK)].join(","));
+  }
+  if (doc.testTime) {
+    // Table 3 follows as its own block: setting, benchmark, k, instances, Avg@k.
+    lines.push("", ["test_time_setting", "benchmark", "k", "instances", "avg_at_k"].join(","));
+    for (const r of testTimeCsvRows(doc.testTime)) lines.push(r.map(csvField).join(","));
   }
   return `${lines.join("\r\n")}\r\n`;
 }
@@ -118,6 +125,7 @@ export function toLatex(doc: ReportDocument): string {
     out.push(`${latexEscape(row.runName)} & ${values.join(" & ")} \\\\`);
   }
   out.push("\\bottomrule", "\\end{tabular}", "\\end{table}");
+  if (doc.testTime) out.push("", ...testTimeLatex(doc.testTime));
   return `${out.join("\n")}\n`;
 }
 

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { metricLabels, type ReportDocument } from "../../../lib/reports/document";
 import { LineChart, palette } from "../charts/line-chart";
 import { MarkdownView } from "./markdown-view";
+import { TestTimeTableView } from "./test-time-table";
 
 const pct = (v: number | null | undefined) => (v == null ? "—" : v.toFixed(2));
 
@@ -110,6 +111,12 @@ export function ReportBody({ doc, linkRuns }: { doc: ReportDocument; linkRuns: b
         <h2 id="report-results">Results</h2>
         <ResultTableView doc={doc} linkRuns={linkRuns} />
       </section>
+      {doc.testTime && (
+        <section aria-labelledby="report-test-time">
+          <h2 id="report-test-time">Test-time rehearsal (Table 3)</h2>
+          <TestTimeTableView table={doc.testTime} linkRuns={linkRuns} />
+        </section>
+      )}
       <section aria-labelledby="report-charts">
         <h2 id="report-charts">Charts</h2>
         <ReportCharts doc={doc} />

@@ -11,6 +11,8 @@ import { randomToken, sha256 } from "../../../lib/secrets";
 import { instanceOutcomes } from "../compare/service";
 import { listMetricKeys, metricSeries } from "../metrics/service";
 import { buildResultTable, scrubForShare, type ReportChart, type ReportDocument, type ReportRun, type ResultTable } from "../../../lib/reports/document";
+import { buildTestTimeTable, type TestTimeTable } from "../../../lib/reports/test-time";
+import { parseRunConfig } from "../../../contracts/run-config";
 
 /** Charts a report shows, when the runs have them: the first matching key per pattern, at most four. */
 const CHART_PATTERNS = [/^reward\/mean$/, /^val\/avg@\d+$/, /^val\/pass@\d+$/, /^fidelity\/mean$/, /^judge\/pass_rate$/];
@@ -23,22 +25,35 @@ interface Snapshot {
   runs: ReportRun[];
   table: ResultTable;
   charts: ReportChart[];
+  /** Table 3 (test-time rehearsal), when the runs include test-time evaluations. */
+  testTime?: TestTimeTable | null;
 }
 
 /** Results of a set of runs, computed now. Deleted runs are left out. */
 export async function computeResults(runIds: string[]): Promise<Snapshot> {
   const found = await prisma.run.findMany({
     where: { id: { in: runIds } },
-    select: { id: true, name: true, kind: true, paradigm: true, status: true },
+    select: { id: true, name: true, kind: true, paradigm: true, status: true, config: true },
   });
-  const ordered = runIds.map((id) => found.find((r) => r.id === id)).filter((r) => r != null);
+  const ordered = runIds
+    .map((id) => found.find((r) => r.id === id))
+    .filter((r) => r != null)
+    .map(({ config, ...r }) => ({ ...r, config }));
   const ids = ordered.map((r) => r.id);
   const { sets, outcomes } = await instanceOutcomes(ids);
-  const runs: ReportRun[] = ordered.map((r) => {
+  const runs: ReportRun[] = ordered.map(({ config: _config, ...r }) => {
     const set = sets.find((s) => s.runId === r.id);
     return { ...r, evaluated: set ? { phase: set.phase, step: set.step } : null };
   });
   const table = buildResultTable(ordered, outcomes);
+  // Stored configs are read back through the schema; a run whose config no longer parses is left out of Table 3.
+  const testTime = buildTestTimeTable(
+    ordered.flatMap((r) => {
+      const parsed = parseRunConfig(r.config);
+      return parsed.ok ? [{ id: r.id, name: r.name, status: r.status, config: parsed.config }] : [];
+    }),
+    outcomes,
+  );
 
   const keysByRun = await Promise.all(ids.map((id) => listMetricKeys(id)));
   const allKeys = [...new Set(keysByRun.flat())];
@@ -60,7 +75,7 @@ export async function computeResults(runIds: string[]): Promise<Snapshot> {
     // Keep series in run order whatever order the queries finished in.
     for (const c of charts) c.series.sort((a, b) => ids.indexOf(a.runId) - ids.indexOf(b.runId));
   }
-  return { version: 1, generatedAt: new Date().toISOString(), runs, table, charts };
+  return { version: 1, generatedAt: new Date().toISOString(), runs, table, charts, testTime };
 }
 
 const reportSelect = {
@@ -88,6 +103,7 @@ async function documentOf(report: Pick<ReportRow, "title" | "body" | "runIds" | 
     runs: results.runs,
     table: results.table,
     charts: results.charts,
+    testTime: results.testTime ?? null,
   };
 }
 

@@ -10,6 +10,7 @@ import { nodeFieldOf, nodeRefsOf, type NodeRef } from "../../../lib/node-refs";
 import { refusalFor } from "../../../lib/node-doctor";
 import { DOCTOR_REPORT_MAX_AGE_MS, doctorAndRecord, latestReport } from "../../../lib/node-health";
 import { nodeSelect, SERVER_DOCTOR_TIMEOUT_MS } from "../nodes/service";
+import { assertMcpDatasetUsable } from "../mcp-servers/service";
 
 /** Columns for run lists: no config body, no logs. */
 export const runListSelect = {
@@ -51,6 +52,44 @@ export interface CreateRunInput {
   parentRunId?: string;
 }
 
+/** The run config, parsed, or a BAD_REQUEST naming every bad field (under `config.`, or `prefix` when given). */
+export function validRunConfig(input: unknown, prefix = "config") {
+  const parsed = parseRunConfig(input);
+  if (!parsed.ok) {
+    const first = parsed.errors[0]!;
+    throw new DomainError(
+      "BAD_REQUEST",
+      `invalid run config: ${first.path || "(root)"}: ${first.message}`,
+      parsed.errors.map((e) => ({ path: e.path ? `${prefix}.${e.path}` : prefix, message: e.message })),
+    );
+  }
+  return parsed.config;
+}
+
+/** Insert one queued run, its first log line and its job inside the caller's transaction (the config already validated). */
+export async function insertRun(tx: Prisma.TransactionClient, userId: string, input: Omit<CreateRunInput, "config">, config: RunConfig) {
+  const totalSteps = config.kind === "train" ? config.schedule.steps : 1;
+  const run = await tx.run.create({
+    data: {
+      name: input.name,
+      kind: config.kind,
+      status: "queued",
+      config: config as unknown as Prisma.InputJsonValue,
+      configVersion: config.schemaVersion,
+      paradigm: config.rollout.paradigm,
+      policyNode: config.policy.node,
+      tags: input.tags,
+      totalSteps,
+      parentRunId: input.parentRunId,
+      createdById: userId,
+    },
+    select: runDetailSelect,
+  });
+  await tx.runLog.create({ data: { runId: run.id, level: "info", message: `run queued (${config.kind}, ${totalSteps} steps)` } });
+  await sendRunJob(tx, { runId: run.id, reason: "created" });
+  return run;
+}
+
 /**
  * The launch gate: a run is refused when a node it names fails the node doctor for the model and role
  * it is used in (or its LoRA rank is above the node's limit). Per (node, model):
@@ -89,44 +128,19 @@ export async function launchRefusals(config: RunConfig, actor: PermissionActor):
   return refusals;
 }
 
+/** Throws a BAD_REQUEST naming every refusal of the launch gate (each on its config field). */
+export async function assertLaunchable(config: RunConfig, actor: PermissionActor): Promise<void> {
+  const refusals = await launchRefusals(config, actor);
+  if (refusals.length === 0) return;
+  const more = refusals.length > 1 ? ` (and ${refusals.length - 1} more)` : "";
+  throw new DomainError("BAD_REQUEST", `cannot launch: ${refusals[0]!.message}${more}`, refusals);
+}
+
 export async function createRun(userId: string, input: CreateRunInput, role = "member") {
-  const parsed = parseRunConfig(input.config);
-  if (!parsed.ok) {
-    const first = parsed.errors[0]!;
-    throw new DomainError(
-      "BAD_REQUEST",
-      `invalid run config: ${first.path || "(root)"}: ${first.message}`,
-      parsed.errors.map((e) => ({ path: e.path ? `config.${e.path}` : "config", message: e.message })),
-    );
-  }
-  const config = parsed.config;
-  const refusals = await launchRefusals(config, { id: userId, role });
-  if (refusals.length > 0) {
-    const more = refusals.length > 1 ? ` (and ${refusals.length - 1} more)` : "";
-    throw new DomainError("BAD_REQUEST", `cannot launch: ${refusals[0]!.message}${more}`, refusals);
-  }
-  const totalSteps = config.kind === "train" ? config.schedule.steps : 1;
-  return prisma.$transaction(async (tx) => {
-    const run = await tx.run.create({
-      data: {
-        name: input.name,
-        kind: config.kind,
-        status: "queued",
-        config: config as unknown as Prisma.InputJsonValue,
-        configVersion: config.schemaVersion,
-        paradigm: config.rollout.paradigm,
-        policyNode: config.policy.node,
-        tags: input.tags,
-        totalSteps,
-        parentRunId: input.parentRunId,
-        createdById: userId,
-      },
-      select: runDetailSelect,
-    });
-    await tx.runLog.create({ data: { runId: run.id, level: "info", message: `run queued (${config.kind}, ${totalSteps} steps)` } });
-    await sendRunJob(tx, { runId: run.id, reason: "created" });
-    return run;
-  });
+  const config = validRunConfig(input.config);
+  await assertMcpDatasetUsable(config.data.dataset);
+  await assertLaunchable(config, { id: userId, role });
+  return prisma.$transaction((tx) => insertRun(tx, userId, input, config));
 }
 
 /**

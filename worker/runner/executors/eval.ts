@@ -49,15 +49,27 @@ export async function evalExecutor(ctx: RunContext, overrides: ClientOverrides =
         "info",
         `evaluating ${instances.length} instance(s) of ${config.data.dataset} (${config.data.split} split) × ${config.trialsPerTask} trial(s), ${config.rollout.paradigm} paradigm${user}${config.fidelityProbe ? ", fidelity probe on" : ""}`,
       );
+      if (config.testTime.enabled) {
+        const s = config.testTime.sampling;
+        await ctx.log(
+          "info",
+          `test-time rehearsal: ${config.testTime.attempts} private attempt(s) per task (${config.testTime.mode}), then one committed execution; sampling act ${s.act.temperature}/${s.act.topP}, rehearse ${s.rehearse.temperature}/${s.rehearse.topP}, assessment ${s.assessment.temperature}, memory ${s.memory.temperature}; private attempts contact nothing external`,
+        );
+      }
       const startedAt = new Date();
+      // Test-time transcripts are bounded with the policy's own tokenizer when the node has one.
+      const countTokens = tinker ? (text: string) => tinker.renderer.countTokens(text) : undefined;
       const result = await untilCancelled(
-        runEvaluation({ instances, config, policy, ...aux, stepIndex: 1, runId, onRolloutDone: throttledProgress(ctx) }),
+        runEvaluation({ instances, config, policy, ...aux, countTokens, stepIndex: 1, runId, onRolloutDone: throttledProgress(ctx) }),
         signal,
       );
       Object.assign(result.metrics, env.evaluationMetrics?.(result));
       await persistStep(prisma, { runId, workerId: ctx.workerId, result, phase: "eval", startedAt });
       const report = env.evaluationReport?.(result);
       await ctx.log("info", `evaluation: ${[report?.headline, stepSummary(result)].filter(Boolean).join("; ")}`);
+      if (config.testTime.enabled && result.metrics["testtime/private_tokens/mean"] !== undefined) {
+        await ctx.log("info", `test-time rehearsal: ${result.metrics["testtime/attempts"]} private attempt(s), ${Math.round(result.metrics["testtime/private_tokens/mean"])} private tokens per task on average`);
+      }
       for (const line of report?.lines ?? []) await ctx.log("info", line);
     } finally {
       tinker?.close();

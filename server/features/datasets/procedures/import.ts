@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { memberProcedure } from "../../../trpc/init";
-import { DATASET_NAME_PATTERN, importDataset, MAX_DATASET_BYTES } from "../service";
+import { DATASET_NAME_PATTERN, datasetFormats, importDataset, MAX_DATASET_BYTES } from "../service";
 
 export const importDatasetInput = z.object({
   name: z
@@ -10,6 +10,10 @@ export const importDatasetInput = z.object({
   /** The file's text: a JSON array of CM2 rows or JSONL. The byte limit is checked in the service. */
   text: z.string().min(1, "the file is empty").max(MAX_DATASET_BYTES, `the file is larger than ${MAX_DATASET_BYTES / 1024 / 1024} MB`),
   split: z.enum(["train", "test"]).default("train"),
+  format: z
+    .enum(datasetFormats)
+    .default("auto")
+    .describe("cm2: CM2 checklist rows (JSON array or JSONL); tasks: JSONL of instructions plus checklist items; auto: decided by the first row"),
   /** Import the valid rows and report the invalid ones instead of rejecting the whole file. */
   skipInvalid: z.boolean().default(false),
   maxChecklists: z.number().int().min(1).max(16).optional(),
