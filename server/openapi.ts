@@ -15,9 +15,7 @@ export const OPENAPI_VERSION = "3.1.0";
 
 /**
  * Every REST endpoint, by procedure. The OpenAPI test checks the document against this list, so an
- * endpoint cannot disappear unnoticed. `nodes.doctor` (GET /nodes/{id}/doctor) is written in another
- * change: when that procedure lands, give it `.meta(rest({ method: "GET", path: "/nodes/{id}/doctor",
- * tag: "nodes", access: "read", ... }))` and an output schema, and add it here.
+ * endpoint cannot disappear unnoticed.
  */
 export const restEndpoints = {
   "runs.create": "POST /runs",
@@ -30,6 +28,7 @@ export const restEndpoints = {
   "datasets.import": "POST /datasets",
   "datasets.list": "GET /datasets",
   "nodes.list": "GET /nodes",
+  "nodes.doctor": "POST /nodes/{id}/doctor",
   "mcpServers.list": "GET /mcp-servers",
   "mcpServers.get": "GET /mcp-servers/{id}",
   "mcpServers.register": "POST /mcp-servers",

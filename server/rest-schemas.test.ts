@@ -31,9 +31,9 @@ describe("REST output schemas cover their selects", () => {
     expect(keys(trajectorySummaryOutput)).toEqual([...Object.keys(trajectoryListSelect), "privateAttempts"].sort());
   });
 
-  it("nodes (the key itself never, whether one is set always; the owner as addedBy, with the caller's rights)", () => {
+  it("nodes (the key itself never, whether one is set always; the owner as addedBy, settings and doctor reports, with the caller's rights)", () => {
     const selected = Object.keys(nodeSelect).filter((k) => k !== "createdBy");
-    expect(keys(listedNodeOutput)).toEqual([...selected, "addedBy", "hasApiKey", "canRemove", "canTest"].sort());
+    expect(keys(listedNodeOutput)).toEqual([...selected, "settings", "doctor", "addedBy", "hasApiKey", "canRemove", "canTest", "canEdit"].sort());
   });
 
   it("MCP servers (the launch columns, secrets encrypted, only as the public launch)", () => {

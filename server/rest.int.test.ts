@@ -296,6 +296,19 @@ describe("nodes", () => {
     expect(node).toMatchObject({ kind: "openai", models: ["m"], health: "unknown", hasApiKey: true, capabilities: {} });
     expect(JSON.stringify(res.body)).not.toContain("ENCRYPTED-SECRET");
   });
+
+  it("POST /nodes/{id}/doctor runs the node doctor and records its report; viewers get 403", async () => {
+    const node = await prisma.node.create({ data: { name: "rest-doctor", kind: "openai", baseUrl: "http://127.0.0.1:9", models: ["m"] } });
+    expect((await api("POST", `/nodes/${node.id}/doctor`, viewerToken, { model: "m" })).status).toBe(403);
+    const res = await api("POST", `/nodes/${node.id}/doctor`, memberToken, { model: "m" });
+    expect(res.status).toBe(200);
+    expect(res.body.node).toMatchObject({ id: node.id, name: "rest-doctor", health: "unhealthy" });
+    const [report] = res.body.doctor;
+    expect(report).toMatchObject({ doctor: "node", node: "rest-doctor", model: "m", ok: false, checkedBy: "server" });
+    expect(report.checks.find((c: { check: string }) => c.check === "models")).toMatchObject({ status: "failed" });
+    const listed = (await api("GET", "/nodes", viewerToken)).body.find((n: { name: string }) => n.name === "rest-doctor");
+    expect(listed.doctor[0]).toMatchObject({ model: "m", ok: false });
+  });
 });
 
 describe("MCP servers", () => {
