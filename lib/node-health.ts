@@ -34,15 +34,17 @@ export interface RecordedDoctor {
 }
 
 /**
- * The models a check covers when none is asked for: those the node's settings name (settings.models),
- * else — after a server-level pass tells what the node serves — its only model.
+ * The models a check covers when none is asked for: those the node's settings name (settings.models)
+ * and those it already has reports for (a run, the launch gate or an earlier "Run doctor" checked them),
+ * so re-running the doctor refreshes what is on the page instead of adding a server-only report beside
+ * them. Empty: a server-level pass then tells what the node serves and, with exactly one model, it is checked.
  */
-export function configuredModels(settings: NodeSettings): string[] {
-  return Object.keys(settings.models);
+export function defaultModels(settings: NodeSettings, reportedModels: string[]): string[] {
+  return [...new Set([...Object.keys(settings.models), ...reportedModels.filter((m) => m !== "")])];
 }
 
 /**
- * Run the doctor on a registered node for `models` (default: configuredModels, else the one model the
+ * Run the doctor on a registered node for `models` (default: defaultModels, else the one model the
  * node serves) and record every report and the node's health. Null when no such node.
  */
 export async function doctorAndRecord(
@@ -50,14 +52,17 @@ export async function doctorAndRecord(
   where: { id: string } | { name: string },
   opts: { models?: string[]; by: "server" | "worker"; timeoutMs?: number },
 ): Promise<RecordedDoctor | null> {
-  const node = await prisma.node.findUnique({ where, select: { id: true, name: true, kind: true, baseUrl: true, apiKeyEnc: true, settings: true } });
+  const node = await prisma.node.findUnique({
+    where,
+    select: { id: true, name: true, kind: true, baseUrl: true, apiKeyEnc: true, settings: true, doctorReports: { select: { model: true } } },
+  });
   if (!node) return null;
   const kind = node.kind as NodeKind;
   const settings = parseNodeSettings(node.name, node.settings);
   const target = { kind, url: node.baseUrl, apiKey: node.apiKeyEnc ? decryptSecret(node.apiKeyEnc) : undefined, nodeName: node.name, settings };
   const doctorOpts = { timeoutMs: opts.timeoutMs };
   const reports: DoctorReport[] = [];
-  const models = opts.models ?? configuredModels(settings);
+  const models = opts.models ?? defaultModels(settings, node.doctorReports.map((r) => r.model));
   if (models.length > 0) {
     for (const model of models) reports.push(await runDoctor(target, model, doctorOpts));
   } else {

@@ -108,6 +108,19 @@ describe("node doctor through the API", () => {
     expect(r.doctor.map((x) => x.model).sort()).toEqual([MODEL, "Qwen/Qwen3-8B"].sort());
     expect(r.node.health).toBe("unhealthy");
   });
+
+  it("Run doctor without a model re-checks every model already reported on, and adds no server-only report", async () => {
+    const d = await vllm();
+    const admins = await callerFor(admin.headers);
+    const node = await admins.nodes.add({ name: "rechecked", kind: "openai", baseUrl: d.url });
+    await admins.nodes.doctor({ id: node.id, model: "Qwen/Qwen3-8B" });
+    const before = d.requests.length;
+    const r = await admins.nodes.doctor({ id: node.id });
+    expect(r.reports.map((x) => x.model).sort()).toEqual([MODEL, "Qwen/Qwen3-8B"].sort());
+    expect(r.doctor.map((x) => x.model).sort()).toEqual([MODEL, "Qwen/Qwen3-8B"].sort());
+    expect(d.requests.length).toBeGreaterThan(before);
+    expect(await prisma.nodeDoctorReport.count({ where: { nodeId: node.id, model: "" } })).toBe(0);
+  });
 });
 
 describe("the launch gate (runs.create)", () => {
