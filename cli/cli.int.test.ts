@@ -4,16 +4,15 @@
  * `runs watch` is driven by real change signals: the test writes run progress the way the worker does
  * (the triggers notify, /api/events fans out), and the CLI must follow it and exit with the outcome.
  */
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repoRoot } from "../scripts/lib/database";
 import { startApiServer, type ApiServer } from "../test/api-server";
+import { cliRunner } from "../test/cli";
 import { cm2Jsonl, cm2Row } from "../test/fixtures/cm2";
 import { seedRunRows } from "../test/fixtures/run-rows";
-import { callerFor, eventually, prisma, resetDatabase, signUp } from "../test/helpers";
+import { callerFor, prisma, resetDatabase, signUp } from "../test/helpers";
 
 let server: ApiServer;
 let configDir: string;
@@ -21,53 +20,9 @@ let memberToken: string;
 let viewerToken: string;
 let memberId: string;
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-interface Running {
-  stdout: () => string;
-  stderr: () => string;
-  done: Promise<Result>;
-  kill: () => void;
-}
-
-/** Children still running when the tests end (a failed test's watcher) are killed, never left behind. */
-const children = new Set<import("node:child_process").ChildProcess>();
-
-function start(args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}): Running {
-  const child = spawn(process.execPath, [path.join(repoRoot, "bin/envace.mjs"), ...args], {
-    cwd: repoRoot,
-    env: { ...process.env, ENVACE_CONFIG_DIR: configDir, ENVACE_URL: "", ENVACE_TOKEN: "", ...opts.env },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => (stdout += d));
-  child.stderr.on("data", (d) => (stderr += d));
-  child.stdin.end(opts.stdin ?? "");
-  children.add(child);
-  const done = new Promise<Result>((resolve) =>
-    child.on("close", (code) => {
-      children.delete(child);
-      resolve({ code, stdout, stderr });
-    }),
-  );
-  return { stdout: () => stdout, stderr: () => stderr, done, kill: () => child.kill("SIGKILL") };
-}
-
-/** Wait for the child's output to satisfy `check`; a timeout shows what it printed. */
-async function waitFor(child: Running, check: (stdout: string) => boolean, what: string): Promise<void> {
-  try {
-    await eventually(async () => check(child.stdout()), 30_000, what);
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\nstdout:\n${child.stdout()}\nstderr:\n${child.stderr()}`);
-  }
-}
-
-const envace = (args: string[], opts?: { stdin?: string; env?: Record<string, string> }) => start(args, opts).done;
+const cli = cliRunner(() => configDir);
+const { start, waitFor } = cli;
+const envace = cli.run;
 /** As the viewer, without touching the stored (member) login. */
 const asViewer = (args: string[]) => envace(args, { env: { ENVACE_URL: server.url, ENVACE_TOKEN: viewerToken } });
 
@@ -83,7 +38,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const child of children) child.kill("SIGKILL");
+  cli.killAll();
   await server?.close();
   fs.rmSync(configDir, { recursive: true, force: true });
 });
@@ -250,6 +205,41 @@ describe("datasets", () => {
     expect(res.stderr).toMatch(/\n {2}line 2: /);
     expect(res.stderr).toMatch(/\n {2}line 3: /);
     expect(await prisma.dataset.count({ where: { name: "broken" } })).toBe(0);
+  });
+});
+
+describe("datasets: task lists (instructions plus checklist items, for MCP servers)", () => {
+  const task = (id: string) => ({ id, instruction: `Remember ${id}.`, checklist: ["Did it remember?", { question: "Stored it", check: { type: "tool_called", name: "create_entities" } }] });
+
+  it("imports a task list, recognised by its first row, and says how a run uses it", async () => {
+    const file = path.join(configDir, "memory tasks.jsonl");
+    fs.writeFileSync(file, [task("ada"), task("bob")].map((t) => JSON.stringify(t)).join("\n") + "\n");
+    const res = await envace(["datasets", "import", file]);
+    expect(res.stderr).toBe("");
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(
+      /^Imported 2 task\(s\) into dataset "memory-tasks" \([0-9a-f-]{36}\); run them against an MCP server with data\.dataset=mcp:<server>\/memory-tasks \(`envace mcp list`\)\.\n$/,
+    );
+    expect((await envace(["datasets", "list"])).stdout).toMatch(/ memory-tasks {2}tasks {2}2 instances /);
+    const rows = await prisma.instance.findMany({ where: { dataset: { name: "memory-tasks" } }, orderBy: { externalId: "asc" }, select: { externalId: true } });
+    expect(rows.map((r) => r.externalId)).toEqual(["task-ada", "task-bob"]);
+  });
+
+  it("--format tasks reads the file as a task list and names each bad line and field; nothing is imported", async () => {
+    const file = path.join(configDir, "bad-tasks.jsonl");
+    fs.writeFileSync(file, [JSON.stringify(task("ok")), JSON.stringify({ id: "no-list", instruction: "Remember." }), JSON.stringify({ id: "typo", instruction: "x", checklist: ["y"], setup: [{ tool: "read_graph" }] })].join("\n"));
+    const res = await envace(["datasets", "import", file, "--format", "tasks"]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/^error: 2 invalid rows; nothing was imported\./);
+    expect(res.stderr).toMatch(/\n {2}line 2: checklist: checklist is required with an instruction/);
+    expect(res.stderr).toMatch(/\n {2}line 3: setup\.0/);
+    // A CM2 file read as a task list is refused row by row, not imported as something else.
+    const cm2 = path.join(configDir, "cm2-as-tasks.jsonl");
+    fs.writeFileSync(cm2, cm2Jsonl(1));
+    const wrong = await envace(["datasets", "import", cm2, "--format", "tasks"]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/\n {2}line 1: /);
+    expect(await prisma.dataset.count({ where: { name: { in: ["bad-tasks", "cm2-as-tasks"] } } })).toBe(0);
   });
 });
 

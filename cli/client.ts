@@ -27,7 +27,7 @@ export class ApiClient {
     return { authorization: `Bearer ${this.token}` };
   }
 
-  async request<T>(method: "GET" | "POST", path: string, body?: unknown, query?: Record<string, string | number | string[] | undefined>): Promise<T> {
+  async request<T>(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, body?: unknown, query?: Record<string, string | number | string[] | undefined>): Promise<T> {
     const url = new URL(`${this.baseUrl.replace(/\/$/, "")}/api/v1${path}`);
     for (const [k, v] of Object.entries(query ?? {})) {
       if (v === undefined) continue;

@@ -16,6 +16,7 @@ import { terminalStatuses } from "../contracts/jobs";
 import { ApiClient, ApiError } from "./client";
 import { credentialsPath, loadCredentials, removeCredentials, saveCredentials } from "./credentials";
 import { followEvents } from "./events";
+import { registrationBody, serverLine, toolsView, type McpServer, type McpTestResult, type RegisterOptions } from "./mcp";
 import { applyOverrides, parseOverride, UsageError, type Override } from "./overrides";
 import { formatMetric, outcomeExitCodes, pickMetrics, renderProgress, type RunProgress } from "./progress";
 
@@ -179,7 +180,7 @@ export function buildProgram(): Command {
   const program = new Command();
   program
     .name("envace")
-    .description("EnvACE Studio from the command line: launch and follow runs, import datasets, export reports.")
+    .description("EnvACE Studio from the command line: launch and follow runs, import datasets, register MCP servers, export reports.")
     .version(packageVersion(), "-V, --version")
     .option("--url <url>", "server URL (default: the one `envace login` stored, or ENVACE_URL)")
     .option("--json", "print machine-readable JSON instead of text")
@@ -338,7 +339,7 @@ Exit codes: 0 ok (runs watch: the run succeeded), 1 the command failed, 2 the wa
       }
       const name = opts.name ?? path.basename(file).replace(/\.(jsonl?|ndjson)$/i, "").replace(/[^A-Za-z0-9_-]+/g, "-").slice(0, 100);
       const res = await clientFor(cmd).request<{
-        dataset: { id: string; name: string };
+        dataset: { id: string; name: string; format: string };
         imported: number;
         skipped: { line: number; message: string }[];
         skippedCount: number;
@@ -357,7 +358,10 @@ Exit codes: 0 ok (runs watch: the run succeeded), 1 the command failed, 2 the wa
         },
       );
       if (globals(cmd).json) return printJson(res);
-      out(`Imported ${res.imported} instance(s) into dataset "${res.dataset.name}" (${res.dataset.id}); use data.dataset=dataset:${res.dataset.name}.`);
+      // A task list has no tools of its own: it runs against a registered MCP server.
+      if (res.dataset.format === "tasks") {
+        out(`Imported ${res.imported} task(s) into dataset "${res.dataset.name}" (${res.dataset.id}); run them against an MCP server with data.dataset=mcp:<server>/${res.dataset.name} (\`envace mcp list\`).`);
+      } else out(`Imported ${res.imported} instance(s) into dataset "${res.dataset.name}" (${res.dataset.id}); use data.dataset=dataset:${res.dataset.name}.`);
       if (res.skippedCount) {
         err(`Skipped ${res.skippedCount} invalid row(s):`);
         for (const s of res.skipped) err(`  line ${s.line}: ${s.message}`);
@@ -376,6 +380,97 @@ Exit codes: 0 ok (runs watch: the run succeeded), 1 the command failed, 2 the wa
       if (globals(cmd).json) return printJson(rows);
       if (!rows.length) return out("No datasets.");
       for (const d of rows) out(`${d.id}  ${d.name}  ${d.format}  ${d.instanceCount} instances  ${d.createdAt.slice(0, 10)}`);
+    });
+
+  const mcp = program
+    .command("mcp")
+    .description("MCP servers as environments: list them and their tools; admins register, test and remove them")
+    .addHelpText("after", "\nA run uses a server's tools on an imported task list: envace runs create … --set data.dataset=mcp:<server>/<dataset>");
+
+  mcp
+    .command("list")
+    .description("list registered MCP servers: health, transport, tool count, command or URL")
+    .action(async (_opts: unknown, cmd: Command) => {
+      const servers = await clientFor(cmd).request<McpServer[]>("GET", "/mcp-servers");
+      if (globals(cmd).json) return printJson(servers);
+      if (!servers.length) return out("No MCP servers registered (an admin registers one: envace mcp register NAME --stdio COMMAND | --url URL).");
+      for (const s of servers) out(serverLine(s));
+    });
+
+  mcp
+    .command("tools")
+    .description("a server's tools as its last test listed them: parameters (? = optional) and descriptions; --json gives the JSON schemas")
+    .argument("<server>", "server name (or id)")
+    .action(async (ref: string, _opts: unknown, cmd: Command) => {
+      const server = await clientFor(cmd).request<McpServer>("GET", `/mcp-servers/${encodeURIComponent(ref)}`);
+      if (globals(cmd).json) return printJson(server.tools);
+      for (const line of toolsView(server)) out(line);
+    });
+
+  mcp
+    .command("register")
+    .description("register an MCP server (admins): a stdio command or a streamable-HTTP URL; it is started once to list its tools")
+    .argument("<name>", "server name, used as mcp:<name>/<dataset> in run configs (lowercase letters, digits, - and _)")
+    .option("--stdio <command>", "the program to run for each episode (without a shell; found on the worker's PATH)")
+    .option("--arg <arg>", "an argument of the program (repeatable, in order)", collect)
+    .option("--cwd <dir>", "working directory (default: the episode's own scratch directory)")
+    .option("--env <name=value>", "an environment variable of the server (repeatable); the server gets these and nothing of the worker's but PATH", collect)
+    .option("--secret-env <name[=value]>", "a secret environment variable, stored encrypted and never shown again; NAME alone takes the value from this shell's environment (repeatable)", collect)
+    .option("--url <url>", "a streamable-HTTP endpoint, e.g. http://tools.internal:8080/mcp")
+    .option("--header <name: value>", "an HTTP header for --url (repeatable; values are stored encrypted and never shown again)", collect)
+    .option("--description <text>", "what the server is")
+    .option("--tool <name>", "offer only this tool to the policy (repeatable; default: every tool the server lists)", collect)
+    .option("--start-timeout <seconds>", "seconds the server may take to start (default 30)")
+    .option("--call-timeout <seconds>", "seconds one tool call may take (default 60)")
+    .option("--max-result-bytes <bytes>", "largest message the server may send (default 1 MiB)")
+    .option("--max-sessions <n>", "episodes of this server at once per worker (default 8)")
+    .addHelpText(
+      "after",
+      `
+\${EPISODE_DIR} in --arg, --cwd and --env values is each episode's own scratch directory (quote it for the shell).
+The command runs where the worker runs (and the web server, for the test): install the server there first
+(an \`npx -y …\` command would download it again for every episode, whose HOME is fresh).
+Examples (after \`npm install -g @modelcontextprotocol/server-memory @modelcontextprotocol/server-filesystem\`):
+  envace mcp register memory --stdio mcp-server-memory --env 'MEMORY_FILE_PATH=\${EPISODE_DIR}/memory.jsonl'
+  envace mcp register files --stdio mcp-server-filesystem --arg '\${EPISODE_DIR}' --tool read_text_file --tool write_file
+  VENDOR_KEY=… envace mcp register vendor --stdio vendor-mcp --secret-env VENDOR_KEY
+  envace mcp register search --url https://tools.example.org/mcp --header "Authorization: Bearer $SEARCH_TOKEN"
+Exits 1 when the server fails its first test (it stays registered, marked unhealthy).`,
+    )
+    .action(async (name: string, opts: RegisterOptions, cmd: Command) => {
+      const body = registrationBody(name, opts);
+      const res = await clientFor(cmd).request<McpTestResult>("POST", "/mcp-servers", body);
+      if (globals(cmd).json) printJson(res);
+      else if (res.ok) {
+        out(`Registered MCP server ${res.server.name} (${res.server.id}): ${res.server.health}, ${res.tools} tool(s): ${res.server.tools.map((t) => t.name).join(", ")}.`);
+        out(`Use it in a run: --set data.dataset=mcp:${res.server.name}/<dataset>`);
+      } else {
+        err(`Registered MCP server ${res.server.name} (${res.server.id}), but it failed its test: ${res.error}`);
+        err(`It stays registered, marked unhealthy: fix it and run \`envace mcp test ${res.server.name}\`, or \`envace mcp remove ${res.server.name}\`.`);
+      }
+      if (!res.ok) process.exitCode = 1;
+    });
+
+  mcp
+    .command("test")
+    .description("start a server (admins), list its tools and record them with its health; exits 1 when it fails")
+    .argument("<server>", "server name (or id)")
+    .action(async (ref: string, _opts: unknown, cmd: Command) => {
+      const res = await clientFor(cmd).request<McpTestResult>("POST", `/mcp-servers/${encodeURIComponent(ref)}/test`, {});
+      if (globals(cmd).json) printJson(res);
+      else if (res.ok) out(`MCP server ${res.server.name} is healthy: ${res.tools} tool(s) listed in ${res.ms} ms.`);
+      else err(`MCP server ${res.server.name} failed its test: ${res.error}`);
+      if (!res.ok) process.exitCode = 1;
+    });
+
+  mcp
+    .command("remove")
+    .description("remove a server (admins); refused while a queued or running run uses it")
+    .argument("<server>", "server name (or id)")
+    .action(async (ref: string, _opts: unknown, cmd: Command) => {
+      const res = await clientFor(cmd).request<{ id: string }>("DELETE", `/mcp-servers/${encodeURIComponent(ref)}`);
+      if (globals(cmd).json) return printJson(res);
+      out(`Removed MCP server ${ref}.`);
     });
 
   const reports = program.command("reports").description("export reports");

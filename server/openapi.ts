@@ -15,9 +15,7 @@ export const OPENAPI_VERSION = "3.1.0";
 
 /**
  * Every REST endpoint, by procedure. The OpenAPI test checks the document against this list, so an
- * endpoint cannot disappear unnoticed. `nodes.doctor` (GET /nodes/{id}/doctor) is written in another
- * change: when that procedure lands, give it `.meta(rest({ method: "GET", path: "/nodes/{id}/doctor",
- * tag: "nodes", access: "read", ... }))` and an output schema, and add it here.
+ * endpoint cannot disappear unnoticed.
  */
 export const restEndpoints = {
   "runs.create": "POST /runs",
@@ -30,14 +28,21 @@ export const restEndpoints = {
   "datasets.import": "POST /datasets",
   "datasets.list": "GET /datasets",
   "nodes.list": "GET /nodes",
+  "nodes.doctor": "POST /nodes/{id}/doctor",
+  "mcpServers.list": "GET /mcp-servers",
+  "mcpServers.get": "GET /mcp-servers/{id}",
+  "mcpServers.register": "POST /mcp-servers",
+  "mcpServers.update": "PATCH /mcp-servers/{id}",
+  "mcpServers.test": "POST /mcp-servers/{id}/test",
+  "mcpServers.remove": "DELETE /mcp-servers/{id}",
   "reports.create": "POST /reports",
   "reports.export": "GET /reports/{id}/export",
   "users.whoami": "GET /me",
 } as const;
 
-const API_DESCRIPTION = `Script EnvACE Studio: launch and follow runs, import datasets, read nodes and export reports.
+const API_DESCRIPTION = `Script EnvACE Studio: launch and follow runs, import datasets, read nodes, register MCP servers as environments and export reports.
 
-**Authentication.** Every endpoint needs a personal API token (Settings → API tokens) sent as \`Authorization: Bearer envace_…\`. A token acts as its owner with the owner's role: viewers may read, members and admins may also write.
+**Authentication.** Every endpoint needs a personal API token (Settings → API tokens) sent as \`Authorization: Bearer envace_…\`. A token acts as its owner with the owner's role: viewers may read, members and admins may also write; only admins may register, change, test or remove MCP servers (a registered command runs on the worker).
 
 **Errors.** Every error answers JSON \`{ "code", "message", "fieldErrors" }\`. \`fieldErrors\` lists \`{ "path", "message" }\` per offending field, with dotted paths (\`config.data.instancesPerStep\`); it is empty when no single field is at fault. Invalid input answers 400, an unknown or revoked token 401, a viewer's token on a write 403, an unknown id 404, a state conflict (e.g. cancelling a finished run) 409.
 
@@ -95,7 +100,7 @@ function buildDocument(origin: string) {
     openApiVersion: OPENAPI_VERSION,
     description: API_DESCRIPTION,
     baseUrl: `${origin.replace(/\/$/, "")}${REST_PREFIX}`,
-    tags: ["runs", "datasets", "nodes", "reports", "account"],
+    tags: ["runs", "datasets", "nodes", "mcp-servers", "reports", "account"],
     securitySchemes: { bearerToken: { type: "http", scheme: "bearer", description: "A personal API token, envace_…" } },
   }) as unknown as Json & { components: Json & { schemas?: Json }; paths: Json };
 

@@ -6,6 +6,9 @@ import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { datasetOutput } from "./features/datasets/schemas";
 import { datasetSelect } from "./features/datasets/service";
+import { launchColumns } from "../lib/mcp/store";
+import { mcpServerOutput } from "./features/mcp-servers/schemas";
+import { mcpServerSelect } from "./features/mcp-servers/service";
 import { listedNodeOutput } from "./features/nodes/schemas";
 import { nodeSelect } from "./features/nodes/service";
 import { runDetailOutput, runSummaryOutput } from "./features/runs/schemas";
@@ -28,8 +31,13 @@ describe("REST output schemas cover their selects", () => {
     expect(keys(trajectorySummaryOutput)).toEqual([...Object.keys(trajectoryListSelect), "privateAttempts"].sort());
   });
 
-  it("nodes (the key itself never, whether one is set always; the owner as addedBy, with the caller's rights)", () => {
+  it("nodes (the key itself never, whether one is set always; the owner as addedBy, settings and doctor reports, with the caller's rights)", () => {
     const selected = Object.keys(nodeSelect).filter((k) => k !== "createdBy");
-    expect(keys(listedNodeOutput)).toEqual([...selected, "addedBy", "hasApiKey", "canRemove", "canTest"].sort());
+    expect(keys(listedNodeOutput)).toEqual([...selected, "settings", "doctor", "addedBy", "hasApiKey", "canRemove", "canTest", "canEdit"].sort());
+  });
+
+  it("MCP servers (the launch columns, secrets encrypted, only as the public launch)", () => {
+    const selected = Object.keys(mcpServerSelect).filter((k) => !(k in launchColumns));
+    expect(keys(mcpServerOutput)).toEqual([...selected, "launch"].sort());
   });
 });

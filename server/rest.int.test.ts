@@ -3,6 +3,9 @@
  * tokens (401 unknown/revoked, 403 viewer on a write), 400 with field paths, and the document itself
  * validated by a maintained OpenAPI validator.
  */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import type { OpenAPIV3_1 } from "openapi-types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +13,7 @@ import { runSettings } from "../contracts/run-settings";
 import { startApiServer, type ApiServer } from "../test/api-server";
 import { callerFor, prisma, resetDatabase, signUp } from "../test/helpers";
 import { cm2Jsonl, cm2Row } from "../test/fixtures/cm2";
+import { memoryServerPath, waitForNoProcessesUnder } from "../test/mcp";
 import { seedRunRows } from "../test/fixtures/run-rows";
 import { createToken } from "./features/tokens/service";
 import { restEndpoints } from "./openapi";
@@ -19,6 +23,8 @@ let server: ApiServer;
 let memberToken: string;
 let viewerToken: string;
 let memberId: string;
+let adminToken: string;
+let mcpRoot: string;
 
 interface Answer {
   status: number;
@@ -38,6 +44,8 @@ async function api(method: string, path: string, token: string | null, body?: un
 const quick = { kind: "train", data: { instancesPerStep: 2 }, schedule: { steps: 3 } };
 
 beforeAll(async () => {
+  mcpRoot = fs.mkdtempSync(path.join(os.tmpdir(), "envace-rest-mcp-"));
+  process.env.ENVACE_MCP_SCRATCH_DIR = mcpRoot;
   await resetDatabase();
   server = await startApiServer();
   const member = await signUp("member");
@@ -45,10 +53,15 @@ beforeAll(async () => {
   memberId = member.id;
   memberToken = (await (await callerFor(member.headers)).tokens.create({ name: "ci" })).token;
   viewerToken = (await (await callerFor(viewer.headers)).tokens.create({ name: "ci" })).token;
+  const admin = await signUp("admin");
+  adminToken = (await (await callerFor(admin.headers)).tokens.create({ name: "ci" })).token;
 });
 
 afterAll(async () => {
   await server?.close();
+  expect(await waitForNoProcessesUnder(mcpRoot)).toEqual([]);
+  delete process.env.ENVACE_MCP_SCRATCH_DIR;
+  fs.rmSync(mcpRoot, { recursive: true, force: true });
 });
 
 describe("the OpenAPI document", () => {
@@ -282,6 +295,120 @@ describe("nodes", () => {
     const node = res.body.find((n: { name: string }) => n.name === "rest-node");
     expect(node).toMatchObject({ kind: "openai", models: ["m"], health: "unknown", hasApiKey: true, capabilities: {} });
     expect(JSON.stringify(res.body)).not.toContain("ENCRYPTED-SECRET");
+  });
+
+  it("POST /nodes/{id}/doctor runs the node doctor and records its report; viewers get 403", async () => {
+    const node = await prisma.node.create({ data: { name: "rest-doctor", kind: "openai", baseUrl: "http://127.0.0.1:9", models: ["m"] } });
+    expect((await api("POST", `/nodes/${node.id}/doctor`, viewerToken, { model: "m" })).status).toBe(403);
+    const res = await api("POST", `/nodes/${node.id}/doctor`, memberToken, { model: "m" });
+    expect(res.status).toBe(200);
+    expect(res.body.node).toMatchObject({ id: node.id, name: "rest-doctor", health: "unhealthy" });
+    const [report] = res.body.doctor;
+    expect(report).toMatchObject({ doctor: "node", node: "rest-doctor", model: "m", ok: false, checkedBy: "server" });
+    expect(report.checks.find((c: { check: string }) => c.check === "models")).toMatchObject({ status: "failed" });
+    const listed = (await api("GET", "/nodes", viewerToken)).body.find((n: { name: string }) => n.name === "rest-doctor");
+    expect(listed.doctor[0]).toMatchObject({ model: "m", ok: false });
+  });
+});
+
+describe("MCP servers", () => {
+  const memory = {
+    name: "rest-memory",
+    description: "server-memory from npm",
+    launch: {
+      transport: "stdio",
+      command: process.execPath,
+      args: [memoryServerPath],
+      env: [
+        { name: "MEMORY_FILE_PATH", value: "${EPISODE_DIR}/memory.jsonl" },
+        { name: "VENDOR_TOKEN", value: "tok-rest-secret", secret: true },
+      ],
+    },
+  };
+
+  it("POST /mcp-servers registers and tests a stdio server (admins only); every reader lists it and reads its tools, never a secret", async () => {
+    for (const token of [memberToken, viewerToken]) {
+      const refused = await api("POST", "/mcp-servers", token, memory);
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ code: "FORBIDDEN", message: "admin only" });
+    }
+    expect(await prisma.mcpServer.count({ where: { name: memory.name } })).toBe(0);
+
+    const res = await api("POST", "/mcp-servers", adminToken, memory);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ ok: true, tools: 9, ms: expect.any(Number) });
+    expect(res.body.server).toMatchObject({
+      name: "rest-memory",
+      health: "healthy",
+      serverInfo: { name: "memory-server" },
+      launch: { transport: "stdio", cwd: null, env: [{ name: "MEMORY_FILE_PATH", secret: false, value: "${EPISODE_DIR}/memory.jsonl" }, { name: "VENDOR_TOKEN", secret: true, value: null }] },
+      settings: { tools: [], limits: { callTimeoutS: 60 } },
+    });
+    expect(typeof res.body.server.checkedAt).toBe("string");
+    expect(JSON.stringify(res.body)).not.toContain("tok-rest-secret");
+
+    const list = await api("GET", "/mcp-servers", viewerToken);
+    expect(list.status).toBe(200);
+    expect(list.body.map((s: { name: string }) => s.name)).toEqual(["rest-memory"]);
+    for (const ref of [res.body.server.id, "rest-memory"]) {
+      const one = await api("GET", `/mcp-servers/${ref}`, viewerToken);
+      expect(one.status).toBe(200);
+      const tool = one.body.tools.find((t: { name: string }) => t.name === "create_entities");
+      expect(tool.inputSchema).toMatchObject({ type: "object", required: ["entities"] });
+      expect(tool.description).toBeTruthy();
+      expect(JSON.stringify(one.body)).not.toContain("tok-rest-secret");
+    }
+    expect((await api("GET", "/mcp-servers/nobody", viewerToken)).status).toBe(404);
+    const bad = await api("GET", "/mcp-servers/Not%20A%20Name", viewerToken);
+    expect(bad.status).toBe(400);
+    expect(bad.body.fieldErrors[0].path).toBe("id");
+  });
+
+  it("keeps HTTP header values write-only too", async () => {
+    const res = await api("POST", "/mcp-servers", adminToken, {
+      name: "rest-http",
+      launch: { transport: "http", url: "http://127.0.0.1:9/mcp", headers: [{ name: "Authorization", value: "Bearer hdr-rest-secret" }] },
+      settings: { limits: { startTimeoutS: 2 } },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ ok: false, error: expect.any(String), server: { health: "unhealthy", launch: { transport: "http", headers: [{ name: "Authorization" }] } } });
+    expect(JSON.stringify(res.body)).not.toContain("hdr-rest-secret");
+    expect(JSON.stringify((await api("GET", "/mcp-servers", viewerToken)).body)).not.toContain("hdr-rest-secret");
+  });
+
+  it("answers 400 with the field path for a bad registration, 409 for a taken name", async () => {
+    const noCommand = await api("POST", "/mcp-servers", adminToken, { name: "x", launch: { transport: "stdio", command: "" } });
+    expect(noCommand.status).toBe(400);
+    expect(noCommand.body.fieldErrors).toEqual([{ path: "launch.command", message: "command is required" }]);
+    const badLimit = await api("POST", "/mcp-servers", adminToken, { name: "x", launch: { transport: "stdio", command: "node" }, settings: { limits: { callTimeoutS: 0 } } });
+    expect(badLimit.body.fieldErrors[0].path).toBe("settings.limits.callTimeoutS");
+    const taken = await api("POST", "/mcp-servers", adminToken, memory);
+    expect(taken.status).toBe(409);
+    expect(taken.body.fieldErrors).toEqual([{ path: "name", message: "already taken" }]);
+  });
+
+  it("PATCH, POST …/test and DELETE by name: admins only", async () => {
+    for (const [method, p, body] of [
+      ["PATCH", "/mcp-servers/rest-memory", { description: "x" }],
+      ["POST", "/mcp-servers/rest-memory/test", {}],
+      ["DELETE", "/mcp-servers/rest-memory", undefined],
+    ] as const) {
+      const refused = await api(method, p, memberToken, body);
+      expect(refused.status, `${method} ${p}`).toBe(403);
+    }
+    const updated = await api("PATCH", "/mcp-servers/rest-memory", adminToken, { settings: { tools: ["read_graph", "teleport"] } });
+    expect(updated.status).toBe(200);
+    expect(updated.body.settings).toEqual({ tools: ["read_graph", "teleport"], limits: { startTimeoutS: 30, callTimeoutS: 60, maxResultBytes: 1048576, maxSessions: 8 } });
+    const failing = await api("POST", "/mcp-servers/rest-memory/test", adminToken, {});
+    expect(failing.status).toBe(200);
+    expect(failing.body).toMatchObject({ ok: false, error: "the selected tool(s) teleport are not offered by the server", server: { health: "unhealthy" } });
+    await api("PATCH", "/mcp-servers/rest-memory", adminToken, { settings: { tools: [] } });
+    expect((await api("POST", "/mcp-servers/rest-memory/test", adminToken, {})).body).toMatchObject({ ok: true, tools: 9, server: { health: "healthy" } });
+
+    const removed = await api("DELETE", "/mcp-servers/rest-http", adminToken);
+    expect(removed.status).toBe(200);
+    expect(removed.body).toEqual({ id: expect.any(String) });
+    expect((await api("DELETE", "/mcp-servers/rest-http", adminToken)).status).toBe(404);
   });
 });
 

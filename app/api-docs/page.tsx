@@ -20,6 +20,8 @@ type Schema = {
   properties?: Record<string, Schema>;
   required?: string[];
   anyOf?: Schema[];
+  oneOf?: Schema[];
+  const?: unknown;
   description?: string;
   default?: unknown;
   format?: string;
@@ -41,6 +43,16 @@ function typeOf(s: Schema | undefined): string {
   if (!s) return "any";
   if (s.$ref) return refName(s.$ref);
   if (s.anyOf) return s.anyOf.map(typeOf).join(" | ");
+  // A discriminated union (an MCP server's launch): name each branch by its discriminator's value.
+  if (s.oneOf) {
+    return s.oneOf
+      .map((b) => {
+        const tag = Object.entries(b.properties ?? {}).find(([, p]) => p.const !== undefined);
+        return tag ? `object (${tag[0]} ${JSON.stringify(tag[1].const)})` : typeOf(b);
+      })
+      .join(" | ");
+  }
+  if (s.const !== undefined) return JSON.stringify(s.const);
   if (s.enum) return s.enum.map((v) => JSON.stringify(v)).join(" | ");
   const types = Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
   return types

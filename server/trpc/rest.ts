@@ -8,16 +8,16 @@ import { z } from "zod";
 // `.openapi()` on schemas built in this module and by its importers.
 import "zod-openapi/extend";
 
-type Access = "read" | "write";
+type Access = "read" | "write" | "admin";
 
 export interface RestSpec {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** Path under /api/v1, with {param} segments named after input fields. */
   path: `/${string}`;
-  tag: "runs" | "datasets" | "nodes" | "reports" | "account";
+  tag: "runs" | "datasets" | "nodes" | "mcp-servers" | "reports" | "account";
   summary: string;
   description?: string;
-  /** read: any signed-in role (viewers too); write: members and admins (viewers get 403). */
+  /** read: any signed-in role (viewers too); write: members and admins (viewers get 403); admin: admins only (others get 403). */
   access: Access;
   /** Extra error answers besides 400/401(/403). */
   errors?: Record<number, string>;
@@ -29,8 +29,9 @@ export function rest(spec: RestSpec): OpenApiMeta {
     401: "Missing, unknown or revoked API token",
   };
   if (spec.access === "write") errorResponses[403] = "The token's user is a viewer (read-only)";
+  if (spec.access === "admin") errorResponses[403] = "The token's user is not an admin";
   Object.assign(errorResponses, spec.errors);
-  const who = spec.access === "write" ? "Members and admins." : "Any signed-in role, viewers included.";
+  const who = { read: "Any signed-in role, viewers included.", write: "Members and admins.", admin: "Admins only." }[spec.access];
   return {
     openapi: {
       method: spec.method,

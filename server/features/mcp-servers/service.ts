@@ -10,8 +10,10 @@ import { prisma } from "../../../lib/db";
 import { openMcpSession } from "../../../lib/mcp/session";
 import { launchColumns, launchSpecOf, publicLaunchOf, storedLaunchOf, storedSettingsOf, storedToolsOf } from "../../../lib/mcp/store";
 import { DomainError, notFound } from "../../lib/errors";
+import { mcpServerWhere } from "./ref";
 
-const listSelect = {
+/** What a read selects; `publicView` turns the launch columns into the public launch (schemas.ts mirrors it). */
+export const mcpServerSelect = {
   id: true,
   name: true,
   description: true,
@@ -25,7 +27,7 @@ const listSelect = {
   ...launchColumns,
 } satisfies Prisma.McpServerSelect;
 
-type Row = Prisma.McpServerGetPayload<{ select: typeof listSelect }>;
+type Row = Prisma.McpServerGetPayload<{ select: typeof mcpServerSelect }>;
 
 /** What a browser may see of a server: never a secret value. */
 function publicView(row: Row) {
@@ -53,20 +55,22 @@ function publicView(row: Row) {
 export type McpServerView = ReturnType<typeof publicView>;
 
 export async function listMcpServers() {
-  const rows = await prisma.mcpServer.findMany({ orderBy: { name: "asc" }, select: listSelect });
+  const rows = await prisma.mcpServer.findMany({ orderBy: { name: "asc" }, select: mcpServerSelect });
   return rows.map(publicView);
 }
 
-export async function getMcpServer(id: string) {
-  const row = await prisma.mcpServer.findUnique({ where: { id }, select: listSelect });
-  if (!row) throw notFound("MCP server", id);
+/** One server by id or name (see ref.ts). */
+export async function getMcpServer(ref: string) {
+  const row = await prisma.mcpServer.findFirst({ where: mcpServerWhere(ref), select: mcpServerSelect });
+  if (!row) throw notFound("MCP server", ref);
   return publicView(row);
 }
 
 /** Start the server, list its tools, and record them with its health (what a run's discovery does too). */
-export async function testMcpServer(id: string) {
-  const row = await prisma.mcpServer.findUnique({ where: { id }, select: { id: true, name: true, settings: true, ...launchColumns } });
-  if (!row) throw notFound("MCP server", id);
+export async function testMcpServer(ref: string) {
+  const row = await prisma.mcpServer.findFirst({ where: mcpServerWhere(ref), select: { id: true, name: true, settings: true, ...launchColumns } });
+  if (!row) throw notFound("MCP server", ref);
+  const id = row.id;
   const settings = storedSettingsOf(row.name, row.settings);
   const started = performance.now();
   let outcome: { ok: true; tools: number } | { ok: false; error: string };
@@ -112,9 +116,10 @@ export async function registerMcpServer(input: RegisterMcpServerInput, userId: s
 }
 
 /** Change the description, limits or tool selection (the launch itself is replaced by registering again). */
-export async function updateMcpServer(id: string, input: { description?: string; settings?: McpServerSettings }) {
-  const row = await prisma.mcpServer.findUnique({ where: { id }, select: { id: true } });
-  if (!row) throw notFound("MCP server", id);
+export async function updateMcpServer(ref: string, input: { description?: string; settings?: McpServerSettings }) {
+  const row = await prisma.mcpServer.findFirst({ where: mcpServerWhere(ref), select: { id: true } });
+  if (!row) throw notFound("MCP server", ref);
+  const id = row.id;
   await prisma.mcpServer.update({
     where: { id },
     data: {
@@ -126,9 +131,10 @@ export async function updateMcpServer(id: string, input: { description?: string;
 }
 
 /** Delete a server, unless a queued or running run uses it. */
-export async function removeMcpServer(id: string) {
-  const row = await prisma.mcpServer.findUnique({ where: { id }, select: { id: true, name: true } });
-  if (!row) throw notFound("MCP server", id);
+export async function removeMcpServer(ref: string) {
+  const row = await prisma.mcpServer.findFirst({ where: mcpServerWhere(ref), select: { id: true, name: true } });
+  if (!row) throw notFound("MCP server", ref);
+  const id = row.id;
   const active = await prisma.run.findMany({ where: { status: { in: ["queued", "running"] } }, orderBy: { createdAt: "asc" }, select: { id: true, name: true, status: true, config: true } });
   const users = active.filter((run) => {
     const dataset = (run.config as { data?: { dataset?: unknown } } | null)?.data?.dataset;

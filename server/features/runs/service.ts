@@ -6,9 +6,11 @@ import { prisma } from "../../../lib/db";
 import { DomainError, notFound } from "../../lib/errors";
 import { sendRunJob } from "../../lib/queue";
 import { listMetricKeys, metricSeries } from "../metrics/service";
-import { mayChangeRun, RUN_CHANGE_RULE, type Actor as PermissionActor } from "../../../lib/permissions";
-import { nodeRefsOf } from "../../../lib/node-refs";
-import { nodeSelect } from "../nodes/service";
+import { mayChangeRun, mayTestNode, RUN_CHANGE_RULE, type Actor as PermissionActor } from "../../../lib/permissions";
+import { nodeFieldOf, nodeRefsOf, type NodeRef } from "../../../lib/node-refs";
+import { refusalFor } from "../../../lib/node-doctor";
+import { DOCTOR_REPORT_MAX_AGE_MS, doctorAndRecord, latestReport } from "../../../lib/node-health";
+import { nodeSelect, SERVER_DOCTOR_TIMEOUT_MS } from "../nodes/service";
 import { assertMcpDatasetUsable } from "../mcp-servers/service";
 
 /** Columns for run lists: no config body, no logs. */
@@ -89,9 +91,56 @@ export async function insertRun(tx: Prisma.TransactionClient, userId: string, in
   return run;
 }
 
-export async function createRun(userId: string, input: CreateRunInput) {
+/**
+ * The launch gate: a run is refused when a node it names fails the node doctor for the model and role
+ * it is used in (or its LoRA rank is above the node's limit). Per (node, model):
+ * - a report younger than DOCTOR_REPORT_MAX_AGE_MS is taken as it is;
+ * - a missing or older one is re-checked now when the launching user may probe the node's URL
+ *   (lib/permissions.ts mayTestNode); otherwise a failed report still refuses, and a node never checked
+ *   is left to the worker, which runs the same doctor before the first step;
+ * - nodes that are not registered are left to the worker too (it fails the run naming them).
+ * Refusals name the node, its role and model, the failed check and its reason, on the config field.
+ */
+export async function launchRefusals(config: RunConfig, actor: PermissionActor): Promise<{ path: string; message: string }[]> {
+  const refs = nodeRefsOf(config);
+  const pairs = new Map<string, NodeRef[]>();
+  for (const ref of refs) pairs.set(JSON.stringify([ref.node, ref.model]), [...(pairs.get(JSON.stringify([ref.node, ref.model])) ?? []), ref]);
+  const nodes = await prisma.node.findMany({
+    where: { name: { in: [...new Set(refs.map((r) => r.node))] } },
+    select: { id: true, name: true, createdById: true, createdBy: { select: { role: true } } },
+  });
+  const refusals: { path: string; message: string }[] = [];
+  for (const [key, pairRefs] of pairs) {
+    const [nodeName, model] = JSON.parse(key) as [string, string];
+    const node = nodes.find((n) => n.name === nodeName);
+    if (!node) continue;
+    let report = await latestReport(prisma, node.id, model);
+    const stale = !report || Date.now() - Date.parse(report.checkedAt) > DOCTOR_REPORT_MAX_AGE_MS;
+    if (stale && mayTestNode(node, actor)) {
+      const checked = await doctorAndRecord(prisma, { id: node.id }, { models: [model], by: "server", timeoutMs: SERVER_DOCTOR_TIMEOUT_MS });
+      report = checked?.reports[0] ? { ...checked.reports[0], checkedBy: "server" } : report;
+    }
+    if (!report) continue;
+    for (const ref of pairRefs) {
+      const refusal = refusalFor(ref, report, { loraRank: ref.role === "policy" ? config.policy.loraRank : undefined });
+      if (refusal) refusals.push({ path: `config.${nodeFieldOf(ref.role)}`, message: refusal });
+    }
+  }
+  return refusals;
+}
+
+/** Throws a BAD_REQUEST naming every refusal of the launch gate (each on its config field). */
+export async function assertLaunchable(config: RunConfig, actor: PermissionActor): Promise<void> {
+  const refusals = await launchRefusals(config, actor);
+  if (refusals.length === 0) return;
+  const more = refusals.length > 1 ? ` (and ${refusals.length - 1} more)` : "";
+  throw new DomainError("BAD_REQUEST", `cannot launch: ${refusals[0]!.message}${more}`, refusals);
+}
+
+export async function createRun(userId: string, input: CreateRunInput, role = "member") {
   const config = validRunConfig(input.config);
   await assertMcpDatasetUsable(config.data.dataset);
+  await assertLaunchable(config, { id: userId, role });
   return prisma.$transaction((tx) => insertRun(tx, userId, input, config));
 }
 

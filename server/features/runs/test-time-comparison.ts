@@ -11,7 +11,7 @@ import { prisma } from "../../../lib/db";
 import { armConfig, armLabel, benchmarkLabel, type ComparisonBenchmark } from "../../../lib/test-time";
 import { DomainError } from "../../lib/errors";
 import { assertMcpDatasetUsable } from "../mcp-servers/service";
-import { insertRun, validRunConfig } from "./service";
+import { assertLaunchable, insertRun, validRunConfig } from "./service";
 
 export interface LaunchComparisonInput {
   name: string;
@@ -32,7 +32,7 @@ function comparisonNotes(base: RunConfig, input: LaunchComparisonInput): string 
   ].join("\n");
 }
 
-export async function launchTestTimeComparison(userId: string, input: LaunchComparisonInput) {
+export async function launchTestTimeComparison(userId: string, input: LaunchComparisonInput, role = "member") {
   if (input.config !== undefined && (typeof input.config !== "object" || input.config === null || Array.isArray(input.config))) {
     throw new DomainError("BAD_REQUEST", "config must be a run config object", [{ path: "config", message: "must be an object" }]);
   }
@@ -47,6 +47,8 @@ export async function launchTestTimeComparison(userId: string, input: LaunchComp
     input.arms.map((arm) => ({ benchmark, arm, config: validRunConfig(armConfig(base, arm, benchmark), `benchmarks.${i}`) })),
   );
   for (const b of input.benchmarks) await assertMcpDatasetUsable(b.dataset);
+  // Every arm runs on the base config's nodes: the launch gate (the node doctor) once, before anything is written.
+  await assertLaunchable(base, { id: userId, role });
   const tag = `ttc-${crypto.randomBytes(4).toString("hex")}`;
   return prisma.$transaction(async (tx) => {
     const runs: { id: string; name: string; dataset: string; arm: TestTimeArm }[] = [];

@@ -36,7 +36,9 @@ export async function evalExecutor(ctx: RunContext, overrides: ClientOverrides =
     const aux = await auxiliaryClients(ctx, env, overrides);
 
     const policyNode = await resolveNode(prisma, config.policy.node, "policy");
-    const tinker = policyNode.kind === "openai" ? null : await trainingPolicyFor(policyNode, config.policy, undefined, (m) => void ctx.log("warn", m));
+    // Nothing is trained: sample the base model through a sampling session (no LoRA model is created).
+    const tinker =
+      policyNode.kind === "openai" ? null : await trainingPolicyFor(policyNode, config.policy, undefined, (m) => void ctx.log("warn", m), { sampleOnly: true });
     const policy = samplingPolicy(env, tinker ? { protocol: "tinker", policy: tinker } : { protocol: "chat", chat: chatClientFor(policyNode, config.policy.model) });
     signal.addEventListener("abort", () => tinker?.close(), { once: true });
     try {

@@ -40,9 +40,9 @@ export const importProcedure = memberProcedure
       path: "/datasets",
       tag: "datasets",
       access: "write",
-      summary: "Import a CM2 checklist dataset",
+      summary: "Import a dataset: CM2 checklist rows or a task list",
       description:
-        "`text` is the file: a JSON array of CM2 rows or JSONL (at most 20 MB). All-or-nothing in one transaction unless `skipInvalid`; invalid rows are named by line in `fieldErrors` (path `line N`).",
+        "`text` is the file (at most 20 MB): CM2 rows as a JSON array or JSONL (runs use them as `dataset:<name>`), or a task list — JSONL of instructions plus checklist items — to run against a registered MCP server as `mcp:<server>/<name>`. `format` auto decides by the first row. All-or-nothing in one transaction unless `skipInvalid`; invalid rows are named by line in `fieldErrors` (path `line N`).",
       errors: { 409: "A dataset with this name exists" },
     }),
   )

@@ -28,4 +28,4 @@ export const create = memberProcedure
   )
   .input(createRunInput)
   .output(runDetailOutput)
-  .mutation(({ ctx, input }) => createRun(ctx.user.id, input));
+  .mutation(({ ctx, input }) => createRun(ctx.user.id, input, ctx.user.role));

@@ -26,4 +26,4 @@ export const launchTestTimeComparisonInput = z.object({
 
 export const launchTestTimeComparisonProcedure = memberProcedure
   .input(launchTestTimeComparisonInput)
-  .mutation(({ ctx, input }) => launchTestTimeComparison(ctx.user.id, input));
+  .mutation(({ ctx, input }) => launchTestTimeComparison(ctx.user.id, input, ctx.user.role));
