@@ -17,6 +17,7 @@ import { BfclGroundTruthIndex } from "../../../../test/doubles/bfcl-ground-truth
 import { startVllmDouble, type VllmDouble } from "../../../../test/doubles/vllm-openai";
 import { hasBfclData } from "../../../../test/fixtures/bfcl-data";
 import { bfclWarmStart } from "../../../../test/fixtures/bfcl-warm-start";
+import { markDoctorPassed } from "../../../../test/fixtures/doctor-report";
 import { spawnTsx, startEmbeddedNode, type Child } from "../../../../test/processes";
 import { loadMultiTurnTasks, MULTI_TURN_CATEGORIES } from "../data";
 import { loadMemoryQuestions, loadPrereqConversation } from "../memory/data";
@@ -68,6 +69,9 @@ describe.skipIf(!hasBfclData())("BFCL runs", () => {
     const index = new BfclGroundTruthIndex({ multiTurn, singleTurn, memory }, undefined, new Set([SABOTAGED]));
     scripted = await startVllmDouble({ model: "ground-truth", respond: index.scriptedModel() });
     await prisma.node.create({ data: { name: "gt", kind: "openai", baseUrl: scripted.url, settings: { openai: { maxConcurrency: 8 } } } });
+    // Checked a moment ago: the double answers BFCL prompts only (the doctor's probe is not one), and the
+    // subject here is the run, not the doctor.
+    await markDoctorPassed(prisma, "gt", ["ground-truth"]);
     const w = spawnTsx("worker/main.ts", { DATABASE_URL: databaseUrl, ENVACE_SECRET: process.env.ENVACE_SECRET, WORKER_CONCURRENCY: "1" });
     workers.push(w);
 
