@@ -40,7 +40,12 @@ test.describe.serial("BFCL evaluation", () => {
     // Web search cannot run offline: offered, disabled, with the reason.
     await expect(picker.locator('input[name="bfcl-web_search_base"]')).toBeDisabled();
     await expect(picker.getByTestId("bfcl-picker-summary")).toContainText("bfcl:simple_python,multi_turn_base");
-    await page.locator('[data-field="data.instanceIds"] input').fill("multi_turn_base_0, simple_python_0, simple_python_1");
+    // Task ids are an advanced Data setting (collapsed): the picker's link opens it and focuses the field.
+    const taskIds = page.locator('[data-field="data.instanceIds"] input');
+    await expect(taskIds).toBeHidden();
+    await picker.getByRole("button", { name: "choose task ids" }).click();
+    await expect(taskIds).toBeFocused();
+    await taskIds.fill("multi_turn_base_0, simple_python_0, simple_python_1");
     await expect(picker.getByTestId("bfcl-picker-summary")).toContainText("3 tasks (data · instanceIds) × 1 trial");
     await page.locator("#run-name").fill("e2e bfcl evaluation");
     await page.getByRole("button", { name: "Launch run" }).click();

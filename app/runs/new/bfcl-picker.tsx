@@ -54,6 +54,7 @@ export function BfclPicker({
   trials,
   error,
   onChange,
+  onChooseTasks,
 }: {
   dataset: string;
   kind: "train" | "eval";
@@ -61,6 +62,8 @@ export function BfclPicker({
   trials: number;
   error?: string;
   onChange: (dataset: string) => void;
+  /** Shows the data · instanceIds field (an advanced setting, collapsed by default). */
+  onChooseTasks: () => void;
 }) {
   const selected = selectedCategories(dataset);
   const allowed = (c: ScoringCategory) => !isNotRunCategory(c) && (kind === "eval" || isMultiTurnCategory(c));
@@ -77,7 +80,11 @@ export function BfclPicker({
         {kind === "train"
           ? "Training runs on the multi-turn categories (all three paradigms; shadow execution runs the real back ends)."
           : "Each category is scored by upstream's checker; the run reports per-category Avg@k and the paper's columns."}{" "}
-        A subset of tasks goes in data · instanceIds (task ids such as multi_turn_base_3).
+        A subset of tasks goes in data · instanceIds (task ids such as multi_turn_base_3):{" "}
+        <button type="button" className="link-button" onClick={onChooseTasks}>
+          choose task ids
+        </button>
+        .
       </p>
       <div className="grid">
         {SECTIONS.map((s) => {

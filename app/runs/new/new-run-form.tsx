@@ -190,17 +190,21 @@ export function NewRunForm() {
   const model = parsed.ok ? parsed.config.policy.model : undefined;
   const pace = useQuery({ ...trpc.nodes.throughput.queryOptions({ node: node ?? "", model }), enabled: Boolean(node), staleTime: 60_000 });
 
-  function showErrors(errs: Errors) {
-    setErrors(errs);
-    // Open the collapsed panels that hold an error, then focus the first offending field.
-    const panels = Object.keys(errs).flatMap((k) => panelsOf(sections, k));
+  /** Open the collapsed panels that hold these settings, then focus the first one's input. */
+  function revealFields(keys: string[]) {
+    const panels = keys.flatMap((k) => panelsOf(sections, k));
     setOpenState((prev) => new Set([...prev, ...panels]));
-    const first = Object.keys(errs)[0];
+    const first = keys[0];
     if (!first) return;
     requestAnimationFrame(() => {
       const el = document.querySelector<HTMLElement>(`[data-field="${CSS.escape(first)}"] input, [data-field="${CSS.escape(first)}"] select`);
       el?.focus();
     });
+  }
+
+  function showErrors(errs: Errors) {
+    setErrors(errs);
+    revealFields(Object.keys(errs));
   }
 
   async function onSubmit(e: React.FormEvent) {
@@ -280,6 +284,7 @@ export function NewRunForm() {
           trials={config.trialsPerTask ?? 1}
           error={errors["data.dataset"]}
           onChange={(d) => setConfig((c) => setPath(c, ["data", "dataset"], d))}
+          onChooseTasks={() => revealFields(["data.instanceIds"])}
         />
       )}
       {sections.map((s) => (
