@@ -99,6 +99,9 @@ test.describe.serial("test-time comparison", () => {
     await shopCells.nth(1).getByRole("link").click();
     await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
     const runId = page.url().split("/runs/")[1]!;
+    // An evaluation counts its progress in episodes, not steps.
+    await expect(page.getByTestId("run-progress")).toContainText(/^episode \d+ of \d+ · ETA/);
+    await expect(page.getByRole("progressbar")).toHaveAttribute("aria-label", /^episode \d+ of \d+$/);
     await page.goto(`/runs/${runId}/trajectories`);
     const rows = page.getByTestId("trajectory-row");
     await expect(rows).toHaveCount(2);

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../_lib/trpc";
 import { formatDuration, formatNumber, formatTime } from "../../_lib/format";
-import { ProgressBar, StatusBadge } from "../../_components/status";
+import { ProgressBar, progressUnit, StatusBadge } from "../../_components/status";
 import { useMe } from "../../_components/require-user";
 import { mayChangeRun, RUN_CHANGE_RULE } from "../../../lib/permissions";
 import { RunLogs } from "./run-logs";
@@ -73,9 +73,9 @@ export function RunView({ id }: { id: string }) {
       <div className="cards">
         <div className="card stat">
           <div className="muted">Progress</div>
-          <ProgressBar step={r.progressStep} total={r.totalSteps} />
-          <div className="small">
-            step {r.progressStep} of {r.totalSteps} · ETA <span data-testid="run-eta">{r.status === "running" ? formatDuration(r.etaSeconds) : "—"}</span>
+          <ProgressBar step={r.progressStep} total={r.totalSteps} unit={progressUnit(r.kind)} />
+          <div className="small" data-testid="run-progress">
+            {progressUnit(r.kind)} {r.progressStep} of {r.totalSteps} · ETA <span data-testid="run-eta">{r.status === "running" ? formatDuration(r.etaSeconds) : "—"}</span>
           </div>
         </div>
         <div className="card stat">
