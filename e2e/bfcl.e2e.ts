@@ -5,6 +5,7 @@
  */
 import { expect, test, type BrowserContext } from "@playwright/test";
 import crypto from "node:crypto";
+import { signUp } from "./sign-up";
 
 const password = "bfcl-evaluator-pw";
 const email = `bfcl-${crypto.randomBytes(4).toString("hex")}@example.test`;
@@ -13,8 +14,7 @@ let session: Awaited<ReturnType<BrowserContext["cookies"]>>;
 test.describe.serial("BFCL evaluation", () => {
   test.beforeAll(async ({ browser, baseURL }) => {
     const ctx = await browser.newContext({ baseURL });
-    const res = await ctx.request.post("/api/auth/sign-up/email", { data: { email, password, name: "BFCL Evaluator" }, headers: { origin: baseURL! } });
-    expect(res.ok(), await res.text()).toBe(true);
+    await signUp(ctx.request, baseURL!, { email, password, name: "BFCL Evaluator" });
     session = await ctx.cookies();
     await ctx.close();
   });
