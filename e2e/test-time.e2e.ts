@@ -11,6 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { PrismaClient } from "@prisma/client";
 import { createPrisma } from "../lib/db";
+import { signUp } from "./sign-up";
 
 const suffix = crypto.randomBytes(3).toString("hex");
 const email = `tts-${suffix}@example.test`;
@@ -24,8 +25,7 @@ test.describe.serial("test-time comparison", () => {
   test.beforeAll(async ({ browser, baseURL }) => {
     prisma = createPrisma(fs.readFileSync(path.resolve(".run/e2e-db-url"), "utf8").trim());
     context = await browser.newContext({ baseURL });
-    const res = await context.request.post("/api/auth/sign-up/email", { data: { email, password, name: "Test-time Tester" }, headers: { origin: baseURL! } });
-    expect(res.ok(), await res.text()).toBe(true);
+    await signUp(context.request, baseURL!, { email, password, name: "Test-time Tester" });
     await prisma.user.update({ where: { email }, data: { role: "member" } });
   });
 

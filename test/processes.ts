@@ -51,11 +51,11 @@ export function spawnTsx(script: string, env: Record<string, string | undefined>
   };
 }
 
-/** Start the real embedded node on a free port with its own data directory. */
-export async function startEmbeddedNode(): Promise<Child & { url: string; dataDir: string }> {
+/** Start the real embedded node on a free port with its own data directory (`env`: e.g. NODE_WEIGHTS_DIR). */
+export async function startEmbeddedNode(env: Record<string, string> = {}): Promise<Child & { url: string; dataDir: string }> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "envace-node-"));
-  const node = spawnTsx("worker/node/main.ts", { PORT: String(port), HOST: "127.0.0.1", NODE_DATA_DIR: dataDir });
+  const node = spawnTsx("worker/node/main.ts", { ...env, PORT: String(port), HOST: "127.0.0.1", NODE_DATA_DIR: dataDir });
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitForHttp(`${url}/api/v1/healthz`, 120_000, () => node.child.exitCode === null);

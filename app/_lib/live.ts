@@ -33,6 +33,7 @@ export const liveRoutes: Record<ChangeEvent["t"], LiveRoute[]> = {
     { path: "trajectories.list", match: "runId", delayMs: 2000 },
     { path: "trajectories.facets", match: "runId", delayMs: 2000 },
     { path: "runs.worldModel", match: "runId", delayMs: 2000 },
+    { path: "runs.bfcl", match: "runId", delayMs: 2000 },
   ],
   log: [{ path: "runs.logs", match: "runId", delayMs: 0 }],
   checkpoint: [{ path: "runs.checkpoints", match: "runId", delayMs: 0 }],

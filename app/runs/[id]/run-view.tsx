@@ -11,6 +11,7 @@ import { RunLogs } from "./run-logs";
 import { RunCharts } from "./run-charts";
 import { RunCheckpoints, RunNodes } from "./run-checkpoints";
 import { WorldModelView } from "./world-model";
+import { BfclResults } from "./bfcl-results";
 
 export function RunView({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -107,6 +108,7 @@ export function RunView({ id }: { id: string }) {
           <strong>Error:</strong> {r.error}
         </div>
       )}
+      <BfclResults runId={r.id} />
       <section aria-labelledby="run-charts-heading">
         <h2 id="run-charts-heading">Charts</h2>
         <RunCharts runId={r.id} runName={r.name} />
