@@ -101,6 +101,12 @@ test.describe.serial("trajectory browsing", () => {
     await expect(page).toHaveURL(/#turn-2$/);
     await page.keyboard.press("k");
     await expect(page.locator("#turn-1")).toHaveAttribute("aria-current", "step");
+    // Keys faster than renders: three presses dispatched before React can render once still move three turns.
+    await page.evaluate(() => {
+      for (let i = 0; i < 3; i++) window.dispatchEvent(new KeyboardEvent("keydown", { key: "j", bubbles: true }));
+    });
+    await expect(page.locator("#turn-4")).toHaveAttribute("aria-current", "step");
+    await expect(page).toHaveURL(/#turn-4$/);
 
     await page.keyboard.press("Shift+J");
     await expect(page).toHaveURL(new RegExp(`/trajectories/${listOrder[at + 1]}`));
@@ -147,6 +153,16 @@ test.describe.serial("trajectory browsing", () => {
     await expect(rows.first().locator(".tb-reward-cell")).toHaveText("0");
     await page.getByLabel("Sort").selectOption("step");
     await expect(page).not.toHaveURL(/sort=/);
+
+    // j/k select rows, each press moving on from the last even when presses come faster than renders.
+    await page.evaluate(() => {
+      (document.activeElement as HTMLElement | null)?.blur();
+      for (let i = 0; i < 3; i++) window.dispatchEvent(new KeyboardEvent("keydown", { key: "j", bubbles: true }));
+    });
+    await expect(rows.nth(3)).toHaveAttribute("aria-selected", "true");
+    await page.keyboard.press("k");
+    await expect(rows.nth(2)).toHaveAttribute("aria-selected", "true");
+    await expect(rows.nth(3)).toHaveAttribute("aria-selected", "false");
 
     await rows.first().getByRole("button", { name: /show group/ }).click();
     await expect(page).toHaveURL(/group=/);

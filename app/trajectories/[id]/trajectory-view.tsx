@@ -127,11 +127,16 @@ export function TrajectoryView({ id }: { id: string }) {
     return () => io.disconnect();
   }, [hasMore, more, firstNext, turns.length]);
 
+  // The turn j/k last moved to. Keys can come faster than renders: each press moves on from the previous
+  // press, not from the highlighted turn (which is set a render later).
+  const cursor = useRef<number | null>(null);
   const goTurn = useCallback(
     (delta: 1 | -1) => {
       if (turns.length === 0) return;
-      const pos = current == null ? (delta > 0 ? -1 : turns.length) : turns.findIndex((x) => x.index === current);
+      const from = cursor.current ?? current;
+      const pos = from == null ? (delta > 0 ? -1 : turns.length) : turns.findIndex((x) => x.index === from);
       const next = turns[Math.min(turns.length - 1, Math.max(0, pos + delta))]!;
+      cursor.current = next.index;
       if (delta > 0 && pos >= turns.length - 2 && hasMore && !more.isFetching) void more.fetchNextPage();
       history.replaceState(null, "", `#turn-${next.index}`);
       setTarget(next.index);
@@ -156,6 +161,7 @@ export function TrajectoryView({ id }: { id: string }) {
   }, [pendingNav, neighbours.data, goTrajectory]);
   useEffect(() => {
     setCurrent(null);
+    cursor.current = null;
     setPendingNav(null);
   }, [id]);
 

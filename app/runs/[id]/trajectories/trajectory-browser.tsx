@@ -92,12 +92,19 @@ export function TrajectoryBrowser({ runId }: { runId: string }) {
     if (win.end >= items.length - 40 && list.hasNextPage && !list.isFetchingNextPage) void list.fetchNextPage();
   }, [win.end, items.length, list]);
 
-  const [selected, setSelected] = useState(0);
-  useEffect(() => setSelected(0), [query]);
+  const [selected, setSelectedState] = useState(0);
+  // Read by the key handler: keys can come faster than the render that re-binds it with the new state.
+  const selectedRef = useRef(0);
+  const setSelected = useCallback((i: number) => {
+    selectedRef.current = i;
+    setSelectedState(i);
+  }, []);
+  useEffect(() => setSelected(0), [query, setSelected]);
   const open = useCallback((row: ListRow | undefined) => row && router.push(`/trajectories/${row.id}${query ? `?${query}` : ""}`), [router, query]);
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.ctrlKey || e.metaKey || e.altKey || isTypingTarget(e.target) || items.length === 0) return;
+      const selected = Math.min(selectedRef.current, items.length - 1);
       let next = selected;
       if (e.key === "j") next = Math.min(items.length - 1, selected + 1);
       else if (e.key === "k") next = Math.max(0, selected - 1);
@@ -112,7 +119,7 @@ export function TrajectoryBrowser({ runId }: { runId: string }) {
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [items, selected, open, setGroup, win]);
+  }, [items, open, setGroup, win, setSelected]);
 
   const f = facets.data;
   const filtered = Object.keys(filters).length > 0;
