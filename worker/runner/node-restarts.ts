@@ -111,6 +111,8 @@ export class NodeWatch {
     private node: WatchedNode,
     private settings: NodeRestartSettings,
     private report: RestartReporter,
+    /** What the attempt does, for the failure message: "step 3 (training)". */
+    private what: string,
     private ping: Ping = defaultPing,
     private intervalMs = 5000,
   ) {
@@ -169,7 +171,7 @@ export class NodeWatch {
         await this.report.log("warn", `node "${this.node.name}" is not answering (${problem}); waiting for it up to ${this.settings.waitS} s`);
         await this.report.detail(`waiting for node "${this.node.name}" (not answering since ${new Date().toISOString().slice(11, 19)} UTC)`);
       } else if (Date.now() - this.downSince > this.settings.waitS * 1000) {
-        this.giveUp?.(new NodeFailureError(`node "${this.node.name}" did not answer for ${this.settings.waitS} s: ${this.downReason}`));
+        this.giveUp?.(new NodeFailureError(`node "${this.node.name}" did not answer for ${this.settings.waitS} s during ${this.what}: ${this.downReason}`));
       }
     } finally {
       this.pinging = false;
@@ -223,7 +225,7 @@ export interface RetryOptions<T> {
 /** Run `attempt`, retrying it after node failures (see the module comment); other errors pass through. */
 export async function withNodeRestarts<T>(o: RetryOptions<T>): Promise<T> {
   for (let retry = 0; ; retry++) {
-    const watch = new NodeWatch(o.node, o.settings, o.report, o.ping, o.watchIntervalMs).start();
+    const watch = new NodeWatch(o.node, o.settings, o.report, o.what, o.ping, o.watchIntervalMs).start();
     let cause: string | null = null;
     try {
       const result = await Promise.race([o.attempt(watch), watch.gaveUp]);

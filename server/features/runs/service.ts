@@ -23,6 +23,7 @@ export const runListSelect = {
   latestMetrics: true,
   bestMetrics: true,
   error: true,
+  statusDetail: true,
   cancelRequested: true,
   createdAt: true,
   startedAt: true,
