@@ -1,7 +1,7 @@
 /** Worker process entry point: `npm run worker` (DATABASE_URL must point at a migrated database). */
 import { createPrisma } from "../lib/db";
 import { isDatabaseUnavailable } from "../lib/db-errors";
-import { OutageNotice, whileDatabaseDown } from "./runner/durable";
+import { OutageNotice, shortMessage, whileDatabaseDown } from "./runner/durable";
 import { evalExecutor } from "./runner/executors/eval";
 import { trainExecutor } from "./runner/executors/train";
 import { RunWorker } from "./runner/worker";
@@ -21,7 +21,7 @@ if (!process.env.ENVACE_SECRET) {
 // is then simply delivered again and finds its run finished. Anything else still ends the process.
 process.on("unhandledRejection", (reason) => {
   if (isDatabaseUnavailable(reason)) {
-    console.warn(`[worker] database unavailable: ${(reason as Error).message ?? String(reason)} (ignored; it will be retried)`);
+    console.warn(`[worker] database unavailable: ${shortMessage(reason)} (ignored; it will be retried)`);
     return;
   }
   console.error("[worker] unhandled rejection:", reason);

@@ -42,6 +42,8 @@ export async function assertPortFree(port: number, host = "127.0.0.1", what = "p
 export interface EmbeddedDb {
   url: string;
   stop(): Promise<void>;
+  /** Start it again after `stop()` (same data and port): outage tests. */
+  start(): Promise<void>;
 }
 
 /** Start (initialising on first use) an embedded PostgreSQL with its data in `dataDir`. */
@@ -71,7 +73,7 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
   } finally {
     await admin.end();
   }
-  return { url: `${base}/${opts.database}`, stop: () => server.stop() };
+  return { url: `${base}/${opts.database}`, stop: () => server.stop(), start: () => server.start() };
 }
 
 /** Fail fast with a clear message when the database cannot be reached. */
@@ -112,7 +114,7 @@ export async function ensureDatabase(opts: { dataDir?: string; port?: number; da
   if (external) {
     await assertDatabaseReachable(external);
     await migrate(external);
-    return { url: external, stop: async () => {} };
+    return { url: external, stop: async () => {}, start: async () => {} };
   }
   const db = await startEmbeddedPostgres({
     dataDir: opts.dataDir ?? path.join(repoRoot, ".data/pg"),

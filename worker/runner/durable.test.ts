@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { PrismaClient } from "@prisma/client";
 import { isDatabaseUnavailable } from "../../lib/db-errors";
-import { OutageNotice, RunJournal, whileDatabaseDown } from "./durable";
+import { OutageNotice, RunJournal, shortMessage, whileDatabaseDown } from "./durable";
 
 const down = () => Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
 
@@ -60,6 +60,14 @@ describe("OutageNotice", () => {
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^heartbeat: database unavailable/);
     expect(lines[1]).toMatch(/^heartbeat: database back after \d+\.\d s/);
+  });
+});
+
+describe("shortMessage", () => {
+  it("keeps the cause of a multi-line Prisma message", () => {
+    const err = new Error("\nInvalid `prisma.$queryRaw()` invocation:\n\n\nRaw query failed. Code: `N/A`. Message: `Can't reach database server at 127.0.0.1:45411`");
+    expect(shortMessage(err)).toBe("Can't reach database server at 127.0.0.1:45411");
+    expect(shortMessage(new Error("connect ECONNREFUSED"))).toBe("connect ECONNREFUSED");
   });
 });
 

@@ -60,6 +60,14 @@ export async function whileDatabaseDown<T>(op: () => Promise<T>, opts: WaitOptio
   }
 }
 
+/** An error's gist on one line (Prisma's messages span several lines, the cause last). */
+export function shortMessage(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  const lines = text.split("\n").map((l) => l.trim()).filter(Boolean);
+  const last = lines.at(-1) ?? text;
+  return (/Message: `(.*)`/.exec(last)?.[1] ?? last).slice(0, 300);
+}
+
 /**
  * Tracks one kind of periodic database work (heartbeats, the sweep, pg-boss polling) through an
  * outage: one line when it starts failing, one when it works again, nothing in between.
@@ -76,7 +84,7 @@ export class OutageNotice {
     if (!isDatabaseUnavailable(err)) return false;
     if (this.since === null) {
       this.since = Date.now();
-      this.logger(`${this.what}: database unavailable (${err instanceof Error ? err.message : String(err)}); retrying until it is back`);
+      this.logger(`${this.what}: database unavailable (${shortMessage(err)}); retrying until it is back`);
     }
     return true;
   }
