@@ -20,6 +20,7 @@ import { appendLog, cancelOrphanedRuns, claimRun, finishRun, heartbeat, reportPr
 import { CancelledError, type Executor, type RunContext } from "./context";
 import { OutageNotice, RunJournal, whileDatabaseDown } from "./durable";
 import { ClaimLostError } from "./persist";
+import { isDatabaseUnavailable } from "../../lib/db-errors";
 
 export interface WorkerOptions {
   prisma: PrismaClient;
@@ -156,7 +157,10 @@ export class RunWorker {
         firstStep ??= step - 1;
         const done = step - firstStep;
         const eta = done > 0 ? ((Date.now() - attemptStart) / 1000 / done) * Math.max(0, total - step) : null;
-        await reportProgress(prisma, claimed.id, this.workerId, { step, total, etaSeconds: eta });
+        // Progress is a snapshot: during a database outage it is skipped (the next report carries newer news).
+        await reportProgress(prisma, claimed.id, this.workerId, { step, total, etaSeconds: eta }).catch((err) => {
+          if (!isDatabaseUnavailable(err)) throw err;
+        });
       },
     };
     let lostClaim = false;

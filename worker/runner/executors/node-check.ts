@@ -7,6 +7,7 @@ import { probeAndRecord } from "../../../lib/node-health";
 import { nodesWithRoles } from "../../../lib/node-refs";
 import type { RunContext } from "../context";
 import { throwIfCancelled } from "../context";
+import { whileDatabaseDown } from "../durable";
 
 export async function checkNodes(ctx: RunContext, opts: { reportProgress: boolean } = { reportProgress: true }) {
   const nodes = nodesWithRoles(ctx.config);
@@ -14,7 +15,7 @@ export async function checkNodes(ctx: RunContext, opts: { reportProgress: boolea
   for (const { node: name, refs } of nodes) {
     throwIfCancelled(ctx.signal);
     const roles = refs.map((r) => r.role).join(", ");
-    const tested = await probeAndRecord(ctx.prisma, { name });
+    const tested = await whileDatabaseDown(() => probeAndRecord(ctx.prisma, { name }), { signal: ctx.signal });
     if (!tested) throw new Error(`node "${name}" (${roles}) is not registered; add it on the Nodes page`);
     const { probe } = tested;
     if (!probe.healthy) throw new Error(`node "${name}" (${roles}) failed its health check: ${probe.detail}`);
