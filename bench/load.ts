@@ -4,7 +4,7 @@
  * On a throwaway embedded Postgres (the real migrations) with 300 runs in the table and one training run
  * with a history (steps, 50 metric series, trajectories), it starts the production web server
  * (`next start`, loopback only; needs `npm run build`) and, for BENCH_ROUNDS rounds of BENCH_ROUND_S s:
- * - nine in ten clients are browser-like: each signs up (its own session), opens the page it is on — the
+ * - nine in ten clients are browser-like: each has its own account and session, opens the page it is on — the
  *   runs table or the live run's page — with the queries that page makes, keeps the event stream
  *   (/api/events) open and, on each signal, refetches what the UI refetches (app/_lib/live.ts
  *   `liveRoutes`, with its coalescing; queries issued together are batched as httpBatchLink does);
@@ -18,7 +18,8 @@
  * Targets: p95 < 250 ms at 200 clients, memory after the last round within 10 % (and 40 MB) of after the
  * first. The last line is the machine-readable result; the exit code is 1 when a target is missed.
  *
- * Env: BENCH_CLIENTS (200), BENCH_ROUNDS (2), BENCH_ROUND_S (60), BENCH_STEP_S (2), BENCH_WARMUP_S (10).
+ * Env: BENCH_CLIENTS (200), BENCH_ROUNDS (2), BENCH_ROUND_S (60), BENCH_STEP_S (2), BENCH_WARMUP_S (10),
+ * BENCH_CPU_PROF=<dir> (a CPU profile of the web server).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -49,8 +50,8 @@ function percentile(sorted: number[], p: number): number {
   return sorted[i]!;
 }
 
-/** Resident memory of a process and its children, in MB. */
-function rssMb(pid: number): number {
+/** A process and its descendants. */
+function processTree(pid: number): number[] {
   const pids = [pid];
   for (let i = 0; i < pids.length; i++) {
     for (const entry of fs.readdirSync("/proc")) {
@@ -64,6 +65,28 @@ function rssMb(pid: number): number {
       }
     }
   }
+  return pids;
+}
+
+/** CPU seconds (user + system) a process and its descendants have used so far (100 Hz ticks). */
+function cpuSeconds(pid: number): number {
+  let ticks = 0;
+  for (const p of processTree(pid)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${p}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // utime + stime, plus cutime + cstime: the time of children that already exited (pool connections come and go).
+      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    } catch {
+      /* gone */
+    }
+  }
+  return ticks / 100;
+}
+
+/** Resident memory of a process and its children, in MB. */
+function rssMb(pid: number): number {
+  const pids = processTree(pid);
   let kb = 0;
   for (const p of pids) {
     try {
@@ -86,6 +109,7 @@ class Stats {
   byPath = new Map<string, number[]>();
   errors = 0;
   requests = 0;
+  bytes = 0;
   events = 0;
   eventsByType = new Map<string, number>();
   reset() {
@@ -93,6 +117,7 @@ class Stats {
     this.byPath.clear();
     this.errors = 0;
     this.requests = 0;
+    this.bytes = 0;
     this.events = 0;
     this.eventsByType.clear();
   }
@@ -110,7 +135,9 @@ async function trpcBatch(queries: Query[], headers: Record<string, string>): Pro
   let ok = false;
   try {
     const res = await fetch(url, { headers });
-    const body = (await res.json()) as Array<{ result?: { data: unknown }; error?: unknown }>;
+    const text = await res.text();
+    stats.bytes += text.length;
+    const body = JSON.parse(text) as Array<{ result?: { data: unknown }; error?: unknown }>;
     ok = res.ok && Array.isArray(body) && body.every((b) => b.result);
     return ok ? body.map((b) => superjson.deserialize(b.result!.data as never)) : [];
   } catch {
@@ -322,9 +349,17 @@ async function main() {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     const webLog = fs.openSync(path.join(dir, "web.log"), "w");
-    const web = spawn(path.join(repoRoot, "node_modules/.bin/next"), ["start", "-p", String(port), "-H", "127.0.0.1"], {
+    const profile = process.env.BENCH_CPU_PROF ? [`--cpu-prof`, `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
+    const web = spawn(process.execPath, [...profile, path.join(repoRoot, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
       cwd: repoRoot,
-      env: { ...process.env, DATABASE_URL: db.url, ENVACE_SECRET: process.env.ENVACE_SECRET, ENVACE_PUBLIC_URL: base, PORT: String(port), NODE_ENV: "production" },
+      env: {
+        ...process.env,
+        DATABASE_URL: db.url,
+        ENVACE_SECRET: process.env.ENVACE_SECRET,
+        ENVACE_PUBLIC_URL: base,
+        PORT: String(port),
+        NODE_ENV: "production",
+      },
       stdio: ["ignore", webLog, webLog],
     });
     children.push(web);
@@ -335,18 +370,13 @@ async function main() {
     const browsers = CLIENTS - scripts;
     const cookies: string[] = [];
     const t0 = performance.now();
-    for (let i = 0; i < browsers; i += 4) {
-      await Promise.all(
-        Array.from({ length: Math.min(4, browsers - i) }, async (_, j) => {
-          const res = await fetch(`${base}/api/auth/sign-up/email`, {
-            method: "POST",
-            headers: { "content-type": "application/json", origin: base },
-            body: JSON.stringify({ email: `load-${i + j}@example.test`, password: PASSWORD, name: `Load ${i + j}` }),
-          });
-          if (!res.ok) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`);
-          cookies[i + j] = res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
-        }),
-      );
+    // Sessions are made by better-auth in this process (same secret and database as the web server, so
+    // the cookies are the web app's own); through HTTP its sign-up rate limit would refuse a crowd.
+    const { getAuth } = await import("../server/auth");
+    for (let i = 0; i < browsers; i++) {
+      const res = await getAuth().api.signUpEmail({ body: { email: `load-${i}@example.test`, password: PASSWORD, name: `Load ${i}` }, asResponse: true });
+      if (!res.ok) throw new Error(`sign-up failed: ${res.status} ${await res.text()}`);
+      cookies[i] = res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
     }
     const tokens: string[] = [];
     for (let i = 0; i < scripts; i++) {
@@ -387,6 +417,7 @@ async function main() {
     await new Promise((r) => setTimeout(r, WARMUP_S * 1000));
 
     // ---------- rounds ----------
+    const postmaster = Number(fs.readFileSync(path.join(dir, "pg", "postmaster.pid"), "utf8").split("\n")[0]);
     const rounds: Array<Record<string, number>> = [];
     const memory: number[] = [rssMb(web.pid!)];
     let heartbeatOnlyEvents = 0;
@@ -394,12 +425,15 @@ async function main() {
       stats.reset();
       lag.reset();
       const stepsBefore = await prisma.step.count({ where: { runId: live.runId } });
+      const cpuBefore = [web.pid!, postmaster, replayer.pid!, process.pid].map(cpuSeconds);
       await new Promise((res) => setTimeout(res, ROUND_S * 1000));
+      const [webCpuS, pgCpuS, replayerCpuS, benchCpuS] = [web.pid!, postmaster, replayer.pid!, process.pid].map((p, i) => cpuSeconds(p) - cpuBefore[i]!);
       const committed = (await prisma.step.count({ where: { runId: live.runId } })) - stepsBefore;
       const sorted = [...stats.latencies].sort((a, b) => a - b);
       const round = {
         round: r,
         requests: stats.requests,
+        kbPerRequest: Math.round(stats.bytes / 1024 / Math.max(1, stats.requests)),
         errors: stats.errors,
         p50: Number(percentile(sorted, 50).toFixed(1)),
         p95: Number(percentile(sorted, 95).toFixed(1)),
@@ -408,6 +442,11 @@ async function main() {
         stepsCommitted: committed,
         webRssMb: 0,
         clientLoopP99Ms: Number((lag.percentile(99) / 1e6).toFixed(1)),
+        webCpuMsPerRequest: Number(((webCpuS * 1000) / Math.max(1, stats.requests)).toFixed(1)),
+        webCpuShare: Number((webCpuS / ROUND_S).toFixed(2)),
+        postgresCpuShare: Number((pgCpuS / ROUND_S).toFixed(2)),
+        replayerCpuShare: Number((replayerCpuS / ROUND_S).toFixed(2)),
+        clientsCpuShare: Number((benchCpuS / ROUND_S).toFixed(2)),
       };
       const types = [...stats.eventsByType].map(([t, n]) => `${t} ${n}`).join(", ");
       const slowest = [...stats.byPath]
@@ -427,9 +466,10 @@ async function main() {
       memory.push(round.webRssMb);
       rounds.push(round);
       console.log(
-        `round ${r}: ${round.requests} requests, ${round.errors} errors, p50 ${round.p50} ms, p95 ${round.p95} ms, p99 ${round.p99} ms; ` +
-          `${round.eventsDelivered} events delivered (${types}) for ${committed} committed steps; web RSS ${round.webRssMb} MB; client loop p99 ${round.clientLoopP99Ms} ms`,
+        `round ${r}: ${round.requests} requests (${round.kbPerRequest} KB each on average), ${round.errors} errors, p50 ${round.p50} ms, p95 ${round.p95} ms, p99 ${round.p99} ms; ` +
+          `${round.eventsDelivered} events delivered (${types}) for ${committed} committed steps; web RSS ${round.webRssMb} MB; web CPU ${round.webCpuMsPerRequest} ms per request (${Math.round(round.webCpuShare * 100)} % of a core); client loop p99 ${round.clientLoopP99Ms} ms`,
       );
+      console.log(`  CPU (cores): web ${round.webCpuShare}, Postgres ${round.postgresCpuShare}, run replayer ${round.replayerCpuShare}, these clients ${round.clientsCpuShare}; machine load ${os.loadavg()[0]!.toFixed(1)}`);
       console.log(`  slowest: ${slowest}`);
       console.log(`  heartbeat-only ${IDLE_S} s: ${stats.events - before} events delivered`);
     }
@@ -447,7 +487,9 @@ async function main() {
   } finally {
     for (const c of clients) c.close();
     for (const c of children) c.kill("SIGTERM");
-    await new Promise((r) => setTimeout(r, 1500));
+    // A profiled web server needs a clean exit to write its profile.
+    const grace = Date.now() + (process.env.BENCH_CPU_PROF ? 30_000 : 1500);
+    while (Date.now() < grace && children.some((c) => c.exitCode === null && c.signalCode === null)) await new Promise((r) => setTimeout(r, 100));
     for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
     await db.stop();
     fs.rmSync(dir, { recursive: true, force: true });

@@ -6,6 +6,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { ZodError } from "zod";
 import { DomainError } from "../lib/errors";
+import { clearSharedReads } from "../lib/live-reads";
 import type { Context } from "./context";
 
 const t = initTRPC.context<Context>().create({
@@ -36,9 +37,17 @@ const domainErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
+// Reads shared between callers (server/lib/live-reads.ts) are forgotten after any change made through
+// this process, so whoever made it reads it back at once instead of waiting for its change signal.
+const readsAfterWrites = t.middleware(async ({ type, next }) => {
+  const result = await next();
+  if (type === "mutation") clearSharedReads();
+  return result;
+});
+
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure.use(domainErrors);
+export const publicProcedure = t.procedure.use(domainErrors).use(readsAfterWrites);
 
 export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.user) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in or send an API token" });

@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { authedProcedure } from "../../../trpc/init";
 import { getRun } from "../service";
+import { sharedRead } from "../../../lib/live-reads";
 
 export const getRunInput = z.object({ id: z.string().uuid("run id must be a UUID") });
 
-export const get = authedProcedure.input(getRunInput).query(({ input }) => getRun(input.id));
+// Shared by every open page of the run until the run changes (server/lib/live-reads.ts).
+export const get = authedProcedure.input(getRunInput).query(({ input }) => sharedRead("runs.get", input, [`run:${input.id}`], () => getRun(input.id)));

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { runStatuses } from "../../../../contracts/jobs";
 import { authedProcedure } from "../../../trpc/init";
 import { listRuns } from "../service";
+import { sharedRead } from "../../../lib/live-reads";
 
 export const listRunsInput = z.object({
   limit: z.number().int().min(1).max(200).default(50),
@@ -12,4 +13,5 @@ export const listRunsInput = z.object({
   tag: z.string().max(50).optional(),
 });
 
-export const list = authedProcedure.input(listRunsInput).query(({ input }) => listRuns(input));
+// Shared by every open runs table with the same filters until any run changes (server/lib/live-reads.ts).
+export const list = authedProcedure.input(listRunsInput).query(({ input }) => sharedRead("runs.list", input, ["run:*"], () => listRuns(input)));
