@@ -300,7 +300,7 @@ async function main() {
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "envace-bench-load-"));
   fs.chmodSync(dir, 0o777);
-  const db = await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), port: await freePort(), database: "bench_load" });
+  const db = await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), port: await freePort(), database: "bench_load", throwaway: true });
   const children: ChildProcess[] = [];
   const clients: Array<BrowserClient | ScriptClient> = [];
   try {
@@ -417,7 +417,7 @@ async function main() {
     await new Promise((r) => setTimeout(r, WARMUP_S * 1000));
 
     // ---------- rounds ----------
-    const postmaster = Number(fs.readFileSync(path.join(dir, "pg", "postmaster.pid"), "utf8").split("\n")[0]);
+    const postmaster = Number(fs.readFileSync(path.join(db.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
     const rounds: Array<Record<string, number>> = [];
     const memory: number[] = [rssMb(web.pid!)];
     let heartbeatOnlyEvents = 0;

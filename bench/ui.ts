@@ -66,7 +66,7 @@ async function main() {
   const started = performance.now();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "envace-bench-ui-"));
   fs.chmodSync(dir, 0o777);
-  const db = await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), port: await freePort(), database: "bench_ui" });
+  const db = await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), port: await freePort(), database: "bench_ui", throwaway: true });
   let web: ChildProcess | null = null;
   try {
     await migrate(db.url);

@@ -155,6 +155,25 @@ export const nodeSettingsSchema = z
     tinker: z
       .object({
         server: z.enum(tinkerServerProfiles).default("auto").describe("Which Tinker-compatible server this node runs (loss semantics and quirks differ)"),
+        futureDeadlineS: z
+          .number()
+          .int()
+          .min(10)
+          .max(7 * 24 * 3600)
+          .default(7200)
+          .describe("Longest wait for one operation's result (queueing included), in seconds, before the run fails"),
+        maxLoraRank: z
+          .number()
+          .int()
+          .min(1)
+          .max(4096)
+          .nullable()
+          .default(null)
+          .describe("Largest LoRA rank the server accepts when it does not advertise it (SkyRL JAX: its --backend-config max_lora_rank, default 32)"),
+        wire: z
+          .enum(["protobuf", "json"])
+          .default("protobuf")
+          .describe("forward_backward body encoding: protobuf (SDK 0.25, hosted Tinker, SkyRL tx) or json (servers of the JSON era)"),
       })
       .strict()
       .default({}),

@@ -17,12 +17,36 @@ export const nodeModelSchema = z.object({
 });
 export type NodeModel = z.infer<typeof nodeModelSchema>;
 
+/**
+ * The trained policy: a model on a Tinker-compatible node, trained as a LoRA adapter of `loraRank`.
+ * Default 32: the Tinker SDK's create_lora_training_client default and the largest rank SkyRL tx's JAX
+ * backend accepts by default (its max_lora_rank); the cookbook finds the learning rate independent of
+ * the rank (tinker-cookbook skills/research/references/hyperparams.md).
+ */
+export const policyModelSchema = nodeModelSchema.extend({
+  loraRank: z
+    .number()
+    .int()
+    .min(1)
+    .max(1024)
+    .default(32)
+    .describe("LoRA rank of the trained adapter (checked against the node's limit before the run starts; the embedded node trains all weights)"),
+});
+export type PolicyModel = z.infer<typeof policyModelSchema>;
+
 export const samplingSchema = z.object({
   temperature: z.number().min(0).max(5),
   topP: z.number().gt(0).max(1),
   maxTokens: z.number().int().min(1).max(200_000),
 });
 export type SamplingParams = z.infer<typeof samplingSchema>;
+
+/** verl's loss_agg_mode values (verl/trainer/ppo/core_algos.py agg_loss). */
+export const lossAggModes = ["token-mean", "seq-mean-token-mean", "seq-mean-token-sum"] as const;
+export type LossAgg = (typeof lossAggModes)[number];
+/** verl's KL estimators (core_algos.py kl_penalty): k1, k2 and low_var_kl (k3, clamped). */
+export const klTypes = ["k1", "k2", "low_var_kl"] as const;
+export type KlType = (typeof klTypes)[number];
 
 const trainSampling = { temperature: 1.0, topP: 1.0, maxTokens: 8000 };
 const evalSampling = { temperature: 0.6, topP: 0.95, maxTokens: 8000 };
@@ -33,7 +57,7 @@ export const runConfigSchema = z
     kind: z.enum(["train", "eval"]).default("train"),
 
     /** Policy and node: the model that acts and rehearses. */
-    policy: nodeModelSchema.default({}),
+    policy: policyModelSchema.default({}),
 
     data: z
       .object({
@@ -111,21 +135,38 @@ export const runConfigSchema = z
 
     optim: z
       .object({
-        lr: z.number().gt(0).max(1).default(1e-6),
-        roleWiseBaseline: z.boolean().default(true),
-        normAdvByStd: z.boolean().default(false),
-        clipLow: z.number().min(0).max(1).default(0.2),
-        clipHigh: z.number().min(0).max(10).default(0.2),
-        dualClip: z.number().min(1).max(100).default(3.0),
-        useKl: z.boolean().default(false),
-        klCoef: z.number().min(0).max(10).default(1e-4),
-        klType: z.enum(["low_var_kl", "kl"]).default("low_var_kl"),
-        entropyCoef: z.number().min(0).max(10).default(0),
-        lossAgg: z.enum(["token-mean", "seq-mean-token-mean"]).default("token-mean"),
-        weightDecay: z.number().min(0).max(1).default(0.01),
-        gradClip: z.number().gt(0).max(1000).default(1.0),
-        beta1: z.number().min(0).lt(1).default(0.9),
-        beta2: z.number().min(0).lt(1).default(0.999),
+        lr: z.number().gt(0).max(1).default(1e-6).describe("Learning rate of the AdamW update (the reference: 1e-6, full fine-tuning)"),
+        roleWiseBaseline: z.boolean().default(true).describe("GRPO baseline per (prompt group, role) instead of per prompt group"),
+        normAdvByStd: z.boolean().default(false).describe("Divide advantages by the group's standard deviation (the reference: off, mean-only)"),
+        clipLow: z.number().min(0).max(1).default(0.2).describe("PPO clip ε below 1: the ratio is clipped at 1 − clipLow"),
+        clipHigh: z.number().min(0).max(10).default(0.2).describe("PPO clip ε above 1: the ratio is clipped at 1 + clipHigh"),
+        dualClip: z
+          .number()
+          .gt(1)
+          .max(100)
+          .default(3.0)
+          .describe("Dual-clip bound c for negative advantages: the per-token loss is capped at −c·A (verl clip_ratio_c)"),
+        useKl: z.boolean().default(false).describe("Add the KL penalty to the frozen base model to the loss (the reference: off)"),
+        klCoef: z.number().min(0).max(10).default(1e-4).describe("Coefficient of the KL penalty (used only with useKl)"),
+        klType: z
+          .enum(klTypes)
+          .default("low_var_kl")
+          .describe("KL estimator (used only with useKl): k1 = logp − ref, k2 = ½(logp − ref)², low_var_kl = k3 clamped to [−10, 10] as in verl"),
+        entropyCoef: z.number().min(0).max(10).default(0).describe("Entropy bonus: entropyCoef × aggregated entropy is subtracted from the loss (the reference: 0)"),
+        lossAgg: z
+          .enum(lossAggModes)
+          .default("seq-mean-token-mean")
+          .describe(
+            "How per-token losses become the step's loss (verl loss_agg_mode). The reference trains one row per micro-batch and divides by the accumulation steps, so every row weighs the same: seq-mean-token-mean",
+          ),
+        recomputeLogprobs: z
+          .boolean()
+          .default(false)
+          .describe("Take the PPO ratio against log-probs the trainer recomputes in a forward pass before the update (the reference's behaviour; one extra forward pass) instead of the sampler's"),
+        weightDecay: z.number().min(0).max(1).default(0.01).describe("AdamW decoupled weight decay"),
+        gradClip: z.number().gt(0).max(1000).default(1.0).describe("Clip the global gradient norm to this value"),
+        beta1: z.number().min(0).lt(1).default(0.9).describe("AdamW β1"),
+        beta2: z.number().min(0).lt(1).default(0.999).describe("AdamW β2"),
       })
       .default({}),
 
@@ -242,13 +283,20 @@ export const quickstartPreset: RunConfigInput = {
   schedule: { steps: 40, saveEvery: 10, evalEvery: 10 },
 };
 
-/** Paper reference: Qwen3-8B on a Tinker node, judge Qwen3-30B-A3B on an OpenAI-compatible node. */
+/**
+ * Paper reference: Qwen3-8B on a Tinker node, judge Qwen3-30B-A3B on an OpenAI-compatible node.
+ * LoRA values: rank 32 (the SDK default; SkyRL JAX's default limit) and lr 1e-5 — the paper's
+ * full-fine-tuning lr 1e-6 times the LoRA factor 10 of tinker-cookbook's hyperparam_utils
+ * (get_lora_lr_over_full_finetune_lr, after "LoRA Without Regret"), which is also the cookbook's
+ * default for its LoRA RL recipes (tinker_cookbook/recipes/{math_rl,code_rl,harbor_rl}/train.py).
+ */
 export const paperReferencePreset: RunConfigInput = {
   kind: "train",
-  policy: { node: "tinker", model: "Qwen/Qwen3-8B" },
+  policy: { node: "tinker", model: "Qwen/Qwen3-8B", loraRank: 32 },
   data: { dataset: "dataset:cm2", split: "train", instancesPerStep: 16, rolloutsPerInstance: 4 },
   rollout: { paradigm: "rehearse" },
   reward: { judge: { node: "judge", model: "Qwen/Qwen3-30B-A3B" } },
+  optim: { lr: 1e-5 },
   schedule: { steps: 470, saveEvery: 50, evalEvery: 10 },
 };
 

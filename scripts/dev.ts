@@ -2,29 +2,52 @@
  * One command for the whole product on embedded defaults:
  *   embedded Postgres (or DATABASE_URL) → migrations → embedded node → worker → web.
  * `npm start` serves a production build (built on first start); `npm run dev` uses `next dev`.
+ *
+ * The processes are supervised (scripts/lib/supervisor.ts): one that crashes is restarted with backoff
+ * and logged while the others keep serving. Only Ctrl-C (SIGINT), SIGTERM or SIGHUP stops everything,
+ * in order: web, worker, node, and Postgres last.
  */
 import fs from "node:fs";
 import path from "node:path";
-import { assertPortFree, ensureDatabase, repoRoot } from "./lib/database";
+import { spawn } from "node:child_process";
+import { assertPortFree, ensureDatabase, repoRoot, type EmbeddedDb } from "./lib/database";
 import { ensureSecret } from "./lib/secret";
-import { startProcess, stopAll, waitForHttp, type Managed } from "./lib/processes";
+import { waitForHttp } from "./lib/processes";
 import { registerEmbeddedNode } from "./lib/register-node";
+import { stopOnSignals, Supervisor } from "./lib/supervisor";
 
 const mode = process.argv.includes("--dev") ? "dev" : "start";
 const webPort = Number(process.env.PORT ?? 3000);
 const nodePort = Number(process.env.NODE_PORT ?? 8765);
 const dataDir = path.join(repoRoot, ".data");
-const tsx = path.join(repoRoot, "node_modules/.bin/tsx");
 const next = path.join(repoRoot, "node_modules/.bin/next");
-const procs: Managed[] = [];
-let shuttingDown = false;
+const embeddedNode = process.env.ENVACE_EMBEDDED_NODE !== "off" && fs.existsSync(path.join(repoRoot, "worker/node/main.ts"));
+/** TypeScript entry points run in one process each (`node --import tsx`), so a signal reaches the process itself. */
+const tsEntry = (script: string, ...args: string[]) => ({ command: process.execPath, args: ["--import", "tsx", script, ...args] });
+
+const log = (line: string) => console.log(`[envace] ${line}`);
+const supervisor = new Supervisor({ log });
+let db: EmbeddedDb | null = null;
+let build: ReturnType<typeof spawn> | null = null;
+const shutdown = stopOnSignals(supervisor, {
+  order: ["web", "worker", "node"],
+  after: async () => {
+    await db?.stop();
+  },
+  onStopping: () => {
+    log("stopping: web, worker, node, then the database…");
+    if (build?.pid) process.kill(-build.pid, "SIGTERM");
+  },
+  onStopped: () => log("stopped"),
+});
 
 async function main() {
   await assertPortFree(webPort, "0.0.0.0", "web port (PORT)");
-  await assertPortFree(nodePort, "127.0.0.1", "embedded node port (NODE_PORT)");
+  if (embeddedNode) await assertPortFree(nodePort, "127.0.0.1", "embedded node port (NODE_PORT)");
   const secret = ensureSecret(dataDir);
-  console.log(process.env.DATABASE_URL ? "database: DATABASE_URL" : `database: embedded Postgres in ${path.join(dataDir, "pg")}`);
-  const db = await ensureDatabase();
+  db = await ensureDatabase({ onNote: log });
+  if (shutdown.stopping()) return;
+  log(process.env.DATABASE_URL ? "database: DATABASE_URL" : `database: embedded PostgreSQL in ${db.dataDir}`);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATABASE_URL: db.url,
@@ -33,54 +56,46 @@ async function main() {
     TZ: "UTC",
   };
 
-  const stop = async (code: number) => {
-    if (shuttingDown) return;
-    shuttingDown = true;
-    console.log("stopping…");
-    await stopAll(procs);
-    await db.stop().catch(() => {});
-    process.exit(code);
-  };
-  process.on("SIGINT", () => stop(0));
-  process.on("SIGTERM", () => stop(0));
-  const watch = (p: Managed) =>
-    p.child.on("exit", (code) => {
-      if (!shuttingDown) {
-        console.error(`${p.name} exited (${code}); stopping everything`);
-        stop(1);
-      }
+  if (embeddedNode) {
+    const url = `http://127.0.0.1:${nodePort}`;
+    await supervisor.start({
+      name: "node",
+      ...tsEntry("worker/node/main.ts"),
+      env: { ...env, PORT: String(nodePort), HOST: "127.0.0.1" },
+      cwd: repoRoot,
+      ready: (alive) => waitForHttp(`${url}/api/v1/healthz`, 120_000, alive),
+      afterReady: () => registerEmbeddedNode(db!.url, url),
     });
-
-  if (fs.existsSync(path.join(repoRoot, "worker/node/main.ts"))) {
-    const node = startProcess("node", tsx, ["worker/node/main.ts"], { ...env, PORT: String(nodePort), HOST: "127.0.0.1" }, repoRoot);
-    procs.push(node);
-    watch(node);
-    await waitForHttp(`http://127.0.0.1:${nodePort}/api/v1/healthz`, 120_000, () => node.child.exitCode === null);
-    await registerEmbeddedNode(db.url, `http://127.0.0.1:${nodePort}`);
-    console.log(`embedded node: http://127.0.0.1:${nodePort} (OpenAI-compatible /v1, Tinker-compatible /api/v1)`);
+    log(`embedded node: ${url} (OpenAI-compatible /v1, Tinker-compatible /api/v1)`);
   } else {
-    console.warn("embedded node not available in this checkout; runs need an attached node");
+    log("no embedded node (ENVACE_EMBEDDED_NODE=off or not in this checkout); runs need an attached node");
   }
 
-  const worker = startProcess("worker", tsx, ["worker/main.ts"], env, repoRoot);
-  procs.push(worker);
-  watch(worker);
+  await supervisor.start({ name: "worker", ...tsEntry("worker/main.ts"), env, cwd: repoRoot });
 
   if (mode === "start" && (!fs.existsSync(path.join(repoRoot, ".next/BUILD_ID")) || process.env.ENVACE_REBUILD === "1")) {
-    console.log("building the web app (first start only)…");
-    const build = startProcess("build", next, ["build"], env, repoRoot);
-    const code = await new Promise<number>((r) => build.child.on("exit", (c) => r(c ?? 1)));
-    if (code !== 0) return stop(1);
+    log("building the web app (first start only)…");
+    build = spawn(next, ["build"], { cwd: repoRoot, env, stdio: "inherit", detached: true });
+    const code = await new Promise<number>((resolve) => {
+      build!.on("error", () => resolve(1));
+      build!.on("exit", (c) => resolve(c ?? 1));
+    });
+    build = null;
+    if (shutdown.stopping()) return;
+    if (code !== 0) throw new Error(`next build failed (exit ${code})`);
   }
-  const web = startProcess("web", next, [mode === "dev" ? "dev" : "start", "-p", String(webPort)], env, repoRoot);
-  procs.push(web);
-  watch(web);
-  await waitForHttp(`http://127.0.0.1:${webPort}/sign-in`, 180_000, () => web.child.exitCode === null);
-  console.log(`\nEnvACE Studio is up: http://localhost:${webPort}  (first account you create becomes admin)\n`);
+  await supervisor.start({
+    name: "web",
+    ...tsEntry("scripts/web.ts", ...(mode === "dev" ? ["--dev"] : [])),
+    env: { ...env, PORT: String(webPort) },
+    cwd: repoRoot,
+    ready: (alive) => waitForHttp(`http://127.0.0.1:${webPort}/sign-in`, 180_000, alive),
+  });
+  log(`EnvACE Studio is up: http://localhost:${webPort}  (first account you create becomes admin)`);
 }
 
-main().catch(async (err) => {
+main().catch((err) => {
+  if (shutdown.stopping()) return; // Ctrl-C during start: the shutdown in progress says what happens
   console.error(`envace: ${(err as Error).message}`);
-  await stopAll(procs);
-  process.exit(1);
+  void shutdown.stop(1);
 });

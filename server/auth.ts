@@ -4,8 +4,11 @@
  */
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
+import type { PrismaClient } from "@prisma/client";
 import { getPrisma } from "../lib/db";
 import { serverSecret } from "../lib/secrets";
+import { trustedClientAddressHeader } from "./lib/client-address";
+import { isDatabaseUnavailable } from "./lib/db-errors";
 
 export const roles = ["admin", "member", "viewer"] as const;
 export type UserRole = (typeof roles)[number];
@@ -15,8 +18,29 @@ function defaultRole(): UserRole {
   return r === "viewer" || r === "admin" ? r : "member";
 }
 
+/** Any constant: the lock that serialises "is there an admin yet?" between concurrent sign-ups. */
+const FIRST_ADMIN_LOCK = 727_001;
+
+/**
+ * Make `userId` the admin if it is the install's first account. Under an advisory lock, so of concurrent
+ * first sign-ups exactly one wins: the oldest account among those that exist, and only while no admin
+ * exists. A later account never becomes admin this way, even if every admin was demoted since.
+ */
+export async function promoteIfFirstAccount(prisma: PrismaClient, userId: string): Promise<boolean> {
+  return prisma.$transaction(async (tx) => {
+    await tx.$executeRaw`select pg_advisory_xact_lock(${FIRST_ADMIN_LOCK})`;
+    const admin = await tx.user.findFirst({ where: { role: "admin" }, select: { id: true } });
+    if (admin) return false;
+    const oldest = await tx.user.findFirst({ orderBy: [{ createdAt: "asc" }, { id: "asc" }], select: { id: true } });
+    if (oldest?.id !== userId) return false;
+    await tx.user.update({ where: { id: userId }, data: { role: "admin" } });
+    return true;
+  });
+}
+
 function createAuth() {
   const prisma = getPrisma();
+  const addressHeader = trustedClientAddressHeader();
   return betterAuth({
     database: prismaAdapter(prisma, { provider: "postgresql" }),
     secret: serverSecret(),
@@ -27,13 +51,30 @@ function createAuth() {
       return host ? [`http://${host}`, `https://${host}`] : [];
     },
     emailAndPassword: { enabled: true, autoSignIn: true, minPasswordLength: 8 },
+    // Per client address (better-auth's rules: sign-in and sign-up 3 per 10 s, the rest 100 per 10 s), on
+    // in every mode. The address is the one scripts/web.ts resolved from the socket (X-Forwarded-For only
+    // via ENVACE_TRUSTED_PROXIES); without that server there is no trustworthy address and only the
+    // per-account throttle (server/lib/sign-in-throttle.ts) applies.
+    rateLimit: { enabled: true, storage: "memory" },
+    logger: {
+      level: "warn",
+      // One line per problem: during a database outage every request would otherwise print a Prisma stack.
+      log: (level, message, ...args) => {
+        const err = args.find((a): a is Error => a instanceof Error);
+        const detail = err ? (isDatabaseUnavailable(err) ? "database unavailable" : (err.stack ?? err.message)) : "";
+        console[level === "debug" || level === "info" ? "log" : level](`[auth] ${message}${detail ? `: ${detail}` : ""}`);
+      },
+    },
+    advanced: {
+      ipAddress: addressHeader ? { ipAddressHeaders: [addressHeader] } : { disableIpTracking: true },
+    },
     user: { additionalFields: { role: { type: "string", required: false, defaultValue: "member", input: false } } },
     databaseHooks: {
       user: {
         create: {
-          before: async (user) => {
-            const role = (await prisma.user.count()) === 0 ? "admin" : defaultRole();
-            return { data: { ...user, role } };
+          before: async (user) => ({ data: { ...user, role: defaultRole() } }),
+          after: async (user) => {
+            await promoteIfFirstAccount(prisma, user.id);
           },
         },
       },

@@ -13,7 +13,7 @@ export default async function setup(project: TestProject) {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "envace-test-pg-"));
     fs.chmodSync(dir, 0o777);
     const port = 55000 + Math.floor(Math.random() * 5000);
-    const db = await startEmbeddedPostgres({ dataDir: path.join(dir, "data"), port, database: "envace_test" });
+    const db = await startEmbeddedPostgres({ dataDir: path.join(dir, "data"), port, database: "envace_test", throwaway: true });
     url = db.url;
     stop = db.stop;
   } else {

@@ -17,6 +17,7 @@ import crypto from "node:crypto";
 import type { PrismaClient } from "@prisma/client";
 import { compareResponses } from "../worker/engine/fidelity";
 import { quickstartPreset } from "../contracts/run-config";
+import { rollupFidelity } from "../worker/runner/fidelity-rollup";
 
 export type SeedParadigm = "rehearse" | "simulator" | "environment";
 
@@ -39,6 +40,13 @@ export interface SeedRunOptions {
   paradigm?: SeedParadigm;
   /** Shadow execution: tool turns carry the real response and a fidelity object (default true). */
   shadowExecution?: boolean;
+  /** Environment paradigm: the fidelity probe's prediction and its fidelity sit beside each real response (default false). */
+  fidelityProbe?: boolean;
+  /**
+   * Scenario set: unset = the τ²-retail flavoured default; "tau2" adds text results ("noa_kim_4813") and
+   * `Error: …` responses; "shop" uses the built-in shop's tools and JSON error objects.
+   */
+  domain?: "tau2" | "shop";
   /** Every `evalEvery`-th step's trajectories are written as phase "eval" (default 0: none). */
   evalEvery?: number;
   status?: "queued" | "running" | "succeeded" | "failed" | "cancelled";
@@ -144,6 +152,62 @@ const scenarios: Scenario[] = [
   },
 ];
 
+/** Extra τ²-retail scenarios: a bare-text result, a text error against a rehearsed value, errors on both sides. */
+const tau2TextScenarios: Scenario[] = [
+  {
+    user: "I'm Noa Kim, zip 19122. What's my user id?",
+    think: "Look the user up by name and zip; the tool returns the bare id.",
+    preface: "Looking you up.",
+    tool: "find_user_id_by_name_zip",
+    args: { first_name: "Noa", last_name: "Kim", zip: "19122" },
+    rehearsed: { user_id: "noa_kim_4813" },
+    real: "noa_kim_4813",
+    reply: "Your user id is noa_kim_4813.",
+  },
+  {
+    user: "Where is order #W0000000?",
+    think: "Fetch the order; it may not exist.",
+    preface: "Checking.",
+    tool: "get_order_details",
+    args: { order_id: "#W0000000" },
+    rehearsed: { order_id: "#W0000000", status: "pending" },
+    real: "Error: Order not found",
+    reply: "I could not find that order.",
+  },
+  {
+    user: "Return the boots from order #W4817420 please.",
+    think: "Only delivered orders can be returned; this one is still pending.",
+    preface: "Trying the return.",
+    tool: "return_delivered_order_items",
+    args: { order_id: "#W4817420", item_ids: ["6546364613"], payment_method_id: "paypal_2188" },
+    rehearsed: { error_tool_call: { code: "NON_DELIVERED_ORDER", message: "order is not delivered" } },
+    real: "Error: Non-delivered order cannot be returned",
+    reply: "That order has not been delivered yet, so it cannot be returned.",
+  },
+];
+
+/** The built-in shop's tools (worker/domains/shop/world.ts): JSON results and error_tool_call errors. */
+const shopScenarios: Scenario[] = [
+  { user: "How much is tea?", think: "Look it up.", preface: "Checking tea.", tool: "get_item", args: { item: "tea" }, rehearsed: { item: "tea", price: 4, stock: 9 }, real: { item: "tea", price: 4, stock: 9 }, reply: "Tea is $4." },
+  { user: "And a mug?", think: "Look it up.", preface: "Checking mugs.", tool: "get_item", args: { item: "mug" }, rehearsed: { item: "mug", price: 6, stock: 3 }, real: { item: "mug", price: 8, stock: 3 }, reply: "A mug is $8." },
+  { user: "Two teas please.", think: "Add to the cart.", preface: "Adding.", tool: "add_to_cart", args: { item: "tea", qty: 2 }, rehearsed: { cart: { tea: 2 }, total: 8 }, real: { cart: { tea: 2 }, total: 8 }, reply: "Two teas are in your cart." },
+  {
+    user: "Five pens.", think: "Add pens.", preface: "Adding pens.", tool: "add_to_cart", args: { item: "pen", qty: 5 },
+    rehearsed: { cart: { pen: 5 }, total: 10 }, real: { error_tool_call: { code: "OUT_OF_STOCK", message: "only 2 pen left" } }, reply: "Only two pens are left.",
+  },
+  {
+    user: "Remove the cup.", think: "Remove it.", preface: "Removing.", tool: "remove_from_cart", args: { item: "cup" },
+    rehearsed: { error_tool_call: { code: "NOT_IN_CART", message: "cup is not in the cart" } }, real: { error_tool_call: { code: "NOT_IN_CART", message: "cup is not in the cart" } }, reply: "There was no cup in your cart.",
+  },
+  { user: "Check out.", think: "Place the order.", preface: "Placing the order.", tool: "checkout", args: {}, rehearsed: { order: "O1", total: 8 }, real: { order: "O1", total: 12 }, reply: "Order O1 is placed: $12." },
+];
+
+function scenariosFor(domain: SeedRunOptions["domain"]): Scenario[] {
+  if (domain === "shop") return shopScenarios;
+  if (domain === "tau2") return [...scenarios, ...tau2TextScenarios];
+  return scenarios;
+}
+
 interface Template {
   user: string;
   rehearseBroken: string;
@@ -161,12 +225,13 @@ interface Template {
   score: number;
 }
 
-function templates(): Template[] {
-  return scenarios.map((s, i) => {
+function templates(domain?: SeedRunOptions["domain"]): Template[] {
+  return scenariosFor(domain).map((s, i) => {
     const callId = `call_${i}_${crypto.createHash("sha1").update(s.tool).digest("hex").slice(0, 8)}`;
     const argsJson = JSON.stringify(s.args);
     const rehearsed = JSON.stringify(s.rehearsed);
-    const real = JSON.stringify(s.real);
+    // Text results (tau2's ids and "Error: …") are stored as the text itself.
+    const real = typeof s.real === "string" ? s.real : JSON.stringify(s.real);
     const fidelity = compareResponses(rehearsed, real);
     const call = { id: callId, name: s.tool, arguments: argsJson };
     // What a rehearse parse error puts in the conversation (parsers.ts parseRehearseOutput, no tag found).
@@ -225,7 +290,7 @@ const toolRoleOf: Record<SeedParadigm, string> = { rehearse: "rehearse", simulat
 
 /**
  * Turns for every trajectory of `runId` selected by `where` (a SQL predicate on alias t).
- * $1 = runId, $2 = templates JSON, $3 = shadow execution flag, $4 = tool role.
+ * $1 = runId, $2 = templates JSON, $3 = shadow execution flag, $4 = tool role, $5 = fidelity probe flag.
  */
 function turnsSql(where: string): string {
   return `
@@ -264,9 +329,9 @@ function turnsSql(where: string): string {
       when s.p % 2 = 1 then tpl.v->'calls'
       else tpl.v->'call'
     end,
-    case when s.p > 0 and s.p % 2 = 0 then (case when $4 = 'environment' then tpl.v->>'real' when s.broken_tool then tpl.v->>'rehearsedBroken' else tpl.v->>'rehearsed' end) end,
+    case when s.p > 0 and s.p % 2 = 0 then (case when $4 = 'environment' and not $5 then tpl.v->>'real' when s.broken_tool then tpl.v->>'rehearsedBroken' else tpl.v->>'rehearsed' end) end,
     case when s.p > 0 and s.p % 2 = 0 and ($3 or $4 = 'environment') then tpl.v->>'real' end,
-    case when s.p > 0 and s.p % 2 = 0 and $3 and $4 <> 'environment' then (case when s.broken_tool then tpl.v->'fidelityBroken' else tpl.v->'fidelity' end) end,
+    case when s.p > 0 and s.p % 2 = 0 and (($3 and $4 <> 'environment') or ($5 and $4 = 'environment')) then (case when s.broken_tool then tpl.v->'fidelityBroken' else tpl.v->'fidelity' end) end,
     case when s.broken or s.broken_tool then split_part(s.reason, ':', 2) end,
     case when s.p = 0 then 0 else 420 + s.k * 135 end,
     case when s.p = 0 then 0 when s.p % 2 = 1 then 48 + (s.h + s.k * 37) % 140 else 30 + (s.h + s.k * 53) % 90 end,
@@ -443,10 +508,11 @@ export async function seedRun(prisma: PrismaClient, opts: SeedRunOptions): Promi
   );
 
   const where = "true";
-  const tpl = JSON.stringify(templates());
-  const turnCount = await prisma.$executeRawUnsafe(turnsSql(where), runId, tpl, shadow, toolRoleOf[paradigm]);
+  const tpl = JSON.stringify(templates(opts.domain));
+  const turnCount = await prisma.$executeRawUnsafe(turnsSql(where), runId, tpl, shadow, toolRoleOf[paradigm], opts.fidelityProbe ?? false);
   const verdictCount = await prisma.$executeRawUnsafe(verdictsSql(where), runId);
   await prisma.$executeRawUnsafe(rollupSql(where), runId);
+  await rollupFidelity(prisma, runId, null, null);
   await prisma.$executeRawUnsafe(`analyze trajectory`).catch(() => {});
   return { runId, trajectories: total, turns: turnCount, verdicts: verdictCount, steps, metricPoints: series * points };
 }
@@ -488,9 +554,10 @@ export async function seedTrajectory(prisma: PrismaClient, o: SeedTrajectoryOpti
     },
   });
   const where = `t.id = '${id}'`;
-  await prisma.$executeRawUnsafe(turnsSql(where), o.runId, JSON.stringify(templates()), o.shadowExecution ?? true, toolRoleOf[paradigm]);
+  await prisma.$executeRawUnsafe(turnsSql(where), o.runId, JSON.stringify(templates()), o.shadowExecution ?? true, toolRoleOf[paradigm], false);
   await prisma.$executeRawUnsafe(verdictsSql(where), o.runId);
   await prisma.$executeRawUnsafe(rollupSql(where), o.runId);
+  await rollupFidelity(prisma, o.runId, o.phase ?? "train", o.step);
   return id;
 }
 

@@ -7,7 +7,7 @@
 import { QueryClient, QueryObserver, type QueryKey } from "@tanstack/react-query";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChangeEvent } from "../../contracts/events";
-import { getChangeEvents } from "../../server/events";
+import { getChangeFeed } from "../../server/events";
 import { eventually, prisma, resetDatabase, signUp } from "../../test/helpers";
 import type { StepResult } from "../../worker/engine/step";
 import { appendLog, claimRun, heartbeat, reportProgress } from "../../worker/runner/lifecycle";
@@ -36,7 +36,8 @@ describe("live updates against real Postgres", () => {
   beforeAll(async () => {
     await resetDatabase();
     const user = await signUp();
-    const emitter = await getChangeEvents();
+    const emitter = getChangeFeed();
+    expect(await emitter.whenConnected()).toBe(true);
     emitter.on("change", (e: ChangeEvent) => {
       if (e.id === runId || e.t === "node") {
         events.push(e);

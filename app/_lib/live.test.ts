@@ -87,6 +87,19 @@ describe("live updates", () => {
     expect([logs.fetches, checkpoints.fetches, nodes.fetches, runNodes.fetches]).toEqual([2, 2, 2, 2]);
   });
 
+  it("a resync (signals were missed) refreshes every view at once, including pending coalesced ones", async () => {
+    const page = mounted(trpcKey("runs.get", { id: RUN_A }));
+    const list = mounted(trpcKey("runs.list", { limit: 50 }, "infinite"));
+    const nodes = mounted(trpcKey("nodes.list"));
+    await vi.advanceTimersByTimeAsync(0);
+    live.handle({ t: "run", id: RUN_B, status: "running" }); // a list refetch waiting in its 300 ms window
+    live.resync();
+    await vi.advanceTimersByTimeAsync(0);
+    expect([page.fetches, list.fetches, nodes.fetches]).toEqual([2, 2, 2]);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(list.fetches).toBe(2); // the coalesced one was folded into the resync
+  });
+
   it("marks queries no view shows as stale without fetching them", async () => {
     await qc.prefetchQuery({ queryKey: trpcKey("runs.get", { id: RUN_A }), queryFn: async () => 1 });
     live.handle({ t: "run", id: RUN_A });

@@ -32,6 +32,7 @@ export const liveRoutes: Record<ChangeEvent["t"], LiveRoute[]> = {
     { path: "metrics.series", match: "runId", delayMs: 2000 },
     { path: "trajectories.list", match: "runId", delayMs: 2000 },
     { path: "trajectories.facets", match: "runId", delayMs: 2000 },
+    { path: "runs.worldModel", match: "runId", delayMs: 2000 },
   ],
   log: [{ path: "runs.logs", match: "runId", delayMs: 0 }],
   checkpoint: [{ path: "runs.checkpoints", match: "runId", delayMs: 0 }],
@@ -68,6 +69,16 @@ export class LiveInvalidator {
     }
   }
 
+  /**
+   * Signals were missed (the server's database connection was down, or this tab's stream reconnected):
+   * every view refetches what it shows. Pending coalesced invalidations are covered by this one.
+   */
+  resync(): void {
+    for (const timer of this.pending.values()) clearTimeout(timer);
+    this.pending.clear();
+    void this.queryClient.invalidateQueries();
+  }
+
   dispose(): void {
     for (const timer of this.pending.values()) clearTimeout(timer);
     this.pending.clear();
@@ -94,6 +105,17 @@ function connect() {
   source.onmessage = (msg) => {
     const event = parseChangeEvent(msg.data);
     if (event) for (const { invalidator } of subscribers.values()) invalidator.handle(event);
+  };
+  // The server lost its database connection and got it back (server/events.ts): signals were missed.
+  source.addEventListener("resync", () => {
+    for (const { invalidator } of subscribers.values()) invalidator.resync();
+  });
+  // EventSource reconnects by itself (a restarted web process, a network blip); what happened in between
+  // sent no signal here.
+  let opened = false;
+  source.onopen = () => {
+    if (opened) for (const { invalidator } of subscribers.values()) invalidator.resync();
+    opened = true;
   };
 }
 

@@ -48,13 +48,15 @@ function ImportForm({ onImported }: { onImported: () => void }) {
             text: await file.text(),
             split: f.get("split") === "test" ? "test" : "train",
             skipInvalid: f.get("skipInvalid") === "on",
+            maxPromptLength: String(f.get("maxPromptLength") ?? "").trim() === "" ? null : Number(f.get("maxPromptLength")),
           });
           setResult(
             `Imported ${res.imported} instance${res.imported === 1 ? "" : "s"} into ${res.dataset.name}` +
               (res.skippedCount ? `; skipped ${res.skippedCount} invalid row${res.skippedCount === 1 ? "" : "s"}` : "") +
+              (res.tooLongCount ? `; dropped ${res.tooLongCount} row${res.tooLongCount === 1 ? "" : "s"} whose prompt is over the length limit` : "") +
               ".",
           );
-          setErrors(res.skipped.map((s) => ({ line: `line ${s.line}`, message: s.message })));
+          setErrors([...res.skipped, ...res.tooLong].map((s) => ({ line: `line ${s.line}`, message: s.message })));
           onImported();
         } catch (err) {
           if (err instanceof TRPCClientError) {
@@ -100,6 +102,9 @@ function ImportForm({ onImported }: { onImported: () => void }) {
       </label>
       <label className="inline-check">
         <input type="checkbox" name="skipInvalid" /> Skip invalid rows (import the valid ones)
+      </label>
+      <label title="As the reference: rows whose prompt (chat template and tool schemas, Qwen3 tokens) is longer than this − 500 are dropped and listed. Empty keeps every row.">
+        Max prompt length (tokens) <input name="maxPromptLength" type="number" min={501} defaultValue={4000} />
       </label>
       <button type="submit" className="primary" disabled={importDataset.isPending}>
         {importDataset.isPending ? "Importing…" : "Import"}

@@ -5,6 +5,7 @@ import { TRPCClientError } from "@trpc/client";
 import { useTRPC } from "../_lib/trpc";
 import { formatTime } from "../_lib/format";
 import { RequireUser, useMe } from "../_components/require-user";
+import { NODE_REMOVE_RULE, NODE_TEST_RULE } from "../../lib/permissions";
 
 function AddNode({ onDone }: { onDone: () => void }) {
   const trpc = useTRPC();
@@ -69,7 +70,7 @@ export default function NodesPage() {
       <h1>Nodes</h1>
       {error && <p role="alert" className="error">{error}</p>}
       <table className="table" data-testid="nodes-table">
-        <thead><tr><th>Name</th><th>Kind</th><th>URL</th><th>Models</th><th>Capabilities</th><th>Health</th><th>Last seen</th><th>Key</th><th /></tr></thead>
+        <thead><tr><th>Name</th><th>Kind</th><th>URL</th><th>Models</th><th>Capabilities</th><th>Health</th><th>Last seen</th><th>Key</th><th>Added by</th><th /></tr></thead>
         <tbody>
           {nodes.data?.map((n) => {
             const caps = n.capabilities as { chat?: boolean; training?: boolean };
@@ -83,11 +84,12 @@ export default function NodesPage() {
                 <td><span className={`status status-${n.health}`}>{n.health}</span><div className="small muted">{n.healthDetail}</div></td>
                 <td>{formatTime(n.lastSeenAt)}</td>
                 <td>{n.hasApiKey ? "set" : "—"}</td>
+                <td>{n.addedBy ? n.addedBy.name || n.addedBy.email : <span className="muted">system</span>}</td>
                 <td>
                   {canChange && (
                     <>
-                      <button onClick={async () => { setError(null); try { await test.mutateAsync({ id: n.id }); } catch (e) { setError((e as Error).message); } refresh(); }}>Test</button>{" "}
-                      <button onClick={async () => { setError(null); try { await remove.mutateAsync({ id: n.id }); } catch (e) { setError((e as Error).message); } refresh(); }}>Remove</button>
+                      <button disabled={!n.canTest} title={n.canTest ? undefined : NODE_TEST_RULE} onClick={async () => { setError(null); try { await test.mutateAsync({ id: n.id }); } catch (e) { setError((e as Error).message); } refresh(); }}>Test</button>{" "}
+                      <button disabled={!n.canRemove} title={n.canRemove ? undefined : NODE_REMOVE_RULE} onClick={async () => { setError(null); try { await remove.mutateAsync({ id: n.id }); } catch (e) { setError((e as Error).message); } refresh(); }}>Remove</button>
                     </>
                   )}
                 </td>
@@ -96,6 +98,11 @@ export default function NodesPage() {
           })}
         </tbody>
       </table>
+      {canChange && me.role !== "admin" && (
+        <p className="muted small" data-testid="node-permission-note">
+          Who may do what: {NODE_REMOVE_RULE}; {NODE_TEST_RULE}.
+        </p>
+      )}
       {canChange && <AddNode onDone={refresh} />}
     </RequireUser>
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseOrderedJson, PyInt, pyFloatRepr, pyJsonDumps, pyJsonString, round2 } from "./json";
+import { parseOrderedJson, PyInt, pyFloatRepr, pyJsonDumps, pyJsonLoads, pyJsonString, round2, toPlainJson } from "./json";
 
 describe("Python float text", () => {
   it.each([
@@ -34,5 +34,35 @@ describe("json.dumps compatibility", () => {
     expect(v.get("20")).toBe(2);
     expect(v.get("3")).toEqual([100, -0.5, "xé"]);
     expect(() => parseOrderedJson('{"a": 1,}')).toThrow(/invalid JSON/);
+  });
+});
+
+// Golden strings printed by CPython 3 (json.dumps / json.loads); see docs/FIDELITY.md for how they were made.
+describe("json.loads → json.dumps round trips as Python's", () => {
+  it("keeps 7.0 a float, 7 an int, every digit of a big int, -0 as 0, NaN and -Infinity, key order", () => {
+    const text = '{"q": 7.0, "s": 1E-7, "i": -0, "big": 12345678901234567890123, "x": NaN, "y": -Infinity, "2": 1, "1": 2}';
+    expect(pyJsonDumps(pyJsonLoads(text))).toBe(
+      '{"q": 7.0, "s": 1e-07, "i": 0, "big": 12345678901234567890123, "x": NaN, "y": -Infinity, "2": 1, "1": 2}',
+    );
+  });
+  it("ensure_ascii=False writes non-ASCII text, DEL and U+2028 raw and still escapes quotes and controls", () => {
+    const value = pyJsonLoads('{"a": "\u00e9\ud83d\ude00\u007f\u2028", "n": [7.0, 1e-7, 7, 12345678901234567890123]}');
+    // The expected text holds raw é, 😀, DEL and U+2028 (JS escapes below are the characters themselves).
+    expect(pyJsonDumps(value, { ensureAscii: false })).toBe('{"a": "\u00e9\u{1F600}\u007f\u2028", "n": [7.0, 1e-07, 7, 12345678901234567890123]}');
+    expect(pyJsonDumps(value)).toBe('{"a": "\\u00e9\\ud83d\\ude00\\u007f\\u2028", "n": [7.0, 1e-07, 7, 12345678901234567890123]}');
+    expect(pyJsonString('q"\\\n\u0001\u00e9', false)).toBe('"q\\"\\\\\\n\\u0001\u00e9"');
+  });
+  it("duplicate keys keep the first position with the last value; plain view for readers", () => {
+    const v = pyJsonLoads('{"a": 1, "b": 2, "a": 3.5, "__proto__": {"x": 1}}');
+    expect(pyJsonDumps(v)).toBe('{"a": 3.5, "b": 2, "__proto__": {"x": 1}}');
+    const plain = toPlainJson(v) as Record<string, unknown>;
+    expect(plain.a).toBe(3.5);
+    expect(Object.getPrototypeOf(plain)).toBe(Object.prototype);
+    expect(Object.keys(plain)).toEqual(["a", "b", "__proto__"]);
+  });
+  it("an int literal stays an int (PyInt), a float literal a number", () => {
+    expect(pyJsonLoads("7")).toEqual(new PyInt(7));
+    expect(pyJsonLoads("7.0")).toBe(7);
+    expect(() => pyJsonLoads("-")).toThrow(/invalid JSON/);
   });
 });

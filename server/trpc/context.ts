@@ -1,6 +1,8 @@
+import { TRPCError } from "@trpc/server";
 import { getAuth, type UserRole } from "../auth";
 import { prisma } from "../../lib/db";
 import { sha256 } from "../../lib/secrets";
+import { isDatabaseUnavailable } from "../lib/db-errors";
 
 export interface SessionUser {
   id: string;
@@ -32,8 +34,13 @@ export async function resolveUser(headers: Headers): Promise<SessionUser | null>
 }
 
 export async function createContext(opts: { headers: Headers }) {
-  const user = await resolveUser(opts.headers);
-  return { user, headers: opts.headers };
+  try {
+    const user = await resolveUser(opts.headers);
+    return { user, headers: opts.headers };
+  } catch (err) {
+    if (isDatabaseUnavailable(err)) throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: "the database is unavailable right now; try again in a moment" });
+    throw err;
+  }
 }
 
 export type Context = Awaited<ReturnType<typeof createContext>>;

@@ -82,7 +82,7 @@ describe("chat reply → act text", () => {
   it("reads back as the calls the node parsed, and non-JSON arguments as the parser's JSON error", () => {
     const parsed = parseActOutput(policyTextOf({ text: "", reasoning: "x", toolCalls: [call("get_item", '{"item": "lamp"}'), call("checkout", "{}")] }));
     expect(parsed.kind === "tool_calls" && parsed.calls.map((c) => [c.name, c.argumentsJson])).toEqual([
-      ["get_item", '{"item":"lamp"}'],
+      ["get_item", '{"item": "lamp"}'],
       ["checkout", "{}"],
     ]);
     expect(parseActOutput(policyTextOf({ text: "", toolCalls: [call("get_item", "{item: lamp")] }))).toMatchObject({ kind: "error", code: "JSON_DECODE_ERROR" });

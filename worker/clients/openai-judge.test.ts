@@ -65,6 +65,7 @@ const policy: PolicyClient = {
 const trainer: TrainerClient = {
   forwardBackward: async () => ({ metrics: {} }),
   optimStep: async () => ({ metrics: {} }),
+  updateSampler: async () => {},
   saveWeightsForSampler: async (name) => ({ path: `tinker://s/${name}` }),
   saveState: async (name) => ({ path: name }),
   loadState: async () => {},

@@ -57,11 +57,12 @@ describe("TinkerPolicy.generate with the Qwen3 renderer", () => {
     expect(res.text).toBe(answer);
 
     // The datum trains exactly prompt ids + sampled ids with the sampler's logprobs.
-    const { datums } = buildDatums([{ promptTokens: res.promptTokens, responseTokens: res.tokens, logprobs: res.logprobs, advantages: res.tokens.map(() => 1), role: "act" }], { sendWeights: false });
+    const { datums } = buildDatums([{ promptTokens: res.promptTokens, responseTokens: res.tokens, logprobs: res.logprobs, advantages: res.tokens.map(() => 1), role: "act" }], { lossAgg: "token-mean", weights: "none" });
     const seq = [...expectedPrompt, ...sampled];
-    expect(datums[0].model_input.chunks[0].tokens).toEqual(seq.slice(0, -1));
-    expect(datums[0].loss_fn_inputs.target_tokens.data).toEqual(seq.slice(1));
-    expect(datums[0].loss_fn_inputs.logprobs.data.slice(-sampled.length)).toEqual(logprobs);
+    // (Datums are int32 / float32 typed arrays, the wire's own types.)
+    expect(Array.from(datums[0].model_input.chunks[0].tokens)).toEqual(seq.slice(0, -1));
+    expect(Array.from(datums[0].loss_fn_inputs.target_tokens.data)).toEqual(seq.slice(1));
+    expect(Array.from(datums[0].loss_fn_inputs.logprobs.data.slice(-sampled.length))).toEqual(logprobs.map(Math.fround));
   });
 
   it("honours enableThinking=false (the prompt ends in an empty think block)", async () => {

@@ -30,6 +30,7 @@ function countingTrainer() {
       calls.optim++;
       return { metrics: {} };
     },
+    updateSampler: async () => {},
     saveWeightsForSampler: async (name) => ({ path: name }),
     saveState: async (name) => ({ path: name }),
     loadState: async () => {},

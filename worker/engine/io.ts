@@ -3,6 +3,7 @@
  * the worker injects implementations that speak the two protocols (OpenAI-compatible chat,
  * Tinker-compatible training API) or, in tests, small deterministic ones.
  */
+import type { KlType, LossAgg } from "../../contracts/run-config";
 
 /** OpenAI-format chat message (envace-method.md §6.5). */
 export interface ChatMessage {
@@ -116,8 +117,14 @@ export interface LossConfig {
   clipLow: number;
   clipHigh: number;
   dualClip: number;
+  /** 0 = no KL term (run config optim.useKl off). */
   klCoef: number;
+  klType: KlType;
   entropyCoef: number;
+  /** verl loss_agg_mode over the rows of one forwardBackward call (one training step). */
+  lossAgg: LossAgg;
+  /** Take the ratio against log-probs the trainer recomputes before the update, not the sampler's. */
+  recomputeLogprobs: boolean;
 }
 
 export interface OptimConfig {
@@ -133,7 +140,9 @@ export interface OptimConfig {
 export interface TrainerClient {
   forwardBackward(data: TrainingDatum[], loss: LossConfig): Promise<{ metrics: Record<string, number> }>;
   optimStep(optim: OptimConfig): Promise<{ metrics: Record<string, number> }>;
-  /** Publish current weights for sampling; returns a sampler path usable by the policy client. */
+  /** Publish the current weights to the policy's sampler (ephemeral: every training step). */
+  updateSampler(): Promise<void>;
+  /** Persistent publication under `name` (checkpoints); returns a sampler path usable by the policy client. */
   saveWeightsForSampler(name: string): Promise<{ path: string }>;
   /** Save full training state (weights + optimizer); returns a path. */
   saveState(name: string): Promise<{ path: string }>;

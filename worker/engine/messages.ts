@@ -3,7 +3,7 @@
  * Shared by the rollout machine, the reference-conversation builders of domains and transcripts.
  */
 import type { ChatMessage } from "./io";
-import { type ActParseResult, safeStringify, sanitizeJson, sanitizeText } from "./parsers";
+import { type ActParseResult, pyDumps, sanitizeText } from "./parsers";
 
 /**
  * The assistant message for a parsed act output. With calls, content is the text before the first
@@ -27,8 +27,11 @@ export function toolMessage(name: string, content: string): ChatMessage {
   return { role: "tool", name, content: sanitizeText(content) };
 }
 
-/** The tool message appended for an act parse error (its payload has a plain-string `error_tool_call`). */
+/**
+ * The tool message appended for an act parse error (its payload has a plain-string `error_tool_call`),
+ * serialised as the reference does: `json.dumps(payload, ensure_ascii=True)`.
+ */
 export function actErrorMessage(payload: unknown): ChatMessage {
-  const s = safeStringify(payload);
-  return { role: "tool", name: "error_tool_call", content: sanitizeJson(s.ok ? s.json : '{"error_tool_call":"unprintable"}') };
+  const s = pyDumps(payload, true);
+  return { role: "tool", name: "error_tool_call", content: s.ok ? s.json : '{"error_tool_call": "unprintable"}' };
 }

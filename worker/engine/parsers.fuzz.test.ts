@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { mulberry32 as seededRandom } from "../../lib/random";
+import { pyJsonLoads } from "../../lib/python/json";
 import { compareResponses } from "./fidelity";
 import { actErrorMessage } from "./messages";
 import { parseActOutput, parseRehearseOutput, sanitizeText } from "./parsers";
@@ -56,15 +57,15 @@ function randomText(rand: () => number): string {
 function checkBoth(text: string): void {
   const act = parseActOutput(text);
   expect(["reply", "tool_calls", "error"]).toContain(act.kind);
-  if (act.kind === "tool_calls") for (const c of act.calls) expect(() => JSON.parse(c.argumentsJson)).not.toThrow();
+  if (act.kind === "tool_calls") for (const c of act.calls) expect(() => pyJsonLoads(c.argumentsJson)).not.toThrow();
   if (act.kind === "error") {
     expect(typeof act.payload.error_tool_call).toBe("string");
     const msg = actErrorMessage(act.payload);
-    expect(JSON.parse(msg.content)).toHaveProperty("error_tool_call");
+    expect((pyJsonLoads(msg.content) as Map<string, unknown>).has("error_tool_call")).toBe(true);
     expect(sanitizeText(msg.content)).toBe(msg.content);
   }
   const reh = parseRehearseOutput(text);
-  expect(() => JSON.parse(reh.content)).not.toThrow();
+  expect(() => pyJsonLoads(reh.content)).not.toThrow();
   expect(sanitizeText(reh.content)).toBe(reh.content);
   compareResponses(reh.content, text);
 }
@@ -106,7 +107,7 @@ describe("parser fuzzing", () => {
     for (const c of cases) checkBoth(c);
     // Lone surrogates decoded from JSON escapes are sanitised in what enters the conversation.
     const r = parseRehearseOutput('\n<execution_result>\n{"k":"\\ud800"}\n</execution_result>');
-    expect(r.ok && r.content).toBe('{"k":"\uFFFD"}');
+    expect(r.ok && r.content).toBe('{"k": "\uFFFD"}');
     for (const bad of [undefined, null, 42, {}] as unknown[]) {
       expect(parseActOutput(bad as string).kind).toBe("reply");
       expect(parseRehearseOutput(bad as string).ok).toBe(false);

@@ -13,7 +13,7 @@ describe("parseActOutput", () => {
     expect(r.kind).toBe("tool_calls");
     if (r.kind !== "tool_calls") return;
     expect(r.content).toBe("<think>look up</think>");
-    expect(r.calls).toEqual([{ name: "get_item", arguments: { item_id: "A1" }, argumentsJson: '{"item_id":"A1"}' }]);
+    expect(r.calls).toEqual([{ name: "get_item", arguments: { item_id: "A1" }, argumentsJson: '{"item_id": "A1"}' }]);
   });
 
   it("parses several blocks and list bodies in order; parameters win over arguments", () => {
@@ -24,7 +24,7 @@ describe("parseActOutput", () => {
     if (r.kind !== "tool_calls") throw new Error("expected calls");
     expect(r.calls.map((c) => [c.name, c.argumentsJson])).toEqual([
       ["a", "{}"],
-      ["b", '{"x":1}'],
+      ["b", '{"x": 1}'],
       ["c", "[1]"],
     ]);
     expect(r.content).toBe("");
@@ -52,7 +52,7 @@ describe("parseActOutput", () => {
 
   it("INVALID_TOOL_NAME carries raw_name and arguments", () => {
     const r = parseActOutput('\n<tool_call>\n{"name":"  ","arguments":{"k":1}}\n</tool_call>');
-    expect(r).toMatchObject({ kind: "error", code: "INVALID_TOOL_NAME", payload: { raw_name: "  ", arguments: '{"k":1}' } });
+    expect(r).toMatchObject({ kind: "error", code: "INVALID_TOOL_NAME", payload: { raw_name: "  ", arguments: "{'k': 1}" } });
     const r2 = parseActOutput('\n<tool_call>\n{"arguments":{}}\n</tool_call>');
     expect(r2).toMatchObject({ code: "INVALID_TOOL_NAME", payload: { raw_name: "None" } });
   });
@@ -68,9 +68,9 @@ describe("parseActOutput", () => {
 describe("parseRehearseOutput", () => {
   const wrap = (body: string) => `<think>hm</think>\n<execution_result>\n${body}\n</execution_result>`;
 
-  it("returns compact JSON of the first block", () => {
+  it("returns json.dumps(ensure_ascii=False) of the first block", () => {
     const r = parseRehearseOutput(wrap('{ "price" : 3, "name": "Tea é" }'));
-    expect(r).toEqual({ ok: true, value: { price: 3, name: "Tea é" }, content: '{"price":3,"name":"Tea é"}' });
+    expect(r).toEqual({ ok: true, value: { price: 3, name: "Tea é" }, content: '{"price": 3, "name": "Tea é"}' });
   });
 
   it("accepts arrays, even empty", () => {

@@ -1,6 +1,11 @@
 /**
  * Output parsers for the two policy roles (envace-method.md §1.4, §1.5, §1.7).
  *
+ * Serialisation follows the reference byte for byte (Python `json.loads` then `json.dumps` with its
+ * default `", "` / `": "` separators): tool-call arguments and rehearsed results with
+ * `ensure_ascii=False`, error payloads with `ensure_ascii=True`; `7.0` stays `7.0`, big ints keep their
+ * digits and object key order is kept (lib/python/json.ts).
+ *
  * - `parseActOutput`: the act role's free text → user-visible reply or tool calls, with the
  *   reference's error codes. One bad block invalidates the whole message.
  * - `parseRehearseOutput`: the rehearse role's text → the tool-response JSON inside
@@ -9,6 +14,9 @@
  *
  * Both parsers are total: any input string yields a result, never an exception.
  */
+
+import { JsonSyntaxError, PyInt, pyJsonDumps, pyJsonLoads, toPlainJson, type OrderedJson } from "../../lib/python/json";
+import { pyPrefix, pyStr } from "../../lib/python/repr";
 
 // ---------------------------------------------------------------------------------------------
 // Text sanitisation (§1.5 last line)
@@ -48,6 +56,46 @@ export function safeStringify(value: unknown): { ok: true; json: string } | { ok
   } catch (e) {
     return { ok: false, error: errorText(e) };
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Python json.loads / json.dumps, total
+// ---------------------------------------------------------------------------------------------
+
+export type PyLoadResult = { ok: true; value: OrderedJson } | { ok: false; kind: "syntax" | "depth"; error: string };
+
+/** Python `json.loads`, total: a syntax error or a value nested too deeply for the stack is reported. */
+export function pyLoads(text: string): PyLoadResult {
+  try {
+    return { ok: true, value: pyJsonLoads(text) };
+  } catch (e) {
+    if (e instanceof JsonSyntaxError) return { ok: false, kind: "syntax", error: e.message };
+    return { ok: false, kind: "depth", error: `maximum recursion depth exceeded (${errorText(e)})` };
+  }
+}
+
+/** Python `json.dumps(value, ensure_ascii=…)`, total (deep nesting is reported like Python's RecursionError). */
+export function pyDumps(value: unknown, ensureAscii: boolean): { ok: true; json: string } | { ok: false; error: string } {
+  try {
+    return { ok: true, json: pyJsonDumps(value, { ensureAscii }) };
+  } catch (e) {
+    return { ok: false, error: `maximum recursion depth exceeded while encoding a JSON object (${errorText(e)})` };
+  }
+}
+
+/** The plain-JS view of a parsed value, total. */
+function plainView(value: OrderedJson): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: toPlainJson(value) };
+  } catch (e) {
+    return { ok: false, error: `maximum recursion depth exceeded (${errorText(e)})` };
+  }
+}
+
+/** A tool / simulator error payload as the reference writes it (`format_tool_error`: ensure_ascii=True). */
+export function toolErrorContent(code: string, message: string, details?: Record<string, unknown>): string {
+  const dumped = pyDumps(toolError(code, message, details), true);
+  return dumped.ok ? dumped.json : pyJsonDumps(toolError(code, message));
 }
 
 /** JSON.parse that reports failure instead of throwing. */
@@ -102,7 +150,10 @@ export interface ParsedToolCall {
   name: string;
   /** The parsed arguments value (normally an object). */
   arguments: unknown;
-  /** Arguments re-serialised to a (sanitised) JSON string, as stored in `tool_calls[].function.arguments`. */
+  /**
+   * Arguments re-serialised as the reference does (`json.dumps(arguments, ensure_ascii=False)`, then the
+   * tokenizer-safety pass), as stored in `tool_calls[].function.arguments`.
+   */
   argumentsJson: string;
 }
 
@@ -125,14 +176,6 @@ function findBlocks(text: string, start: string, end: string, limit = Infinity):
     from = close + end.length;
   }
   return bodies;
-}
-
-/** Same string as Python's `str()` of a JSON value, closely enough for an error message. */
-function describeValue(value: unknown): string {
-  if (value === undefined || value === null) return "None";
-  if (typeof value === "string") return value;
-  const s = safeStringify(value);
-  return s.ok ? s.json : "<unprintable>";
 }
 
 /**
@@ -163,23 +206,30 @@ export function parseActOutput(rawText: string): ActParseResult {
   const calls: ParsedToolCall[] = [];
   for (const block of blocks) {
     const body = block.trim();
-    const parsed = safeParseJson(body);
-    if (!parsed.ok) {
+    const parsed = pyLoads(body);
+    if (!parsed.ok && parsed.kind === "syntax") {
       return fail("JSON_DECODE_ERROR", { error_tool_call: `A tool call block is not valid JSON: ${body}` });
+    }
+    if (!parsed.ok) {
+      // Python would raise RecursionError here; a value this deep cannot be serialised either.
+      return fail("NON_SERIALIZABLE_ARGUMENTS", {
+        error_tool_call: "NON_SERIALIZABLE_ARGUMENTS: a tool call's arguments cannot be serialised",
+        detail: parsed.error,
+      });
     }
     const actions = Array.isArray(parsed.value) ? parsed.value : [parsed.value];
     for (const action of actions) {
-      const isObject = typeof action === "object" && action !== null && !Array.isArray(action);
-      const record = isObject ? (action as Record<string, unknown>) : undefined;
-      const name = record?.name;
-      let args = record?.parameters;
-      if (args === undefined || args === null) args = record?.arguments;
+      const record = action instanceof Map ? action : undefined;
+      const name = record?.get("name");
+      let args = record?.get("parameters");
+      if (args === undefined || args === null) args = record?.get("arguments");
       if (args === undefined || args === null) {
         return fail("NO_ARGUMENTS", {
           error_tool_call: "A tool call has no arguments. Pass an empty object when the tool takes none.",
         });
       }
-      const serialised = safeStringify(args);
+      // Reference: json.dumps(arguments, ensure_ascii=False), then the tokenizer-safety pass.
+      const serialised = pyDumps(args, false);
       if (!serialised.ok) {
         return fail("NON_SERIALIZABLE_ARGUMENTS", {
           error_tool_call: "NON_SERIALIZABLE_ARGUMENTS: a tool call's arguments cannot be serialised",
@@ -189,11 +239,19 @@ export function parseActOutput(rawText: string): ActParseResult {
       if (typeof name !== "string" || name.trim() === "") {
         return fail("INVALID_TOOL_NAME", {
           error_tool_call: "INVALID_TOOL_NAME: a tool call has a missing or empty name",
-          raw_name: describeValue(name),
-          arguments: describeValue(args),
+          // Python str(): None, 'text', {'k': 1} …
+          raw_name: pyStr(name ?? null),
+          arguments: pyStr(args),
         });
       }
-      calls.push({ name: name.trim(), arguments: args, argumentsJson: sanitizeJson(serialised.json) });
+      const plain = plainView(args);
+      if (!plain.ok) {
+        return fail("NON_SERIALIZABLE_ARGUMENTS", {
+          error_tool_call: "NON_SERIALIZABLE_ARGUMENTS: a tool call's arguments cannot be serialised",
+          detail: plain.error,
+        });
+      }
+      calls.push({ name: name.trim(), arguments: plain.value, argumentsJson: sanitizeText(serialised.json) });
     }
   }
 
@@ -230,8 +288,18 @@ export function toolError(code: string, message: string, details?: Record<string
 }
 
 export type RehearseParseResult =
-  | { ok: true; value: unknown; /** compact JSON, the tool message content */ content: string }
-  | { ok: false; code: RehearseErrorCode; payload: ToolErrorPayload; /** compact JSON of payload */ content: string };
+  | { ok: true; value: unknown; /** json.dumps(value, ensure_ascii=False): the tool message content */ content: string }
+  | { ok: false; code: RehearseErrorCode; payload: ToolErrorPayload; /** json.dumps(payload, ensure_ascii=True) */ content: string };
+
+/** Python's `type(value).__name__` for a parsed JSON value. */
+function pyTypeName(value: OrderedJson): string {
+  if (value === null) return "NoneType";
+  if (typeof value === "boolean") return "bool";
+  if (typeof value === "string") return "str";
+  if (value instanceof PyInt) return "int";
+  if (typeof value === "number") return "float";
+  return Array.isArray(value) ? "list" : "dict";
+}
 
 const EXPECTED_FORMAT = "\\n<execution_result>\\n<non-empty JSON object or array>\\n</execution_result>";
 
@@ -253,11 +321,13 @@ export function stripThink(text: string): string {
 
 /** Parse the rehearse role's output into the tool response; first failing check wins. */
 export function parseRehearseOutput(rawText: string): RehearseParseResult {
-  const fail = (code: RehearseErrorCode, message: string, details: Record<string, unknown>): RehearseParseResult => {
-    const payload = toolError(code, message, details);
-    const s = safeStringify(payload);
-    return { ok: false, code, payload, content: sanitizeJson(s.ok ? s.json : JSON.stringify(toolError(code, message))) };
-  };
+  const fail = (code: RehearseErrorCode, message: string, details: Record<string, unknown>): RehearseParseResult => ({
+    ok: false,
+    code,
+    payload: toolError(code, message, details),
+    // ASCII text: the tokenizer-safety pass the conversation applies would leave it unchanged.
+    content: toolErrorContent(code, message, details),
+  });
   let text = typeof rawText === "string" ? stripThink(rawText) : "";
   if (text.trim() === "") text = "";
   if (!text) {
@@ -265,7 +335,8 @@ export function parseRehearseOutput(rawText: string): RehearseParseResult {
       expected: "<execution_result>...</execution_result> block",
     });
   }
-  const preview = sanitizeText(text.slice(0, 200));
+  // Python text[:200]: the first 200 code points, unsanitised (ensure_ascii escapes whatever is odd).
+  const preview = pyPrefix(text, 200);
   if (!text.includes(EXECUTION_RESULT_OPEN)) {
     return fail("NO_EXECUTION_RESULT_TAG_FOUND", "The output has no '<execution_result>' tag", {
       expected_format: EXPECTED_FORMAT,
@@ -280,47 +351,47 @@ export function parseRehearseOutput(rawText: string): RehearseParseResult {
     });
   }
   const body = blocks[0].trim();
-  const parsed = safeParseJson(body);
-  if (!parsed.ok) {
+  const parsed = pyLoads(body);
+  if (!parsed.ok && parsed.kind === "syntax") {
     return fail("SIMULATOR_JSON_DECODE_ERROR", "The content of <execution_result> is not valid JSON", {
-      raw_preview: sanitizeText(body.slice(0, 200)),
+      raw_preview: pyPrefix(body, 200),
       error: parsed.error,
     });
   }
+  if (!parsed.ok) {
+    return fail("NON_SERIALIZABLE_EXECUTION_RESULT", "The execution result cannot be serialised to JSON", { error: parsed.error });
+  }
   const value = parsed.value;
   if (!Array.isArray(value)) {
-    if (typeof value !== "object" || value === null) {
+    if (!(value instanceof Map)) {
       return fail("INVALID_EXECUTION_RESULT_TYPE", "The execution result must be a non-empty object or an array", {
-        got_type: value === null ? "null" : typeof value,
+        got_type: pyTypeName(value),
       });
     }
-    if (Object.keys(value).length === 0) {
+    if (value.size === 0) {
       return fail("INVALID_EXECUTION_RESULT_TYPE", "The execution result must be a non-empty object or an array", {
         got_type: "object",
         got_value: "{}",
       });
     }
   }
-  const serialised = safeStringify(value);
+  const serialised = pyDumps(value, false);
   if (!serialised.ok) {
     return fail("NON_SERIALIZABLE_EXECUTION_RESULT", "The execution result cannot be serialised to JSON", {
       error: serialised.error,
     });
   }
-  return { ok: true, value, content: sanitizeJson(serialised.json) };
+  const plain = plainView(value);
+  if (!plain.ok) return fail("NON_SERIALIZABLE_EXECUTION_RESULT", "The execution result cannot be serialised to JSON", { error: plain.error });
+  return { ok: true, value: plain.value, content: sanitizeText(serialised.json) };
 }
 
 /** True when a tool message content is a JSON object holding the `error_tool_call` key. */
 export function isToolErrorContent(content: string): boolean {
   if (!content.includes("error_tool_call")) return false;
-  const parsed = safeParseJson(content);
-  return (
-    parsed.ok &&
-    typeof parsed.value === "object" &&
-    parsed.value !== null &&
-    !Array.isArray(parsed.value) &&
-    Object.prototype.hasOwnProperty.call(parsed.value, "error_tool_call")
-  );
+  // Python json.loads (NaN and friends included), then `"error_tool_call" in parsed` on a dict.
+  const parsed = pyLoads(content);
+  return parsed.ok && parsed.value instanceof Map && parsed.value.has("error_tool_call");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import type { ChatMessage, ToolSchema } from "./io";
-import { compareResponses, summarizeFidelity } from "./fidelity";
 import {
   buildCompactRehearsePrompt,
   buildRehearsePrompt,
@@ -42,8 +41,11 @@ describe("rehearse prompts", () => {
     expect(order.every((i) => i >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(user.content.endsWith("\n\n/think")).toBe(true);
-    expect(user.content).toContain('- input schema (JSON Schema): {"type":"function","function":{"name":"checkout"');
-    expect(user.content).toContain('- tool: get_item\n  arguments: {"item":"tea"}\n  result: {"price":4}');
+    // Data as the reference writes it: json.dumps(value, ensure_ascii=True, indent=0) (strings printed by CPython).
+    expect(user.content).toContain(
+      '- input schema (JSON Schema):\n{\n"type": "function",\n"function": {\n"name": "checkout",\n"parameters": {\n"type": "object",\n"properties": {}\n}\n}\n}\n- arguments (parsed from the agent\'s tool_call):\n{}',
+    );
+    expect(user.content).toContain('- tool: get_item\n  arguments: {\n"item": "tea"\n}\n  result: {"price":4}');
   });
 
   it("each section can be switched off; unknown tools say the schema is unavailable", () => {
@@ -51,16 +53,19 @@ describe("rehearse prompts", () => {
       { ...input, call: { name: "fly", argumentsJson: "not json" } },
       { injectCandidateTools: false, injectFewShot: false, injectHistory: false, injectRawCallerMessage: false, appendThinkSwitch: false },
     );
-    expect(user.content).toBe("Call to execute now:\n- tool name: fly\n- input schema (JSON Schema): <schema unavailable>\n- arguments (parsed from the agent's tool_call): {}");
+    expect(user.content).toBe("Call to execute now:\n- tool name: fly\n- input schema (JSON Schema):\n<schema unavailable>\n- arguments (parsed from the agent's tool_call):\n{}");
     const [, empty] = buildRehearsePrompt({ ...input, fewShot: [], history: [] });
     expect(empty.content).toContain("with their real results: <unavailable>");
     expect(empty.content).toContain("Conversation so far:\n(no earlier messages)");
   });
 
-  it("history serialisation skips system, renders calls inline and names tool messages", () => {
+  it("history serialisation skips system, renders calls inline as the reference and names tool messages", () => {
+    // Reference (simulate_core serialize_conversation_history): the stored arguments string verbatim.
     expect(serializeHistory(history)).toBe(
-      'User: price of tea?\n\nAssistant: <think>x</think>\n<tool_call>\n{"name":"get_item","arguments":{"item":"tea"}}\n</tool_call>\n\nTool[get_item]: {"price":4}\n\nAssistant: It is $4.\n\nUser: buy it',
+      'User: price of tea?\n\nAssistant: <think>x</think>\n<tool_call>\n{"name": "get_item", "arguments": {"item":"tea"}}\n</tool_call>\n\nTool[get_item]: {"price":4}\n\nAssistant: It is $4.\n\nUser: buy it',
     );
+    // Contents are trimmed, empty entries dropped, a nameless tool is "Tool".
+    expect(serializeHistory([{ role: "user", content: "  " }, { role: "assistant", content: " hi " }, { role: "tool", content: " {} " }])).toBe("Assistant: hi\n\nTool: {}");
   });
 
   it("compact prompt is short and lists earlier calls with results", () => {
@@ -75,25 +80,12 @@ describe("external simulator prompt", () => {
   it("includes only the called tool's examples and parses execution_result", () => {
     const [, user] = buildSimulatorPrompt({ call: { name: "get_item", argumentsJson: '{"item":"mug"}' }, tools, fewShot: input.fewShot });
     expect(user.content).toContain("Tool name: get_item\nTool description: Price");
-    expect(user.content).toContain('Arguments (JSON): {"item":"mug"}');
+    expect(user.content).toContain('Arguments (JSON):\n{\n"item": "mug"\n}');
     expect(SIMULATOR_RESPONSE_SCHEMA.schema.required).toEqual(["analysis", "execution_result"]);
-    expect(parseSimulatorResponse('{"analysis":"a","execution_result":{"p":1}}')).toEqual({ ok: true, content: '{"p":1}' });
+    // Reference httpx path: json.dumps(execution_result, ensure_ascii=True).
+    expect(parseSimulatorResponse('{"analysis":"a","execution_result":{"p":1,"q":7.0,"t":"\u00e9"}}')).toEqual({ ok: true, content: '{"p": 1, "q": 7.0, "t": "\\u00e9"}' });
     expect(parseSimulatorResponse('{"analysis":"a","execution_result":[]}')).toEqual({ ok: true, content: "[]" });
     expect(parseSimulatorResponse('{"analysis":"a","execution_result":{}}').ok).toBe(false);
     expect(parseSimulatorResponse("nope").ok).toBe(false);
-  });
-});
-
-describe("fidelity", () => {
-  it("scores exact matches, partial key agreement and error agreement", () => {
-    expect(compareResponses('{"a":1,"b":[1,2]}', '{"b":[1,2],"a":1}')).toEqual({ exact: true, keyAgreement: 1, errorAgreement: true, score: 1 });
-    const partial = compareResponses('{"a":1,"b":2,"c":3}', '{"a":1,"b":5,"d":4}');
-    expect(partial.exact).toBe(false);
-    expect(partial.keyAgreement).toBeCloseTo(1 / 4, 12);
-    const err = compareResponses('{"error_tool_call":{"code":"X","message":"m"}}', '{"price":4}');
-    expect(err).toMatchObject({ exact: false, errorAgreement: false, keyAgreement: 0 });
-    expect(compareResponses("plain", "plain").exact).toBe(true);
-    expect(summarizeFidelity([])).toBeNull();
-    expect(summarizeFidelity([partial, compareResponses("{}", "{}")])).toMatchObject({ comparisons: 2, exactRate: 0.5 });
   });
 });

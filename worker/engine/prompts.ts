@@ -8,6 +8,8 @@
  */
 import type { ChatMessage, ToolSchema } from "./io";
 import type { FewShotExample } from "./types";
+import { pyJsonDumps } from "../../lib/python/json";
+import { pyDumps, pyLoads, sanitizeText } from "./parsers";
 
 export interface RehearseCall {
   name: string;
@@ -56,10 +58,22 @@ An error is written as {"error_tool_call": {"code": "...", "message": "...", "de
 
 Output: after any reasoning, write a newline, <execution_result>, newline, one non-empty JSON object or JSON array, newline, </execution_result>. Write nothing else: no prose, no markdown fences, no hints or advice, and never mention the examples. You are a silent function.`;
 
-/** Compact JSON with a fallback so prompt building never throws. */
+/** Compact JSON with a fallback so prompt building never throws (the compact prompt for tiny models). */
 function json(value: unknown): string {
   try {
     return JSON.stringify(value) ?? "null";
+  } catch {
+    return "null";
+  }
+}
+
+/**
+ * Data inside the full rehearse and simulator prompts is written as the reference writes it:
+ * `json.dumps(value, ensure_ascii=True, indent=0)` (one item per line, no indentation).
+ */
+function pyJson(value: unknown): string {
+  try {
+    return pyJsonDumps(value, { indent: 0 });
   } catch {
     return "null";
   }
@@ -83,29 +97,35 @@ export function fewShotFromReference(reference: ChatMessage[] | undefined): FewS
   return out;
 }
 
+/** Python json.loads of stored arguments (int/float and key order kept); `{}` when they are not JSON, as the reference. */
 function parsedArgs(argumentsJson: string): unknown {
-  try {
-    return JSON.parse(argumentsJson);
-  } catch {
-    return {};
-  }
+  const parsed = pyLoads(argumentsJson);
+  return parsed.ok ? parsed.value : new Map();
 }
 
-/** Render tool calls the way the act role writes them. */
+/**
+ * Render tool calls inline as the reference's history serialiser does: the stored name and arguments
+ * string dropped verbatim into `{"name": "<name>", "arguments": <arguments>}`.
+ */
 export function renderToolCalls(calls: NonNullable<ChatMessage["tool_calls"]>): string {
-  return calls
-    .map((c) => `\n<tool_call>\n${json({ name: c.function.name, arguments: parsedArgs(c.function.arguments) })}\n</tool_call>`)
-    .join("");
+  return calls.map((c) => `\n<tool_call>\n{"name": "${c.function.name}", "arguments": ${c.function.arguments}}\n</tool_call>`).join("");
 }
 
-/** History as readable text: system skipped; user, assistant (calls inline) and tool entries. */
+/**
+ * History as the reference serialises it: system skipped; contents trimmed; `User: …`, `Assistant: …`
+ * (calls inline) and `Tool[<name>]: …` entries, empty ones left out, separated by a blank line.
+ */
 export function serializeHistory(history: ChatMessage[]): string {
   const entries: string[] = [];
   for (const m of history) {
+    const content = (m.content ?? "").trim();
     if (m.role === "system") continue;
-    if (m.role === "user") entries.push(`User: ${m.content}`);
-    else if (m.role === "assistant") entries.push(`Assistant: ${m.content}${m.tool_calls?.length ? renderToolCalls(m.tool_calls) : ""}`);
-    else entries.push(`Tool[${m.name ?? "tool"}]: ${m.content}`);
+    if (m.role === "user") {
+      if (content) entries.push(`User: ${content}`);
+    } else if (m.role === "assistant") {
+      const text = content + (m.tool_calls?.length ? renderToolCalls(m.tool_calls) : "");
+      if (text) entries.push(`Assistant: ${text}`);
+    } else if (content) entries.push(`${m.name ? `Tool[${m.name}]` : "Tool"}: ${content}`);
   }
   return entries.length ? entries.join("\n\n") : "(no earlier messages)";
 }
@@ -114,7 +134,7 @@ export function serializeFewShot(examples: FewShotExample[]): string {
   const header = "Example calls from this task with their real results:";
   if (examples.length === 0) return `${header} <unavailable>`;
   const lines = examples.map(
-    (e) => `- tool: ${e.name}\n  arguments: ${json(parsedArgs(e.argumentsJson))}\n  result: ${e.result}`,
+    (e) => `- tool: ${e.name}\n  arguments: ${pyJson(parsedArgs(e.argumentsJson))}\n  result: ${e.result}`,
   );
   return `${header}\n${lines.join("\n")}`;
 }
@@ -124,7 +144,7 @@ export function buildRehearsePrompt(input: RehearsePromptInput, options: Partial
   const o = { ...defaultRehearsePromptOptions, ...options };
   const schema = input.tools.find((t) => t.function.name === input.call.name);
   const sections: string[] = [];
-  if (o.injectCandidateTools) sections.push(`Allowed tools for this task:\n${json(input.tools)}`);
+  if (o.injectCandidateTools) sections.push(`Allowed tools for this task:\n${pyJson(input.tools)}`);
   if (o.injectFewShot) sections.push(serializeFewShot(input.fewShot ?? []));
   if (o.injectHistory) sections.push(`Conversation so far:\n${serializeHistory(input.history)}`);
   if (o.injectRawCallerMessage) sections.push(`The agent's latest message:\n${input.rawCallerMessage}`);
@@ -132,8 +152,8 @@ export function buildRehearsePrompt(input: RehearsePromptInput, options: Partial
     [
       "Call to execute now:",
       `- tool name: ${input.call.name}`,
-      `- input schema (JSON Schema): ${schema ? json(schema) : "<schema unavailable>"}`,
-      `- arguments (parsed from the agent's tool_call): ${json(parsedArgs(input.call.argumentsJson))}`,
+      `- input schema (JSON Schema):\n${schema ? pyJson(schema) : "<schema unavailable>"}`,
+      `- arguments (parsed from the agent's tool_call):\n${pyJson(parsedArgs(input.call.argumentsJson))}`,
     ].join("\n"),
   );
   let user = sections.join("\n\n");
@@ -195,7 +215,7 @@ export function buildCompactRehearsePrompt(
   const lines: string[] = [];
   if (o.injectCandidateTools) lines.push(`tools: ${input.tools.map((t) => t.function.name).join(",")}`);
   if (o.injectFewShot) {
-    for (const e of input.fewShot ?? []) lines.push(`eg ${e.name} ${json(parsedArgs(e.argumentsJson))} -> ${e.result}`);
+    for (const e of input.fewShot ?? []) lines.push(`eg ${e.name} ${e.argumentsJson} -> ${e.result}`);
   }
   if (o.injectHistory) {
     const past = compactCallHistory(input.history);
@@ -240,8 +260,8 @@ export function buildSimulatorPrompt(input: { call: RehearseCall; tools: ToolSch
   const lines = [serializeFewShot((input.fewShot ?? []).filter((e) => e.name === input.call.name)), ""];
   lines.push(`Tool name: ${input.call.name}`);
   if (tool?.function.description) lines.push(`Tool description: ${tool.function.description}`);
-  lines.push(`Tool input schema (JSON Schema): ${tool ? json(tool.function.parameters) : "<schema unavailable>"}`);
-  lines.push(`Arguments (JSON): ${json(parsedArgs(input.call.argumentsJson))}`);
+  lines.push(`Tool input schema (JSON Schema):\n${tool ? pyJson(tool) : "<schema unavailable>"}`);
+  lines.push(`Arguments (JSON):\n${pyJson(parsedArgs(input.call.argumentsJson))}`);
   lines.push("", "Return the execution result of this call as the JSON object described above.");
   return [
     { role: "system", content: SIMULATOR_SYSTEM_PROMPT },
@@ -249,23 +269,18 @@ export function buildSimulatorPrompt(input: { call: RehearseCall; tools: ToolSch
   ];
 }
 
-/** Extract `execution_result` from the external simulator's JSON answer. */
+/**
+ * Extract `execution_result` from the external simulator's JSON answer, serialised as the reference
+ * does (`json.dumps(execution_result, ensure_ascii=True)` after the tokenizer-safety pass on the answer).
+ */
 export function parseSimulatorResponse(text: string): { ok: true; content: string } | { ok: false; error: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    return { ok: false, error: `simulator answer is not JSON: ${e instanceof Error ? e.message : String(e)}` };
-  }
-  if (typeof value !== "object" || value === null || !("execution_result" in value)) {
-    return { ok: false, error: "simulator answer has no execution_result" };
-  }
-  const result = (value as Record<string, unknown>).execution_result;
-  const isNonEmptyObject = typeof result === "object" && result !== null && !Array.isArray(result) && Object.keys(result).length > 0;
+  const parsed = pyLoads(sanitizeText(text));
+  if (!parsed.ok) return { ok: false, error: `simulator answer is not JSON: ${parsed.error}` };
+  const answer = parsed.value;
+  if (!(answer instanceof Map) || !answer.has("execution_result")) return { ok: false, error: "simulator answer has no execution_result" };
+  const result = answer.get("execution_result")!;
+  const isNonEmptyObject = result instanceof Map && result.size > 0;
   if (!isNonEmptyObject && !Array.isArray(result)) return { ok: false, error: "execution_result must be a non-empty object or an array" };
-  try {
-    return { ok: true, content: JSON.stringify(result) };
-  } catch (e) {
-    return { ok: false, error: String(e) };
-  }
+  const dumped = pyDumps(result, true);
+  return dumped.ok ? { ok: true, content: dumped.json } : { ok: false, error: dumped.error };
 }

@@ -134,7 +134,7 @@ describe("judgeTurn aggregation", () => {
     expect(j.stop).toBe(false);
     expect(j.verdicts.filter((v) => v.passed).map((v) => [v.itemId, v.step])).toEqual([["A", 1]]);
     expect(prompts[0]).toContain("# Earlier conversation");
-    expect(prompts[0]).toContain("**Reference snippet:** [\"S A\"]");
+    expect(prompts[0]).toContain('**Reference snippet:** [\n  "S A"\n]');
   });
 
   it("required items stop by majority over checklists; judge failures stop with judge_failed", async () => {
@@ -181,10 +181,11 @@ describe("judgeTurn aggregation", () => {
 describe("serialisation and normalisation", () => {
   it("serialises steps with thinking, visible reply and tool calls; no think block means all thinking", () => {
     const s = serializeForJudge(conversation);
-    expect(s).toContain("# Turn: 0\nRole: user\nfirst");
-    expect(s).toContain("## Step: 1\nRole: assistant\ncontent.thinking: b\ncontent.user_visible_reply: Tea is $4.\ntool_call: None");
+    expect(s).toContain("# Turn: 0\nRole: user\ncontent: first\n");
+    expect(s).toContain("## Step: 1\nRole: assistant\ncontent.thinking: b\ncontent.user_visible_reply: Tea is $4.\ntool_call: None\n");
     expect(serializeForJudge([{ role: "assistant", content: "plain" }])).toContain("content.thinking: plain\ncontent.user_visible_reply: None");
-    expect(buildJudgePrompt("", "cur", llmItem("Z", 1))).toContain("**Failure examples:** [\"bad\"]");
+    // Item data as json.dumps(..., ensure_ascii=True, indent=2).
+    expect(buildJudgePrompt("", "cur", llmItem("Z", 1))).toContain('**Failure examples:** [\n  "bad"\n]\n**Reference snippet:** [\n  "S Z"\n]');
   });
 
   it("R = E / numChecklists / numTurns and the invalid-action penalty", () => {

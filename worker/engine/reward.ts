@@ -5,8 +5,10 @@
  * checklists; the episode is normalised as R = E / numChecklists / numChecklistTurns.
  */
 import type { ChatClient, ChatMessage } from "./io";
+import { pyJsonDumps } from "../../lib/python/json";
+import { pyStrip } from "../../lib/python/repr";
 import { completeWithin } from "./chat-call";
-import { isToolErrorContent, safeParseJson, safeStringify, splitThinking } from "./parsers";
+import { isToolErrorContent, safeParseJson } from "./parsers";
 import { deepEqual } from "./fidelity";
 import type { ChecklistItem, ProgrammaticCheck, TaskInstance, ToolEnvironment } from "./types";
 import { Termination } from "./machine";
@@ -41,28 +43,69 @@ export const JUDGE_VERDICT_SCHEMA = {
 
 export type VerdictAnalysis = Record<(typeof verdictFields)[number], string>;
 
+/** Item data in the judge prompt as the reference writes it: `json.dumps(value, ensure_ascii=True, indent=2)`. */
 function json(value: unknown): string {
-  const s = safeStringify(value);
-  return s.ok ? s.json : "null";
+  try {
+    return pyJsonDumps(value, { indent: 2 });
+  } catch {
+    return "null";
+  }
 }
 
-/** Serialise messages for the judge: turns numbered at user messages, steps at assistant messages. */
-export function serializeForJudge(messages: ChatMessage[], firstStep = 0, firstTurn = 0): string {
-  const parts: string[] = [];
-  let turn = firstTurn;
-  let step = firstStep;
+/**
+ * The reference's split of an assistant message for the judge (checklist_reward.get_messages_str_v2):
+ * thinking = the text inside the first `<think>…</think>` (not trimmed); reply = what follows the first
+ * occurrence of `thinking + "</think>"`, stripped, `None` when empty. Without a think block the whole
+ * content is thinking and the reply is `None` (a quirk kept on purpose).
+ */
+export function judgeThinkingSplit(content: string): { thinking: string; reply: string } {
+  const m = /<think>([\s\S]*?)<\/think>/.exec(content);
+  if (!m) return { thinking: content, reply: "None" };
+  const thinking = m[1]!;
+  const reply = pyStrip(content.split(thinking + "</think>")[1] ?? "");
+  return { thinking, reply: reply === "" ? "None" : reply };
+}
+
+/** `json.dumps(message["tool_calls"])`: the full structure (id, type, function name and arguments string), ensure_ascii. */
+function judgeToolCalls(calls: NonNullable<ChatMessage["tool_calls"]>): string {
+  const structured = calls.map((c) => ({ id: c.id, type: c.type, function: { name: c.function.name, arguments: c.function.arguments } }));
+  return pyJsonDumps(structured);
+}
+
+/**
+ * Serialise messages for the judge exactly as the reference does (checklist_reward.get_messages_str_v2):
+ * each message ends with a newline and messages are concatenated; turns are numbered from 0 at each user
+ * message of the slice given (so the current turn, serialised from its user message, is `# Turn: 0`);
+ * steps restart at 0 at every user or system message; `tool_call` is the JSON of the message's
+ * `tool_calls`, or, when it has none, a reply that still holds tool-call tags (with the tags renamed and
+ * the reply then `None`), else `None`.
+ */
+export function serializeForJudge(messages: ChatMessage[]): string {
+  let out = "";
+  let turn = -1;
+  let step = 0;
   for (const m of messages) {
-    if (m.role === "system") parts.push(`Role: system\n${m.content}`);
-    else if (m.role === "user") parts.push(`# Turn: ${turn++}\nRole: user\n${m.content}`);
-    else if (m.role === "assistant") {
-      const { thinking, reply } = splitThinking(m.content);
-      const calls = m.tool_calls?.length ? json(m.tool_calls.map((c) => ({ name: c.function.name, arguments: c.function.arguments }))) : "None";
-      parts.push(
-        `## Step: ${step++}\nRole: assistant\ncontent.thinking: ${thinking || "None"}\ncontent.user_visible_reply: ${reply || "None"}\ntool_call: ${calls}`,
-      );
-    } else parts.push(`Role: tool${m.name ? ` (${m.name})` : ""}\n${m.content}`);
+    const content = m.content ?? "None";
+    if (m.role === "system") {
+      out += `Role: system\ncontent: ${content}\n`;
+      step = 0;
+    } else if (m.role === "user") {
+      turn++;
+      step = 0;
+      out += `# Turn: ${turn}\nRole: user\ncontent: ${content}\n`;
+    } else if (m.role === "assistant") {
+      let { thinking, reply } = judgeThinkingSplit(content);
+      let toolCall: string;
+      if (m.tool_calls != null) toolCall = judgeToolCalls(m.tool_calls);
+      else if (reply.includes("<tool_call>") || reply.includes("</tool_call>")) {
+        toolCall = reply.replaceAll("<tool_call>", "<|tool_call_start|>").replaceAll("</tool_call>", "<|tool_call_end|>");
+        reply = "None";
+      } else toolCall = "None";
+      out += `## Step: ${step}\nRole: assistant\ncontent.thinking: ${thinking}\ncontent.user_visible_reply: ${reply}\ntool_call: ${toolCall}\n`;
+      step++;
+    } else if (m.role === "tool") out += `Role: tool\ncontent: ${content}\n`;
   }
-  return parts.join("\n\n");
+  return out;
 }
 
 export function buildJudgePrompt(previous: string, current: string, item: ChecklistItem): string {
@@ -80,9 +123,7 @@ Decide whether the assistant satisfies the item, and answer with a JSON verdict 
 **Reference snippet:** ${json((item.evidence ?? []).map((e) => e.snippet))}
 
 # Earlier conversation (context only)
-${previous || "None"}
-
-# Messages under evaluation
+${previous || "None\n"}# Messages under evaluation
 ${current}
 
 # Rules for tool calls
@@ -382,7 +423,9 @@ export async function judgeTurn(ctx: TurnContext, judge: ChecklistJudge): Promis
     const items = checklist[ctx.userTurnIndex] ?? [];
     for (const s of steps) {
       let currentText: string | undefined;
-      const current = () => (currentText ??= serializeForJudge(ctx.messages.slice(ctx.turnStartIndex, s.endIndex), 0, ctx.userTurnIndex));
+      // As the reference: from the turn's user message through this step and the tool messages after it
+      // (so the current turn is labelled "# Turn: 0" and its steps count from 0).
+      const current = () => (currentText ??= serializeForJudge(ctx.messages.slice(ctx.turnStartIndex, s.endIndex)));
       for (const item of items) {
         const base = {
           checklist: c,

@@ -87,7 +87,7 @@ describe("rollout driver on the shop domain", () => {
   it("simulator paradigm uses the external ChatClient; a failing simulator terminates", async () => {
     const good: ChatClient = { complete: async () => ({ text: '{"analysis":"ok","execution_result":{"item":"x","price":1,"stock":1}}' }) };
     const r = await runOneRollout(job(task("price")), { policy: createShopOraclePolicy(), simulator: good }, config({ paradigm: "simulator", shadowExecution: false }), programmaticJudge);
-    expect(r.state.records[1]).toMatchObject({ role: "simulator", rehearsed: '{"item":"x","price":1,"stock":1}' });
+    expect(r.state.records[1]).toMatchObject({ role: "simulator", rehearsed: '{"item": "x", "price": 1, "stock": 1}' });
     expect(r.terminationReason).toBe(Termination.checklistComplete);
 
     let attempts = 0;

@@ -18,7 +18,7 @@ import {
 } from "./machine";
 import { buildSimulatorPrompt, parseSimulatorResponse, SIMULATOR_RESPONSE_SCHEMA } from "./prompts";
 import { normalizedEpisodeReward, type TurnJudgement } from "./reward";
-import { toolError } from "./parsers";
+import { pyDumps, toolErrorContent } from "./parsers";
 import type { EpisodeScore, TaskInstance, ToolEnvironment } from "./types";
 import type { ChatMessage } from "./io";
 
@@ -84,7 +84,7 @@ async function executeSafely(env: ToolEnvironment, call: PendingCall): Promise<s
   try {
     return await env.execute(call.name, call.argumentsJson);
   } catch (e) {
-    return JSON.stringify(toolError("ENVIRONMENT_EXCEPTION", e instanceof Error ? e.message : String(e)));
+    return toolErrorContent("ENVIRONMENT_EXCEPTION", e instanceof Error ? e.message : String(e));
   }
 }
 
@@ -94,7 +94,7 @@ async function simulateExternally(
   call: PendingCall,
   config: RolloutDriverConfig,
 ): Promise<{ content: string; failed: boolean }> {
-  if (!client) return { content: JSON.stringify({ error: "no simulator configured" }), failed: true };
+  if (!client) return { content: simulatorFailure("no simulator configured"), failed: true };
   const s = config.simulator ?? { temperature: 0.6, topP: 0.8, maxTokens: 8000, attempts: 5, timeoutMs: 120_000 };
   const sleep = config.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const messages = buildSimulatorPrompt({ call, tools: state.tools, fewShot: state.fewShot });
@@ -116,7 +116,13 @@ async function simulateExternally(
     }
     if (attempt + 1 < s.attempts) await sleep(Math.min(2 ** (attempt + 1), 30) * 1000);
   }
-  return { content: JSON.stringify({ error: lastError }), failed: true };
+  return { content: simulatorFailure(lastError), failed: true };
+}
+
+/** The reference's external-simulator failure text: `json.dumps({"error": …}, ensure_ascii=True)`. */
+function simulatorFailure(error: string): string {
+  const s = pyDumps({ error }, true);
+  return s.ok ? s.json : '{"error": "unknown"}';
 }
 
 /**
@@ -213,7 +219,7 @@ async function driveRollout(
         const probe = need.probe
           ? clients.policy.generate({ role: "rehearse", messages: need.probe, sampling: config.sampling.rehearse }).catch(() => undefined)
           : undefined;
-        const content = env ? await executeSafely(env, need.call) : JSON.stringify(toolError("NO_ENVIRONMENT", "this task has no executable environment"));
+        const content = env ? await executeSafely(env, need.call) : toolErrorContent("NO_ENVIRONMENT", "this task has no executable environment");
         state = applyEvent(state, { kind: "tool", content, probe: await probe });
       } else {
         const r = await simulateExternally(clients.simulator, state, need.call, config);

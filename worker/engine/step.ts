@@ -69,8 +69,6 @@ export interface StepResult {
   trajectories: TrajectoryResult[];
   /** Reference metric names where they exist (§8); `critic/<role>/…` per role. */
   metrics: Record<string, number>;
-  /** Sampler path published after the update (train only). */
-  samplerPath?: string;
 }
 
 export interface TrainingStepInput {
@@ -168,7 +166,10 @@ export function lossConfigFrom(config: RunConfig): LossConfig {
     clipHigh: o.clipHigh,
     dualClip: o.dualClip,
     klCoef: o.useKl ? o.klCoef : 0,
+    klType: o.klType,
     entropyCoef: o.entropyCoef,
+    lossAgg: o.lossAgg,
+    recomputeLogprobs: o.recomputeLogprobs,
   };
 }
 
@@ -275,8 +276,8 @@ export function rolloutMetrics(trajectories: TrajectoryResult[], rolloutsPerInst
   if (fs) {
     m["fidelity/comparisons"] = fs.comparisons;
     m["fidelity/exact_rate"] = fs.exactRate;
-    m["fidelity/key_agreement"] = fs.meanKeyAgreement;
     m["fidelity/error_agreement"] = fs.errorAgreementRate;
+    m["fidelity/invalid_rate"] = fs.invalidRate;
     m["fidelity/score"] = fs.meanScore;
   }
   const verdicts = trajectories.flatMap((t) => t.verdicts);
@@ -360,7 +361,9 @@ export async function runTrainingStep(input: TrainingStepInput): Promise<StepRes
     for (const [k, v] of Object.entries({ ...fb.metrics, ...opt.metrics })) metrics[k.includes("/") ? k : `actor/${k}`] = v;
   }
   const updateS = secondsSince(tUpdate);
-  const saved = await input.trainer.saveWeightsForSampler(`${input.runId ?? "run"}-step-${stepIndex}`);
+  // Ephemeral publication: the next step samples from the new weights. Persistent sampler weights are
+  // the caller's business (checkpoints only).
+  await input.trainer.updateSampler();
 
   Object.assign(metrics, rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "episode"), generationHealthMetrics(health));
   for (const role of ["act", "rehearse"] as const) {
@@ -379,7 +382,7 @@ export async function runTrainingStep(input: TrainingStepInput): Promise<StepRes
   metrics["perf/throughput"] = stepS > 0 ? metrics["perf/total_num_tokens"] / stepS : 0;
   metrics["training/global_step"] = stepIndex;
   metrics["training/num_datums"] = data.length;
-  return { kind: "train", stepIndex, trajectories, metrics, samplerPath: saved.path };
+  return { kind: "train", stepIndex, trajectories, metrics };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,6 +3,9 @@
  * Env: PORT, HOST, NODE_DATA_DIR (checkpoints, default .data/node), NODE_API_KEY (optional),
  * NODE_WEIGHTS_DIR (warm-start checkpoint, default worker/node/weights/tiny-gpt), NODE_TF_BACKEND (wasm),
  * ENVACE_NODE_TRAIN_THREADS (threads per forward_backward, default min(2, cores); 1 = main thread only).
+ * Test mode (stricter than a real server's timing): NODE_MIN_FUTURE_MS keeps every future pending at
+ * least that long, NODE_LONG_POLL_MS sets how long retrieve_future holds a call, NODE_PENDING_REPLY=408
+ * ends an unfinished long poll with HTTP 408 as SkyRL tx does (default try_again, as hosted Tinker).
  */
 import path from "node:path";
 import { z } from "zod";
@@ -16,6 +19,9 @@ const envSchema = z.object({
   NODE_WEIGHTS_DIR: z.string().min(1).default(DEFAULT_WEIGHTS_DIR),
   NODE_API_KEY: z.string().min(8, "NODE_API_KEY must be at least 8 characters").optional(),
   ENVACE_NODE_TRAIN_THREADS: trainThreadsSchema.optional(),
+  NODE_MIN_FUTURE_MS: z.coerce.number().int().min(0).max(600_000).optional(),
+  NODE_LONG_POLL_MS: z.coerce.number().int().min(1).max(600_000).optional(),
+  NODE_PENDING_REPLY: z.enum(["try_again", "408"]).optional(),
 });
 
 async function main() {
@@ -25,7 +31,17 @@ async function main() {
     process.exit(2);
   }
   const env = parsed.data;
-  const node = await startNode({ port: env.PORT, host: env.HOST, dataDir: env.NODE_DATA_DIR, warmStartDir: env.NODE_WEIGHTS_DIR, apiKey: env.NODE_API_KEY, trainThreads: env.ENVACE_NODE_TRAIN_THREADS });
+  const node = await startNode({
+    port: env.PORT,
+    host: env.HOST,
+    dataDir: env.NODE_DATA_DIR,
+    warmStartDir: env.NODE_WEIGHTS_DIR,
+    apiKey: env.NODE_API_KEY,
+    trainThreads: env.ENVACE_NODE_TRAIN_THREADS,
+    minFutureMs: env.NODE_MIN_FUTURE_MS,
+    longPollMs: env.NODE_LONG_POLL_MS,
+    pendingReply: env.NODE_PENDING_REPLY,
+  });
   const base = node.service.describeBase();
   console.log(
     `[node] listening on ${node.url} (tinker: ${node.url}/api/v1, openai: ${node.url}/v1) model ${base.name} from ${base.source}, auth ${env.NODE_API_KEY ? "on" : "off"}, train threads ${node.service.opts.trainThreads}`,

@@ -1,16 +1,24 @@
 /**
- * zod schemas of the Tinker-compatible JSON subset the embedded node serves
- * (shared docs tinker-protocol.md §1 and §6 "A minimal compatible server").
- * Unknown fields are ignored (as the SDK's response models do); wrong types are rejected.
+ * zod schemas of the Tinker-compatible API the embedded node serves (shared docs tinker-protocol.md §1
+ * and §6 "A minimal compatible server"). The node is as strict as the strictest real server, so a
+ * client that would fail against hosted Tinker or SkyRL tx fails here too: fields SkyRL tx requires are
+ * required (create_session tags + sdk_version, create_model lora_config.rank, sampling_session_seq_id,
+ * asample max_tokens, a seq_id with every sampling_session_id), `stop` must be a list of one kind, and
+ * forward_backward chunks are limited as advertised in client/config (413 beyond). Unknown top-level
+ * fields are ignored, as both servers do; wrong types are rejected.
  */
 import { z } from "zod";
 
 export const ID_PATTERN = /^[a-zA-Z0-9_-]{1,255}$/;
 const idString = (what: string) => z.string().regex(ID_PATTERN, `${what} must match ^[a-zA-Z0-9_-]+$ (max 255 characters)`);
 
+/** forward_backward chunk limits, advertised in client/config (the SDK's defaults) and enforced with 413. */
 export const MAX_DATUMS_PER_REQUEST = 1024;
+export const MAX_CHUNK_BYTES = 5_000_000;
 export const MAX_TOKENS_PER_REQUEST = 262_144;
 export const MAX_NUM_SAMPLES = 64;
+/** The node trains all weights (no adapters); it accepts the ranks SkyRL's JAX backend accepts by default. */
+export const MAX_LORA_RANK = 32;
 
 const tokenArray = z.array(z.number().int("token ids must be integers"));
 
@@ -45,18 +53,24 @@ export const lossFnConfigSchema = z
     clip_high_threshold: z.number().positive().optional(),
     dual_clip_threshold: z.number().min(1).optional(),
     kl_coef: z.number().min(0).optional(),
+    /** KL estimator as a number (loss_fn_config is float-valued): 1 = k1, 2 = k2, 3 = low_var_kl (default). */
+    kl_type: z
+      .number()
+      .refine((v) => v === 1 || v === 2 || v === 3, "kl_type must be 1 (k1), 2 (k2) or 3 (low_var_kl)")
+      .optional(),
     entropy_coef: z.number().min(0).optional(),
   })
   .strict();
 
 export const fwdInputSchema = z.object({
-  data: z.array(datumSchema).min(1, "data must contain at least one datum").max(MAX_DATUMS_PER_REQUEST, `at most ${MAX_DATUMS_PER_REQUEST} datums per request`),
+  data: z.array(datumSchema).min(1, "data must contain at least one datum"),
   loss_fn: lossFnSchema,
   loss_fn_config: lossFnConfigSchema.nullable().optional(),
   forward_only: z.boolean().optional(),
 });
 
-const seqId = z.number().int().nonnegative().optional();
+/** Training ops must carry their model's seq_id (1, 2, …): the SDK always sends one and hosted Tinker range-checks it. */
+const seqId = z.number({ required_error: "seq_id is required (1, 2, … per model, in submission order)" }).int().min(1, "seq_id must be at least 1");
 
 export const forwardBackwardSchema = z.object({ model_id: idString("model_id"), seq_id: seqId, forward_backward_input: fwdInputSchema });
 export const forwardSchema = z.object({ model_id: idString("model_id"), seq_id: seqId, forward_input: fwdInputSchema });
@@ -72,9 +86,9 @@ export const adamParamsSchema = z.object({
 export const optimStepSchema = z.object({ model_id: idString("model_id"), seq_id: seqId, adam_params: adamParamsSchema.default({}) });
 
 export const createSessionSchema = z.object({
-  tags: z.array(z.string()).max(100).default([]),
+  tags: z.array(z.string()).max(100),
   user_metadata: z.record(z.unknown()).nullable().optional(),
-  sdk_version: z.string().max(100).optional(),
+  sdk_version: z.string().min(1).max(100),
 });
 export const heartbeatSchema = z.object({ session_id: idString("session_id") });
 
@@ -83,7 +97,7 @@ export const createModelSchema = z.object({
   model_seq_id: z.number().int().nonnegative().optional(),
   base_model: z.string().min(1).max(255),
   user_metadata: z.record(z.unknown()).nullable().optional(),
-  lora_config: z.object({ rank: z.number().int().nonnegative().optional(), seed: z.number().int().optional() }).passthrough().nullable().optional(),
+  lora_config: z.object({ rank: z.number().int().min(1, "lora_config.rank must be at least 1").max(MAX_LORA_RANK, `lora_config.rank must be at most ${MAX_LORA_RANK}`), seed: z.number().int().nullish() }).passthrough(),
 });
 export const modelIdSchema = z.object({ model_id: idString("model_id") });
 
@@ -94,6 +108,9 @@ export const saveWeightsForSamplerSchema = z
     path: idString("path").nullable().optional(),
     sampling_session_seq_id: z.number().int().nonnegative().nullable().optional(),
     ttl_seconds: z.number().int().positive().nullable().optional(),
+  })
+  .refine((b) => Boolean(b.path) || (b.sampling_session_seq_id != null && b.seq_id != null), {
+    message: "give either path or both sampling_session_seq_id and seq_id",
   });
 export const saveWeightsSchema = z.object({
   model_id: idString("model_id"),
@@ -112,32 +129,43 @@ export const loadWeightsSchema = z.object({
 export const createSamplingSessionSchema = z
   .object({
     session_id: idString("session_id"),
-    sampling_session_seq_id: z.number().int().nonnegative().optional(),
+    sampling_session_seq_id: z.number().int().nonnegative(),
     base_model: z.string().min(1).max(255).nullable().optional(),
     model_path: z.string().min(1).max(1000).nullable().optional(),
   })
   .refine((b) => Boolean(b.base_model) !== Boolean(b.model_path), { message: "give exactly one of base_model and model_path" });
 
 export const samplingParamsSchema = z.object({
-  max_tokens: z.number().int().min(1, "max_tokens must be at least 1").max(100_000).nullable().optional(),
+  max_tokens: z.number({ required_error: "max_tokens is required", invalid_type_error: "max_tokens is required" }).int().min(1, "max_tokens must be at least 1").max(100_000),
   seed: z.number().int().nullable().optional(),
-  stop: z.union([z.string(), z.array(z.string()), z.array(z.number().int())]).nullable().optional(),
+  stop: z
+    .union([z.array(z.string()), z.array(z.number().int())], { errorMap: () => ({ message: "stop must be a list of token ids or a list of strings (not a bare string, not mixed)" }) })
+    .nullable()
+    .optional(),
   temperature: z.number().min(0).max(100).default(1),
   top_k: z.number().int().default(-1),
   top_p: z.number().gt(0).max(1).default(1),
 });
 
-export const asampleSchema = z.object({
+export const asampleSchema = z
+  .object({
   prompt: modelInputSchema,
   num_samples: z.number().int().min(1).max(MAX_NUM_SAMPLES, `num_samples must be at most ${MAX_NUM_SAMPLES}`).default(1),
-  sampling_params: samplingParamsSchema.default({}),
+  sampling_params: samplingParamsSchema,
   sampling_session_id: z.string().min(1).max(300).nullable().optional(),
   seq_id: z.number().int().nonnegative().nullable().optional(),
   base_model: z.string().min(1).max(255).nullable().optional(),
   model_path: z.string().min(1).max(1000).nullable().optional(),
   prompt_logprobs: z.boolean().nullable().optional(),
   topk_prompt_logprobs: z.number().int().min(0).max(0, "topk_prompt_logprobs is not supported").default(0),
-});
+  })
+  .superRefine((b, ctx) => {
+    if (b.sampling_session_id) {
+      if (b.seq_id === null || b.seq_id === undefined) ctx.addIssue({ code: "custom", path: ["seq_id"], message: "seq_id must be provided when sampling_session_id is used" });
+    } else if (Boolean(b.base_model) === Boolean(b.model_path)) {
+      ctx.addIssue({ code: "custom", message: "without sampling_session_id, give exactly one of base_model and model_path" });
+    }
+  });
 
 export const retrieveFutureSchema = z.object({ request_id: z.string().min(1).max(300), allow_metadata_only: z.boolean().default(false) });
 

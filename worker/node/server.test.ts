@@ -4,7 +4,7 @@ import path from "node:path";
 import { promises as fs } from "node:fs";
 import OpenAI from "openai";
 import { startNode, type RunningNode } from "./server";
-import { TinkerClient, TinkerError, tokensInput, type Datum } from "../clients/tinker-client";
+import { TinkerClient, TinkerError, tokensInput, type Datum } from "../../lib/clients/tinker-client";
 import { renderPrompt, stopTokens } from "./chat-format";
 import { VOCAB_SIZE } from "./tokenizer";
 
@@ -77,16 +77,16 @@ describe("embedded node over HTTP", () => {
     expect(baseAgain.sequences[0].tokens).toEqual(before.sequences[0].tokens);
 
     // Ephemeral publication and a training checkpoint.
-    const eph = await model.saveWeightsForSampler();
-    expect(eph.sampling_session_id).toMatch(/^sampling_/);
-    const viaSession = await client.sample({ samplingSessionId: eph.sampling_session_id! }, prompt, greedy);
+    const eph = await model.saveWeightsForSamplerEphemeral();
+    expect(eph.id).toMatch(/^sampling_/);
+    const viaSession = await eph.sample(prompt, greedy);
     expect(viaSession.sequences[0].tokens).toEqual(target);
     const saved = await model.saveWeights("ck1");
     expect(saved.path).toMatch(/\/weights\/ck1$/);
     const resumed = await client.createModel("tiny-gpt");
     await resumed.loadWeights(saved.path);
-    const resumedSampler = await resumed.saveWeightsForSampler();
-    const viaResumed = await client.sample({ samplingSessionId: resumedSampler.sampling_session_id! }, prompt, greedy);
+    const resumedSampler = await resumed.saveWeightsForSamplerEphemeral();
+    const viaResumed = await resumedSampler.sample(prompt, greedy);
     expect(viaResumed.sequences[0].tokens).toEqual(target);
     // load_weights is only allowed as the first op
     await expect(resumed.loadWeights(saved.path)).rejects.toThrow(/first request/);
@@ -107,17 +107,17 @@ describe("embedded node over HTTP", () => {
   });
 
   it("rejects bad requests with clear errors and keeps serving", async () => {
-    const sess = await raw("/api/v1/create_session", {});
-    const created = await raw("/api/v1/create_model", { session_id: sess.json.session_id, base_model: "tiny-gpt" });
+    const sess = await raw("/api/v1/create_session", { tags: [], sdk_version: "0.25.0" });
+    const created = await raw("/api/v1/create_model", { session_id: sess.json.session_id, base_model: "tiny-gpt", lora_config: { rank: 8 } });
     const modelId = created.json.model_id as string;
 
     const bad = await raw("/api/v1/forward_backward", "{not json");
     expect(bad.status).toBe(400);
     expect(bad.json.detail).toMatch(/malformed JSON/);
 
-    const noKey = await raw("/api/v1/create_session", {}, {});
+    const noKey = await raw("/api/v1/create_session", { tags: [], sdk_version: "0.25.0" }, {});
     expect(noKey.status).toBe(401);
-    const bearer = await raw("/api/v1/create_session", {}, { authorization: `Bearer ${API_KEY}` });
+    const bearer = await raw("/api/v1/create_session", { tags: [], sdk_version: "0.25.0" }, { authorization: `Bearer ${API_KEY}` });
     expect(bearer.status).toBe(200);
     const health = await fetch(`${node.url}/api/v1/healthz`);
     expect(health.status).toBe(200);
@@ -126,7 +126,7 @@ describe("embedded node over HTTP", () => {
     expect(unknown.status).toBe(404);
     expect(unknown.json.detail).toMatch(/unknown model_id 'model_nope'/);
 
-    const baseModelMissing = await raw("/api/v1/create_model", { session_id: sess.json.session_id, base_model: "gpt-9" });
+    const baseModelMissing = await raw("/api/v1/create_model", { session_id: sess.json.session_id, base_model: "gpt-9", lora_config: { rank: 8 } });
     expect(baseModelMissing.status).toBe(404);
 
     const ahead = await raw("/api/v1/optim_step", { model_id: modelId, seq_id: 100 });
@@ -137,13 +137,16 @@ describe("embedded node over HTTP", () => {
     const oov = await raw("/api/v1/forward_backward", { model_id: modelId, seq_id: 1, forward_backward_input: { loss_fn: "cross_entropy", data: [datum([1, 999])] } });
     expect(oov.status).toBe(400);
     expect(oov.json.detail).toMatch(/token 999 is outside the vocabulary/);
-    // seq_id 1 was consumed by the rejected request, so 2 runs next; reusing 2 with another payload conflicts.
-    const ok2 = await raw("/api/v1/forward_backward", { model_id: modelId, seq_id: 2, forward_backward_input: { loss_fn: "cross_entropy", data: [datum([1, 2])] } });
+    // A rejected request does not consume its seq_id: 1 runs next; reusing 1 with another payload conflicts.
+    const ok2 = await raw("/api/v1/forward_backward", { model_id: modelId, seq_id: 1, forward_backward_input: { loss_fn: "cross_entropy", data: [datum([1, 2])] } });
     expect(ok2.status).toBe(200);
-    const dup = await raw("/api/v1/forward_backward", { model_id: modelId, seq_id: 2, forward_backward_input: { loss_fn: "cross_entropy", data: [datum([1, 2])] } });
+    const dup = await raw("/api/v1/forward_backward", { model_id: modelId, seq_id: 1, forward_backward_input: { loss_fn: "cross_entropy", data: [datum([1, 2])] } });
     expect(dup.json.request_id).toBe(ok2.json.request_id);
-    const conflict = await raw("/api/v1/optim_step", { model_id: modelId, seq_id: 2 });
+    const conflict = await raw("/api/v1/optim_step", { model_id: modelId, seq_id: 1 });
     expect(conflict.status).toBe(409);
+    const noSeq = await raw("/api/v1/optim_step", { model_id: modelId });
+    expect(noSeq.status).toBe(400);
+    expect(noSeq.json.detail).toMatch(/seq_id is required/);
 
     const result = await raw("/api/v1/retrieve_future", { request_id: ok2.json.request_id });
     expect(result.json.loss_fn_output_type).toBe("scalar");
@@ -151,22 +154,35 @@ describe("embedded node over HTTP", () => {
     const sampleOov = await raw("/api/v1/asample", { prompt: { chunks: [{ tokens: [5000] }] }, base_model: "tiny-gpt", sampling_params: { max_tokens: 2 } });
     expect(sampleOov.status).toBe(400);
     expect(sampleOov.json.detail).toMatch(/prompt token 5000/);
-    const tooMany = await raw("/api/v1/asample", { prompt: { chunks: [{ tokens: [1] }] }, base_model: "tiny-gpt", num_samples: 10_000 });
+    const tooMany = await raw("/api/v1/asample", { prompt: { chunks: [{ tokens: [1] }] }, base_model: "tiny-gpt", num_samples: 10_000, sampling_params: { max_tokens: 2 } });
     expect(tooMany.status).toBe(400);
     expect(tooMany.json.detail).toMatch(/num_samples/);
-    const badLoss = await raw("/api/v1/forward_backward", { model_id: modelId, seq_id: 3, forward_backward_input: { loss_fn: "dro", data: [datum([1, 2])] } });
+    // SkyRL tx's sampling contract: max_tokens required, stop a list of one kind, a seq_id with a session.
+    const noMax = await raw("/api/v1/asample", { prompt: { chunks: [{ tokens: [1] }] }, base_model: "tiny-gpt", sampling_params: {} });
+    expect(noMax.json.detail).toMatch(/max_tokens is required/);
+    const bareStop = await raw("/api/v1/asample", { prompt: { chunks: [{ tokens: [1] }] }, base_model: "tiny-gpt", sampling_params: { max_tokens: 2, stop: "x" } });
+    expect(bareStop.json.detail).toMatch(/stop must be a list/);
+    const mixedStop = await raw("/api/v1/asample", { prompt: { chunks: [{ tokens: [1] }] }, base_model: "tiny-gpt", sampling_params: { max_tokens: 2, stop: [1, "x"] } });
+    expect(mixedStop.status).toBe(400);
+    const ss = await raw("/api/v1/create_sampling_session", { session_id: sess.json.session_id, sampling_session_seq_id: 0, base_model: "tiny-gpt" });
+    const noSampleSeq = await raw("/api/v1/asample", { prompt: { chunks: [{ tokens: [1] }] }, sampling_session_id: ss.json.sampling_session_id, sampling_params: { max_tokens: 2 } });
+    expect(noSampleSeq.status).toBe(400);
+    expect(noSampleSeq.json.detail).toMatch(/seq_id must be provided when sampling_session_id is used/);
+    const unknownSession = await raw("/api/v1/asample", { prompt: { chunks: [{ tokens: [1] }] }, sampling_session_id: "sampling_nope", seq_id: 0, sampling_params: { max_tokens: 2 } });
+    expect(unknownSession.status).toBe(404);
+    const badLoss = await raw("/api/v1/forward_backward", { model_id: modelId, seq_id: 2, forward_backward_input: { loss_fn: "dro", data: [datum([1, 2])] } });
     expect(badLoss.status).toBe(400);
     expect(badLoss.json.detail).toMatch(/loss_fn must be one of/);
-    const oversized = await raw("/api/v1/forward", { model_id: modelId, forward_input: { loss_fn: "cross_entropy", data: new Array(1025).fill(datum([1, 2])) } });
-    expect(oversized.status).toBe(400);
-    expect(oversized.json.detail).toMatch(/at most 1024 datums/);
+    const oversized = await raw("/api/v1/forward", { model_id: modelId, seq_id: 2, forward_input: { loss_fn: "cross_entropy", data: new Array(1025).fill(datum([1, 2])) } });
+    expect(oversized.status).toBe(413);
+    expect(oversized.json.detail).toMatch(/at most 1024 per request/);
     const unknownFuture = await raw("/api/v1/retrieve_future", { request_id: "req_nope" });
     expect(unknownFuture.status).toBe(404);
 
     // Non-finite loss: the future fails with a user error.
     const nan = await raw("/api/v1/forward_backward", {
       model_id: modelId,
-      seq_id: 3,
+      seq_id: 2,
       forward_backward_input: {
         loss_fn: "importance_sampling",
         data: [{ ...datum([1, 2]), loss_fn_inputs: { ...datum([1, 2]).loss_fn_inputs, logprobs: { data: [-1e4, -1e4] }, advantages: { data: [1e30, 1e30] } } }],

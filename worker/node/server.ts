@@ -1,7 +1,9 @@
 /**
  * HTTP front of the embedded node (one node:http server):
- *  - /api/v1/*              the Tinker-compatible JSON subset (tinker-protocol.md §6), futures polled
- *                           through retrieve_future;
+ *  - /api/v1/*              the Tinker-compatible API (tinker-protocol.md §6): JSON, plus the SDK 0.25
+ *                           protobuf forward_backward body and protobuf sample / forward_backward
+ *                           results when asked for (Accept: application/x-protobuf); futures polled
+ *                           through retrieve_future; contracts as strict as SkyRL tx (see protocol.ts);
  *  - /v1/models, /v1/chat/completions   OpenAI-compatible chat over the same weights, with logprobs,
  *                           tool calls and reasoning split like vLLM (openai-api.ts).
  *
@@ -31,10 +33,11 @@ import {
   retrieveFutureSchema,
   saveWeightsForSamplerSchema,
   saveWeightsSchema,
-  MAX_DATUMS_PER_REQUEST,
+  MAX_LORA_RANK,
 } from "./protocol";
 import { chatCompletion, listModels } from "./openai-api";
 import { NodeService, type NodeServiceOptions } from "./service";
+import { PROTO_CONTENT_TYPE, decodeForwardBackwardRequest, encodeForwardBackwardOutput, encodeSampleResponse, type ForwardBackwardOutputJson, type SampleResponseJson } from "../../lib/clients/tinker-proto";
 
 export interface NodeServerOptions extends NodeServiceOptions {
   apiKey?: string;
@@ -51,11 +54,13 @@ type Json = Record<string, unknown> | unknown[];
 interface Reply {
   status: number;
   body: Json;
+  /** A protobuf body instead of JSON. */
+  proto?: Uint8Array;
 }
 
 const ok = (body: Json): Reply => ({ status: 200, body });
 
-async function readBody(req: http.IncomingMessage, limit: number): Promise<unknown> {
+async function readBytes(req: http.IncomingMessage, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -63,7 +68,37 @@ async function readBody(req: http.IncomingMessage, limit: number): Promise<unkno
     if (size > limit) throw new UserError(`request body exceeds ${limit} bytes`, 413, "too_large");
     chunks.push(chunk as Buffer);
   }
-  const text = Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
+}
+
+const isProto = (req: http.IncomingMessage) => (req.headers["content-type"] ?? "").toLowerCase().includes(PROTO_CONTENT_TYPE);
+
+/** A JSON body, or (`proto`: forward_backward only) a protobuf ForwardBackwardRequest as its JSON equivalent. */
+async function readBody(req: http.IncomingMessage, limit: number, opts: { proto?: boolean } = {}): Promise<unknown> {
+  if (req.headers["content-encoding"] && req.headers["content-encoding"] !== "identity")
+    throw new UserError(`content-encoding '${req.headers["content-encoding"]}' is not supported by this node`, 415, "unsupported_encoding");
+  const bytes = await readBytes(req, limit);
+  if (isProto(req)) {
+    if (!opts.proto) throw new UserError(`this route takes JSON, not ${PROTO_CONTENT_TYPE}`, 415, "unsupported_media_type");
+    try {
+      const d = decodeForwardBackwardRequest(bytes);
+      // The JSON-equivalent body, validated by the same schema (as SkyRL does).
+      const body = {
+        model_id: d.model_id,
+        seq_id: d.seq_id || undefined,
+        forward_only: d.forward_only,
+        forward_backward_input: {
+          loss_fn: d.loss_fn,
+          loss_fn_config: d.loss_fn_config,
+          data: d.data.map((x) => ({ model_input: { chunks: [{ type: "encoded_text", tokens: x.tokens }] }, loss_fn_inputs: x.loss_fn_inputs })),
+        },
+      };
+      return body;
+    } catch (e) {
+      throw new UserError(`invalid protobuf body: ${(e as Error).message}`, 422, "malformed_proto");
+    }
+  }
+  const text = bytes.toString("utf8");
   if (text.trim() === "") return {};
   try {
     return JSON.parse(text);
@@ -95,7 +130,8 @@ export async function createNodeServer(opts: NodeServerOptions): Promise<{ serve
   const maxBody = opts.maxBodyBytes ?? 64 * 1024 * 1024;
 
   async function tinkerRoute(method: string, route: string, req: http.IncomingMessage): Promise<Reply> {
-    const body = method === "POST" ? await readBody(req, maxBody) : {};
+    if (isProto(req) && !(method === "POST" && route === "forward_backward")) throw new UserError(`${route} takes JSON; only forward_backward accepts ${PROTO_CONTENT_TYPE}`, 415, "unsupported_media_type");
+    const body = method === "POST" ? await readBody(req, maxBody, { proto: route === "forward_backward" }) : {};
     if (body === null || typeof body !== "object" || Array.isArray(body)) throw new UserError("request body must be a JSON object");
     const key = `${method} ${route}`;
     switch (key) {
@@ -106,14 +142,18 @@ export async function createNodeServer(opts: NodeServerOptions): Promise<{ serve
           pjwt_auth_enabled: false,
           credential_default_source: "api_key",
           proto_compress_fwdbwd: false,
-          fwdbwd_max_chunk_len: MAX_DATUMS_PER_REQUEST,
+          fwdbwd_max_chunk_len: service.opts.maxChunkDatums,
+          fwdbwd_max_chunk_bytes_count: service.opts.maxChunkBytes,
           parallel_fwdbwd_chunks: false,
           sample_max_concurrent_requests: 512,
         });
       case "POST client/dynamic_config":
         return ok({ refresh_interval_sec: 300 });
       case "GET get_server_capabilities":
-        return ok({ ...service.capabilities(), node: { kind: "embedded", version: NODE_VERSION, extensions: ["dual_clip_threshold", "kl_coef", "entropy_coef", "weights"] } });
+        return ok({
+          ...service.capabilities(),
+          node: { kind: "embedded", version: NODE_VERSION, extensions: ["dual_clip_threshold", "kl_coef", "kl_type", "entropy_coef", "weights"], max_lora_rank: MAX_LORA_RANK },
+        });
       case "POST create_session": {
         const b = parseBody(createSessionSchema, body);
         return ok({ type: "create_session", ...service.createSession(b.tags) });
@@ -130,7 +170,7 @@ export async function createNodeServer(opts: NodeServerOptions): Promise<{ serve
         return ok(service.unloadModel(parseBody(modelIdSchema, body).model_id));
       case "POST forward_backward": {
         const b = parseBody(forwardBackwardSchema, body);
-        return ok(service.forwardBackward(b.model_id, b.seq_id, b.forward_backward_input, false));
+        return ok(service.forwardBackward(b.model_id, b.seq_id, b.forward_backward_input, Boolean((body as { forward_only?: boolean }).forward_only)));
       }
       case "POST forward": {
         const b = parseBody(forwardSchema, body);
@@ -155,8 +195,15 @@ export async function createNodeServer(opts: NodeServerOptions): Promise<{ serve
       case "POST retrieve_future": {
         const b = parseBody(retrieveFutureSchema, body);
         const f = await service.retrieveFuture(b.request_id);
-        if (!f) return ok({ type: "try_again", request_id: b.request_id, queue_state: "active" });
+        if (!f) {
+          if (service.opts.pendingReply === "408") return { status: 408, body: { detail: "Timeout waiting for result", queue_state: "active" } };
+          return ok({ type: "try_again", request_id: b.request_id, queue_state: "active" });
+        }
         if (f.state === "failed") return ok({ error: f.error ?? "unknown error", category: f.category ?? "unknown" });
+        if ((req.headers.accept ?? "").includes(PROTO_CONTENT_TYPE)) {
+          if (f.type === "sample") return { status: 200, body: {}, proto: encodeSampleResponse(f.result as SampleResponseJson) };
+          if (f.type === "forward_backward" || f.type === "forward") return { status: 200, body: {}, proto: encodeForwardBackwardOutput(f.result as ForwardBackwardOutputJson) };
+        }
         return ok(f.result as Json);
       }
       case "POST telemetry":
@@ -165,6 +212,11 @@ export async function createNodeServer(opts: NodeServerOptions): Promise<{ serve
         return ok({ ...service.stats, uptime_s: (Date.now() - service.stats.startedAt) / 1000, base: service.describeBase() });
     }
     if (method === "GET" && route.startsWith("samplers/")) return ok(service.getSampler(decodeURIComponent(route.slice("samplers/".length))));
+    const del = /^training_runs\/([^/]+)\/checkpoints\/(weights|sampler_weights)\/([^/]+)$/.exec(route);
+    if (method === "DELETE" && del) {
+      await service.deleteCheckpoint(decodeURIComponent(del[1]), del[2] as "weights" | "sampler_weights", decodeURIComponent(del[3]));
+      return { status: 204, body: {} };
+    }
     throw new UserError(`no route ${method} /api/v1/${route}`, 404, "not_found");
   }
 
@@ -178,8 +230,18 @@ export async function createNodeServer(opts: NodeServerOptions): Promise<{ serve
     const url = new URL(req.url ?? "/", "http://node");
     const method = req.method ?? "GET";
     const isOpenAI = url.pathname.startsWith("/v1/");
-    const send = (status: number, body: unknown) => {
+    const send = (status: number, body: unknown, proto?: Uint8Array) => {
       if (res.headersSent) return;
+      if (proto) {
+        res.writeHead(status, { "content-type": PROTO_CONTENT_TYPE, "content-length": proto.byteLength });
+        res.end(proto);
+        return;
+      }
+      if (status === 204) {
+        res.writeHead(204);
+        res.end();
+        return;
+      }
       const text = JSON.stringify(body);
       res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
       res.end(text);
@@ -205,7 +267,7 @@ export async function createNodeServer(opts: NodeServerOptions): Promise<{ serve
       else if (isOpenAI) reply = await openaiRoute(method, url.pathname.slice("/v1/".length), req);
       else if (url.pathname === "/" && method === "GET") reply = ok({ name: "envace-embedded-node", version: NODE_VERSION, tinker: "/api/v1", openai: "/v1" });
       else throw new UserError(`no route ${method} ${url.pathname}`, 404, "not_found");
-      send(reply.status, reply.body);
+      send(reply.status, reply.body, reply.proto);
     })().catch(fail);
   });
   server.keepAliveTimeout = 65_000;

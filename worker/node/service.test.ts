@@ -43,7 +43,7 @@ describe("NodeService", () => {
   it("holds a seq_id that arrives early and runs ops in seq_id order", async () => {
     const s = await makeService();
     const { session_id } = s.createSession([]);
-    const { model_id } = s.createModel({ session_id, base_model: "tiny-gpt" });
+    const { model_id } = s.createModel({ session_id, base_model: "tiny-gpt", lora_config: { rank: 8 } });
     const opt = s.optimStep(model_id, 2, { learning_rate: 0.1, beta1: 0.9, beta2: 0.95, eps: 1e-8, weight_decay: 0, grad_clip_norm: 0 });
     expect(await s.retrieveFuture(opt.request_id, 30)).toBeNull(); // waiting for seq_id 1
     const fb = s.forwardBackward(model_id, 1, ce([1, 2, 3]), false);
@@ -57,7 +57,7 @@ describe("NodeService", () => {
   it("fails a held request when the gap never fills", async () => {
     const s = await makeService({ gapTimeoutMs: 30 });
     const { session_id } = s.createSession([]);
-    const { model_id } = s.createModel({ session_id, base_model: "tiny-gpt" });
+    const { model_id } = s.createModel({ session_id, base_model: "tiny-gpt", lora_config: { rank: 8 } });
     const opt = s.optimStep(model_id, 3, { learning_rate: 0.1, beta1: 0.9, beta2: 0.95, eps: 1e-8, weight_decay: 0, grad_clip_norm: 0 });
     const f = await s.retrieveFuture(opt.request_id, 2000);
     expect(f?.state).toBe("failed");
@@ -67,7 +67,7 @@ describe("NodeService", () => {
   it("unloads the models of a session whose heartbeats stopped", async () => {
     const s = await makeService({ sessionTimeoutMs: 1000 });
     const { session_id } = s.createSession([]);
-    const { model_id } = s.createModel({ session_id, base_model: "tiny-gpt" });
+    const { model_id } = s.createModel({ session_id, base_model: "tiny-gpt", lora_config: { rank: 8 } });
     s.heartbeat(session_id);
     expect(s.reapSessions(Date.now() + 500)).toEqual([]);
     expect(s.reapSessions(Date.now() + 5000)).toEqual([session_id]);

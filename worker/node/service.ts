@@ -5,13 +5,23 @@
  * Ordering: every op of a model that carries a seq_id runs strictly in seq_id order (first is 1).
  * A request may arrive up to `seqWindow` ahead of the next expected seq_id; it is held until the
  * gap fills (or failed after `gapTimeoutMs`). (model_id, seq_id) is an idempotency key: a retry
- * with the same payload gets the original request_id, a different payload gets HTTP 409.
+ * with the same payload gets the original request_id, a different payload gets HTTP 409. A request
+ * rejected at submission (4xx) does not consume its seq_id. Sampling sessions have their own
+ * seq_id key in the same way.
+ *
+ * Contracts of the strictest real server (SkyRL tx) are enforced: checkpoint names are reserved when
+ * a save is submitted (409 on a duplicate, even on a retry: the name was taken by the first attempt),
+ * load_weights is refused (400) once a model has any request, including a retry of the load itself,
+ * create_model creates a new model on every call, and sampling from a sampler checkpoint that is still
+ * being written answers 425. Test mode: `minFutureMs` keeps every future pending at least that long and
+ * `pendingReply: "408"` answers an unfinished long poll with HTTP 408 (SkyRL) instead of try_again.
  *
  * Compute: tf work is synchronous, so long ops are cut into chunks that yield to the event loop
  * (micro-batches in training, decode steps in sampling). Each model's training ops form one
  * promise chain; sampling runs per sampler in batches of queued rows, so HTTP stays responsive.
  */
 import { createHash, randomBytes, randomInt } from "node:crypto";
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
 import { checkpointExists, loadCheckpoint, saveCheckpoint } from "./checkpoint";
@@ -26,8 +36,11 @@ import {
   sampleRows,
   tensorsFromValues,
 } from "./model";
+import { estimateDatumBytes } from "../../lib/clients/tinker-proto";
 import {
   ID_PATTERN,
+  MAX_CHUNK_BYTES,
+  MAX_DATUMS_PER_REQUEST,
   MAX_TOKENS_PER_REQUEST,
   UserError,
   type TensorData,
@@ -41,6 +54,7 @@ import {
   modelInputTokens,
 } from "./protocol";
 import { encodeText } from "./tokenizer";
+import type { KlType } from "./loss";
 import { type LossConfig, DEFAULT_LOSS_CONFIG, Trainer, TrainingInputError, type TrainDatum, defaultTrainThreads } from "./train";
 
 export const BASE_MODEL_NAME = "tiny-gpt";
@@ -63,8 +77,15 @@ export interface NodeServiceOptions {
   /** Config of a randomly initialised base model when there is no warm-start checkpoint. */
   baseConfig?: GPTConfig;
   seed?: number;
-  /** How long retrieve_future waits before answering try_again. */
+  /** How long retrieve_future waits before answering try_again (or 408). */
   longPollMs?: number;
+  /** What an unfinished long poll answers: hosted Tinker's `try_again` (default) or SkyRL's HTTP 408. */
+  pendingReply?: "try_again" | "408";
+  /** Test mode: every future stays pending at least this long (ms), past a client's per-request timeout. */
+  minFutureMs?: number;
+  /** forward_backward chunk limits (advertised in client/config, 413 beyond). */
+  maxChunkDatums?: number;
+  maxChunkBytes?: number;
   sessionTimeoutMs?: number;
   seqWindow?: number;
   gapTimeoutMs?: number;
@@ -104,6 +125,8 @@ interface ModelState {
   trainer: Trainer;
   nextSeq: number;
   seen: Map<number, { requestId: string; hash: string }>;
+  /** Checkpoint names taken on this model ("weights/<name>", "sampler_weights/<name>"), by state. */
+  checkpoints: Map<string, "pending" | "done" | "failed">;
   held: Map<number, { start: () => void; timer: NodeJS.Timeout }>;
   chain: Promise<void>;
   opsStarted: number;
@@ -128,6 +151,13 @@ interface Sampler {
   queuedRows: number;
   running: boolean;
   retired: boolean;
+}
+
+/** A sampling session: a handle on a sampler with its own seq_id idempotency keys. */
+interface SamplingSessionRecord {
+  id: string;
+  sampler: Sampler;
+  seen: Map<number, { requestId: string; hash: string }>;
 }
 
 export interface SampleRequest {
@@ -162,6 +192,7 @@ export class NodeService {
   /** Persistent sampler weights by tinker path, and bare published names → path. */
   private persistentSamplers = new Map<string, Sampler>();
   private publishedNames = new Map<string, string>();
+  private samplingSessions = new Map<string, SamplingSessionRecord>();
   private reaper: NodeJS.Timeout | null = null;
   readonly stats = { sampledTokens: 0, trainedTokens: 0, optimSteps: 0, startedAt: Date.now() };
 
@@ -169,13 +200,18 @@ export class NodeService {
     this.opts = {
       seed: 0,
       longPollMs: 10_000,
+      pendingReply: "try_again",
+      minFutureMs: 0,
+      maxChunkDatums: MAX_DATUMS_PER_REQUEST,
+      maxChunkBytes: MAX_CHUNK_BYTES,
       sessionTimeoutMs: 300_000,
       seqWindow: 32,
       gapTimeoutMs: 120_000,
       maxBatchRows: 32,
       maxQueuedRows: 4096,
       ephemeralSamplersPerModel: 4,
-      ...opts,
+      // Options given as undefined (unset environment variables) keep their defaults.
+      ...(Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) as NodeServiceOptions),
       trainThreads: opts.trainThreads ?? defaultTrainThreads(),
     };
   }
@@ -265,6 +301,11 @@ export class NodeService {
   }
 
   private settle(f: FutureRecord, outcome: { result: unknown } | { error: unknown }): void {
+    const wait = f.createdAt + this.opts.minFutureMs - Date.now();
+    if (wait > 0) {
+      setTimeout(() => this.settle(f, outcome), wait).unref();
+      return;
+    }
     if ("result" in outcome) {
       f.state = "done";
       f.result = outcome.result;
@@ -336,6 +377,7 @@ export class NodeService {
       trainer: new Trainer(base.cfg, base.values, base.params, { threads: this.opts.trainThreads }),
       nextSeq: 1,
       seen: new Map(),
+      checkpoints: new Map(),
       held: new Map(),
       chain: Promise.resolve(),
       opsStarted: 0,
@@ -367,7 +409,15 @@ export class NodeService {
    * Submits an op of a model under the seq_id rules (see the file comment). `payload` is hashed
    * for idempotency; `run` executes in order on the model's chain.
    */
-  private submit(modelId: string, seqId: number | undefined, type: string, payload: unknown, run: (m: ModelState) => Promise<unknown>) {
+  private submit(
+    modelId: string,
+    seqId: number | undefined,
+    type: string,
+    payload: unknown,
+    run: (m: ModelState) => Promise<unknown>,
+    /** Checks that need the model and run after the idempotent-retry check; throwing rejects without consuming the seq_id. */
+    precheck?: (m: ModelState) => void,
+  ) {
     const m = this.model(modelId);
     const session = this.sessions.get(m.sessionId);
     if (session) session.lastSeen = Date.now();
@@ -382,6 +432,7 @@ export class NodeService {
       if (seqId > m.nextSeq + this.opts.seqWindow)
         throw new UserError(`seq_id ${seqId} is out of order: model ${m.id} expects seq_id ${m.nextSeq} next (at most ${this.opts.seqWindow} ahead may be queued)`, 400, "seq_id_out_of_order");
     }
+    precheck?.(m);
     const f = this.newFuture(type);
     const start = () => {
       m.chain = m.chain.then(async () => {
@@ -441,32 +492,18 @@ export class NodeService {
     this.models.delete(m.id);
   }
 
-  /**
-   * Validation that throws for a request carrying a seq_id still consumes that seq_id (as a
-   * failed no-op), so the client's counter and ours stay aligned after a 400.
-   */
-  private validated<T>(modelId: string, seqId: number | undefined, check: () => T): T {
-    try {
-      return check();
-    } catch (e) {
-      const m = this.models.get(modelId);
-      if (seqId && m && !m.seen.has(seqId) && seqId >= m.nextSeq && seqId <= m.nextSeq + this.opts.seqWindow) {
-        this.submit(modelId, seqId, "rejected", null, async () => {
-          throw e;
-        });
-      }
-      throw e;
-    }
-  }
-
   forwardBackward(modelId: string, seqId: number | undefined, input: z.infer<typeof fwdInputSchema>, forwardOnly: boolean) {
     const m = this.model(modelId);
-    const { datums, total, lc } = this.validated(modelId, seqId, () => {
-      const datums = input.data.map((d, i) => toTrainDatum(d, i, m.base.cfg));
-      const total = datums.reduce((n, d) => n + d.tokens.length, 0);
-      if (total > MAX_TOKENS_PER_REQUEST) throw new UserError(`request has ${total} tokens; at most ${MAX_TOKENS_PER_REQUEST} per request`, 413, "too_large");
-      return { datums, total, lc: toLossConfig(input.loss_fn_config ?? {}) };
-    });
+    // Chunk limits as advertised in client/config (the SDK's defaults): a client must split bigger calls.
+    if (input.data.length > this.opts.maxChunkDatums)
+      throw new UserError(`request has ${input.data.length} datums; at most ${this.opts.maxChunkDatums} per request (client/config fwdbwd_max_chunk_len)`, 413, "too_large");
+    const bytes = input.data.reduce((n, d) => n + estimatedDatumBytes(d), 0);
+    if (bytes > this.opts.maxChunkBytes && input.data.length > 1)
+      throw new UserError(`request is about ${bytes} bytes; at most ${this.opts.maxChunkBytes} per request (client/config fwdbwd_max_chunk_bytes_count)`, 413, "too_large");
+    const datums = input.data.map((d, i) => toTrainDatum(d, i, m.base.cfg));
+    const total = datums.reduce((n, d) => n + d.tokens.length, 0);
+    if (total > MAX_TOKENS_PER_REQUEST) throw new UserError(`request has ${total} tokens; at most ${MAX_TOKENS_PER_REQUEST} per request`, 413, "too_large");
+    const lc = toLossConfig(input.loss_fn_config ?? {});
     const only = forwardOnly || Boolean(input.forward_only);
     return this.submit(modelId, seqId, only ? "forward" : "forward_backward", input, async (ms) => {
       const r = await ms.trainer.forwardBackward(datums, input.loss_fn, lc, only);
@@ -502,64 +539,124 @@ export class NodeService {
     return path.join(this.opts.dataDir, "models", modelId, kind, name);
   }
 
+  /** Takes a checkpoint name at submission (SkyRL creates its checkpoint row there): a duplicate is 409. */
+  private reserveCheckpoint(m: ModelState, kind: "weights" | "sampler_weights", name: string): void {
+    const key = `${kind}/${name}`;
+    if (m.checkpoints.has(key)) throw new UserError(`checkpoint '${name}' already exists for model ${m.id}`, 409, "checkpoint_exists");
+    m.checkpoints.set(key, "pending");
+  }
+
+  /** Runs a checkpoint write, recording whether it finished (sampling from a pending one answers 425). */
+  private async writing<T>(m: ModelState, kind: "weights" | "sampler_weights", name: string, write: () => Promise<T>): Promise<T> {
+    try {
+      const out = await write();
+      m.checkpoints.set(`${kind}/${name}`, "done");
+      return out;
+    } catch (e) {
+      m.checkpoints.set(`${kind}/${name}`, "failed");
+      throw e;
+    }
+  }
+
   saveWeightsForSampler(body: z.infer<typeof saveWeightsForSamplerSchema>) {
     const session = this.sessions.get(this.model(body.model_id).sessionId);
-    return this.submit(body.model_id, body.seq_id, "save_weights_for_sampler", body, async (m) => {
-      const params = m.trainer.snapshot();
-      if (body.path) {
-        const tinkerPath = `tinker://${m.id}/sampler_weights/${body.path}`;
-        await saveCheckpoint(this.modelDir(m.id, "sampler_weights", body.path), m.base.cfg, m.trainer.weightValues(), null, {
-          base_model: m.base.name,
-          model_id: m.id,
-          kind: "sampler_weights",
-          optimizer_steps: m.trainer.optimizerSteps,
-        });
-        const old = this.persistentSamplers.get(tinkerPath);
-        if (old) this.retireSampler(old);
-        const sampler = this.makeSampler(m.base.cfg, params, m.base.name, tinkerPath, true);
-        this.persistentSamplers.set(tinkerPath, sampler);
+    const name = body.path;
+    return this.submit(
+      body.model_id,
+      body.seq_id,
+      "save_weights_for_sampler",
+      body,
+      async (m) => {
+        const params = m.trainer.snapshot();
+        if (name) {
+          const tinkerPath = `tinker://${m.id}/sampler_weights/${name}`;
+          await this.writing(m, "sampler_weights", name, () =>
+            saveCheckpoint(this.modelDir(m.id, "sampler_weights", name), m.base.cfg, m.trainer.weightValues(), null, {
+              base_model: m.base.name,
+              model_id: m.id,
+              kind: "sampler_weights",
+              optimizer_steps: m.trainer.optimizerSteps,
+            }),
+          );
+          const old = this.persistentSamplers.get(tinkerPath);
+          if (old) this.retireSampler(old);
+          const sampler = this.makeSampler(m.base.cfg, params, m.base.name, tinkerPath, true);
+          this.persistentSamplers.set(tinkerPath, sampler);
+          this.samplers.set(sampler.id, sampler);
+          this.publishedNames.set(name, tinkerPath);
+          return { type: "save_weights_for_sampler", path: tinkerPath, sampling_session_id: this.openSamplingSession(sampler) };
+        }
+        const sampler = this.makeSampler(m.base.cfg, params, m.base.name, null, true);
         this.samplers.set(sampler.id, sampler);
-        this.publishedNames.set(body.path, tinkerPath);
-        return { type: "save_weights_for_sampler", path: tinkerPath, sampling_session_id: sampler.id };
-      }
-      const sampler = this.makeSampler(m.base.cfg, params, m.base.name, null, true);
-      this.samplers.set(sampler.id, sampler);
-      m.ephemeral.push(sampler.id);
-      while (m.ephemeral.length > this.opts.ephemeralSamplersPerModel) {
-        const evict = this.samplers.get(m.ephemeral.shift()!);
-        if (evict) this.retireSampler(evict);
-      }
-      if (session) session.samplingSeq++;
-      return { type: "save_weights_for_sampler", path: null, sampling_session_id: sampler.id };
-    });
+        m.ephemeral.push(sampler.id);
+        while (m.ephemeral.length > this.opts.ephemeralSamplersPerModel) {
+          const evict = this.samplers.get(m.ephemeral.shift()!);
+          if (evict) this.retireSampler(evict);
+        }
+        if (session) session.samplingSeq++;
+        return { type: "save_weights_for_sampler", path: null, sampling_session_id: this.openSamplingSession(sampler, sampler.id) };
+      },
+      (m) => {
+        if (name) this.reserveCheckpoint(m, "sampler_weights", name);
+      },
+    );
   }
 
   saveWeights(body: z.infer<typeof saveWeightsSchema>) {
-    return this.submit(body.model_id, body.seq_id, "save_weights", body, async (m) => {
-      const dir = this.modelDir(m.id, "weights", body.path);
-      if (!body.overwrite && (await checkpointExists(dir))) throw new UserError(`checkpoint '${body.path}' already exists for model ${m.id} (set overwrite)`, 409);
-      await saveCheckpoint(dir, m.base.cfg, m.trainer.weightValues(), m.trainer.optimizerState(), {
-        base_model: m.base.name,
-        model_id: m.id,
-        kind: "weights",
-        optimizer_steps: m.trainer.optimizerSteps,
-      });
-      return { type: "save_weights", path: `tinker://${m.id}/weights/${body.path}` };
-    });
+    return this.submit(
+      body.model_id,
+      body.seq_id,
+      "save_weights",
+      body,
+      (m) =>
+        this.writing(m, "weights", body.path, async () => {
+          await saveCheckpoint(this.modelDir(m.id, "weights", body.path), m.base.cfg, m.trainer.weightValues(), m.trainer.optimizerState(), {
+            base_model: m.base.name,
+            model_id: m.id,
+            kind: "weights",
+            optimizer_steps: m.trainer.optimizerSteps,
+          });
+          return { type: "save_weights", path: `tinker://${m.id}/weights/${body.path}` };
+        }),
+      (m) => this.reserveCheckpoint(m, "weights", body.path),
+    );
   }
 
+  /**
+   * load_weights is allowed only as a model's first request (hosted Tinker and SkyRL tx). As on SkyRL,
+   * a retry of the load itself is refused too: the first attempt already counts as a request.
+   */
   loadWeights(body: z.infer<typeof loadWeightsSchema>) {
-    this.model(body.model_id);
-    const ref = this.validated(body.model_id, body.seq_id, () => parseTinkerPath(body.path));
-    return this.submit(body.model_id, body.seq_id, "load_weights", body, async (m) => {
-      if (m.opsStarted > 1) throw new UserError("load_weights is only allowed as the first request of a model (create a new model to resume)");
+    const m = this.model(body.model_id);
+    if (m.seen.size > 0 || m.opsStarted > 0 || m.nextSeq !== 1)
+      throw new UserError(`load_weights is only allowed as the first request of a model (model ${m.id} already has requests); create a new model to load a checkpoint`, 400, "load_not_first");
+    const ref = parseTinkerPath(body.path);
+    if (ref.kind !== "weights") throw new UserError(`load_weights needs a training checkpoint (tinker://<model_id>/weights/<name>), got ${body.path}`);
+    return this.submit(body.model_id, body.seq_id, "load_weights", body, async (ms) => {
       const dir = this.modelDir(ref.modelId, ref.kind, ref.name);
       if (!(await checkpointExists(dir))) throw new UserError(`checkpoint ${body.path} does not exist`, 404);
       const ck = await loadCheckpoint(dir, { optimizer: body.optimizer });
-      if (JSON.stringify(ck.config) !== JSON.stringify(m.base.cfg)) throw new UserError(`checkpoint ${body.path} has a different model config than ${m.base.name}`);
-      m.trainer.load(ck.weights, body.optimizer ? ck.optimizer : undefined);
-      return { type: "load_weights", path: body.path, model_id: m.id };
+      if (JSON.stringify(ck.config) !== JSON.stringify(ms.base.cfg)) throw new UserError(`checkpoint ${body.path} has a different model config than ${ms.base.name}`);
+      ms.trainer.load(ck.weights, body.optimizer ? ck.optimizer : undefined);
+      return { type: "load_weights", path: body.path, model_id: ms.id };
     });
+  }
+
+  /** Deletes a finished checkpoint (DELETE /training_runs/{model}/checkpoints/{kind}/{name}). */
+  async deleteCheckpoint(modelId: string, kind: "weights" | "sampler_weights", name: string): Promise<void> {
+    const m = this.models.get(modelId);
+    const state = m?.checkpoints.get(`${kind}/${name}`);
+    if (state === "pending") throw new UserError("checkpoint is still being created", 425, "checkpoint_pending");
+    const dir = this.modelDir(modelId, kind, name);
+    if (!(await checkpointExists(dir))) throw new UserError(`checkpoint not found: ${modelId}/${kind}/${name}`, 404, "not_found");
+    await fs.rm(dir, { recursive: true, force: true });
+    m?.checkpoints.delete(`${kind}/${name}`);
+    if (kind === "sampler_weights") {
+      const tinkerPath = `tinker://${modelId}/sampler_weights/${name}`;
+      const s = this.persistentSamplers.get(tinkerPath);
+      if (s) this.retireSampler(s);
+      if (this.publishedNames.get(name) === tinkerPath) this.publishedNames.delete(name);
+    }
   }
 
   // ------------------------------------------------------------------ sampling
@@ -581,6 +678,7 @@ export class NodeService {
 
   private retireSampler(s: Sampler): void {
     s.retired = true;
+    for (const [id, rec] of this.samplingSessions) if (rec.sampler === s) this.samplingSessions.delete(id);
     this.samplers.delete(s.id);
     if (s.modelPath && this.persistentSamplers.get(s.modelPath) === s) this.persistentSamplers.delete(s.modelPath);
     if (!s.running) {
@@ -590,11 +688,13 @@ export class NodeService {
     }
   }
 
-  /** A sampler for a tinker:// sampler path, loading it from disk when needed. */
+  /** A sampler for a tinker:// sampler path, loading it from disk when needed (425 while it is being written). */
   private async pathSampler(modelPath: string): Promise<Sampler> {
     const cached = this.persistentSamplers.get(modelPath);
     if (cached) return cached;
     const ref = parseTinkerPath(modelPath);
+    if (this.models.get(ref.modelId)?.checkpoints.get(`${ref.kind}/${ref.name}`) === "pending")
+      throw new UserError(`checkpoint ${modelPath} is still being created`, 425, "checkpoint_pending");
     const dir = this.modelDir(ref.modelId, ref.kind, ref.name);
     if (!(await checkpointExists(dir))) throw new UserError(`no weights at ${modelPath}`, 404, "unknown_model");
     const ck = await loadCheckpoint(dir);
@@ -607,15 +707,21 @@ export class NodeService {
     return s;
   }
 
-  createSamplingSession(sessionId: string, baseModel: string | null | undefined, modelPath: string | null | undefined): Promise<{ sampling_session_id: string }> {
+  /** Registers a sampling session on a sampler; its id is what asample's sampling_session_id names. */
+  private openSamplingSession(sampler: Sampler, id = newId("sampling")): string {
+    this.samplingSessions.set(id, { id, sampler, seen: new Map() });
+    return id;
+  }
+
+  async createSamplingSession(sessionId: string, baseModel: string | null | undefined, modelPath: string | null | undefined): Promise<{ sampling_session_id: string }> {
     const session = this.session(sessionId);
     session.samplingSeq++;
-    if (baseModel) return Promise.resolve({ sampling_session_id: this.baseSampler(baseModel).id });
-    return this.pathSampler(modelPath!).then((s) => ({ sampling_session_id: s.id }));
+    const sampler = baseModel ? this.baseSampler(baseModel) : await this.pathSampler(modelPath!);
+    return { sampling_session_id: this.openSamplingSession(sampler) };
   }
 
   getSampler(id: string) {
-    const s = this.samplers.get(id);
+    const s = this.samplingSessions.get(id)?.sampler ?? this.samplers.get(id);
     if (!s) throw new UserError(`unknown sampler '${id}'`, 404, "unknown_sampler");
     return { sampler_id: s.id, base_model: s.baseModel, model_path: s.modelPath };
   }
@@ -626,9 +732,9 @@ export class NodeService {
    */
   async resolveSampler(ref: { samplingSessionId?: string | null; modelPath?: string | null; baseModel?: string | null; name?: string | null }): Promise<Sampler> {
     if (ref.samplingSessionId) {
-      const s = this.samplers.get(ref.samplingSessionId);
-      if (!s) throw new UserError(`unknown or expired sampling_session_id '${ref.samplingSessionId}'`, 404, "unknown_sampler");
-      return s;
+      const rec = this.samplingSessions.get(ref.samplingSessionId);
+      if (!rec || rec.sampler.retired) throw new UserError(`unknown or expired sampling_session_id '${ref.samplingSessionId}'`, 404, "unknown_sampler");
+      return rec.sampler;
     }
     if (ref.modelPath) return this.pathSampler(ref.modelPath);
     if (ref.baseModel) return this.baseSampler(ref.baseModel);
@@ -704,25 +810,42 @@ export class NodeService {
     }
   }
 
-  /** Tinker asample: returns a future id. */
+  /**
+   * Tinker asample: returns a future id. Under a sampling session, (session, seq_id) is an idempotency
+   * key: a retry with the same payload gets the original request_id, another payload gets 409.
+   */
   async asample(body: z.infer<typeof asampleSchema>): Promise<{ request_id: string }> {
+    const rec = body.sampling_session_id ? this.samplingSessions.get(body.sampling_session_id) : undefined;
+    const hash = rec ? hashPayload(body) : "";
+    if (rec && body.seq_id != null) {
+      const prev = rec.seen.get(body.seq_id);
+      if (prev) {
+        if (prev.hash === hash) return { request_id: prev.requestId };
+        throw new UserError(`seq_id ${body.seq_id} of sampling session ${rec.id} was already used by a different request`, 409, "seq_id_conflict");
+      }
+    }
     const sampler = await this.resolveSampler({ samplingSessionId: body.sampling_session_id, modelPath: body.model_path, baseModel: body.base_model });
     const prompt = modelInputTokens(body.prompt, "prompt");
     const sp = body.sampling_params;
     const run = this.sample(sampler, {
       prompt,
       numSamples: body.num_samples,
-      maxTokens: sp.max_tokens ?? sampler.cfg.contextLength,
+      maxTokens: sp.max_tokens,
       temperature: sp.temperature,
       topP: sp.top_p,
       topK: sp.top_k,
       stop: sp.stop,
       seed: sp.seed,
     });
-    return this.detached("sample", async () => {
+    const reply = this.detached("sample", async () => {
       const seqs = await run;
       return { type: "sample", sequences: seqs.map((q) => ({ stop_reason: q.stopReason, tokens: q.tokens, logprobs: q.logprobs })), prompt_logprobs: null };
     });
+    if (rec && body.seq_id != null) {
+      rec.seen.set(body.seq_id, { requestId: reply.request_id, hash });
+      if (rec.seen.size > 10_000) rec.seen.delete(rec.seen.keys().next().value!);
+    }
+    return reply;
   }
 }
 
@@ -742,6 +865,14 @@ function parseStop(stop: SampleRequest["stop"], vocab: number): { stopTokens: nu
     }
   }
   return { stopTokens, stopSequences };
+}
+
+/** The SDK's proto-size estimate of a datum (what fwdbwd_max_chunk_bytes_count limits). */
+function estimatedDatumBytes(d: z.infer<typeof fwdInputSchema>["data"][number]): number {
+  return estimateDatumBytes({
+    tokens: d.model_input.chunks.reduce((n, c) => n + ("tokens" in c ? (c.tokens as number[]).length : 0), 0),
+    tensors: Object.entries(d.loss_fn_inputs).map(([name, t]) => ({ length: t.data.length, dtype: t.dtype === "int64" || (!t.dtype && name === "target_tokens") ? "int64" : "float32" })),
+  });
 }
 
 function tensorValues(t: TensorData | undefined, name: string, n: number, i: number): number[] | undefined {
@@ -774,12 +905,16 @@ function toTrainDatum(d: z.infer<typeof fwdInputSchema>["data"][number], i: numb
   };
 }
 
+/** loss_fn_config.kl_type codes (numbers on the wire) → estimators. */
+const KL_TYPE_BY_CODE: Record<number, KlType> = { 1: "k1", 2: "k2", 3: "low_var_kl" };
+
 function toLossConfig(c: NonNullable<z.infer<typeof fwdInputSchema>["loss_fn_config"]>): LossConfig {
   const lc: LossConfig = {
     clipLowThreshold: c.clip_low_threshold ?? DEFAULT_LOSS_CONFIG.clipLowThreshold,
     clipHighThreshold: c.clip_high_threshold ?? DEFAULT_LOSS_CONFIG.clipHighThreshold,
     dualClipThreshold: c.dual_clip_threshold ?? null,
     klCoef: c.kl_coef ?? 0,
+    klType: KL_TYPE_BY_CODE[c.kl_type ?? 3],
     entropyCoef: c.entropy_coef ?? 0,
   };
   if (lc.clipLowThreshold > lc.clipHighThreshold) throw new UserError("clip_low_threshold must not exceed clip_high_threshold");

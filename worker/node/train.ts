@@ -3,24 +3,28 @@
  * forward_backward calls, and AdamW in optim_step.
  *
  * Loss semantics follow hosted Tinker (tinker-protocol.md §3): every loss is a SUM over tokens;
- * normalisation (token-mean etc.) is the client's job, done by scaling advantages / weights.
+ * aggregation (verl's token-mean etc.) is the client's job, done by scaling advantages / weights.
  * Positions line up with the model input: input position i predicts target_tokens[i].
+ * The per-token loss is the one function in loss.ts (verl's PPO with dual clip, KL estimators,
+ * entropy bonus), evaluated here on tensors:
  *
  *   cross_entropy        Σ −w·logp
- *   importance_sampling  Σ −ratio·A                       ratio = exp(logp − sampling_logprobs)
+ *   importance_sampling  Σ −ratio·A                       ratio = exp(clamp(logp − sampling_logprobs, ±20))
  *   ppo                  Σ max(−ratio·A, −clip(ratio, lo, hi)·A)
  *                        with dual clip (node extension, `dual_clip_threshold` c): for A<0, min(that, −c·A)
  *
- * Node extensions (loss_fn_config keys, ignored by hosted Tinker): `kl_coef` adds
- * Σ w·k3(ref, logp) with k3 = exp(ref−logp) − (ref−logp) − 1 clamped to [−10, 10] against the frozen
- * base weights, and `entropy_coef` subtracts Σ w·H. The weight w of these regularisers is the
- * `weights` input (default 1 on every position), so a client that pre-scales advantages by 1/N for a
- * token mean sends weights = mask/N too. The PG term itself ignores `weights`, as on hosted Tinker.
+ * Node extensions (loss_fn_config keys, ignored by hosted Tinker): `kl_coef` adds Σ w·kl(logp, ref)
+ * against the frozen base weights, with the estimator `kl_type` (1 = k1, 2 = k2, 3 = low_var_kl, the
+ * default; loss_fn_config values are numbers on every Tinker server), and `entropy_coef` subtracts
+ * Σ w·H. The weight w of these regularisers is the `weights` input (default 1 on every position), so
+ * a client that folds aggregation weights into the advantages sends the same weights here. The PG
+ * term itself ignores `weights`, as on hosted Tinker.
  */
 import os from "node:os";
 import { Worker } from "node:worker_threads";
 import * as tf from "@tensorflow/tfjs";
 import { z } from "zod";
+import { type KlType, type LossOps, tokenLoss } from "./loss";
 import {
   type GPTConfig,
   type ParamMap,
@@ -51,10 +55,28 @@ export interface LossConfig {
   clipHighThreshold: number;
   dualClipThreshold: number | null;
   klCoef: number;
+  klType: KlType;
   entropyCoef: number;
 }
 
-export const DEFAULT_LOSS_CONFIG: LossConfig = { clipLowThreshold: 0.8, clipHighThreshold: 1.2, dualClipThreshold: null, klCoef: 0, entropyCoef: 0 };
+export const DEFAULT_LOSS_CONFIG: LossConfig = { clipLowThreshold: 0.8, clipHighThreshold: 1.2, dualClipThreshold: null, klCoef: 0, klType: "low_var_kl", entropyCoef: 0 };
+
+/** loss.ts's algebra on tfjs tensors (differentiable). */
+export const tensorOps: LossOps<tf.Tensor> = {
+  add: (a, b) => tf.add(a, b),
+  sub: (a, b) => tf.sub(a, b),
+  mul: (a, b) => tf.mul(a, b),
+  scale: (x, k) => tf.mul(x, k),
+  shift: (x, k) => tf.add(x, k),
+  neg: (x) => tf.neg(x),
+  exp: (x) => tf.exp(x),
+  square: (x) => tf.square(x),
+  clip: (x, lo, hi) => tf.clipByValue(x, lo, hi),
+  max: (a, b) => tf.maximum(a, b),
+  min: (a, b) => tf.minimum(a, b),
+  whereNegative: (c, a, b) => tf.where(tf.less(c, 0), a, b),
+  greater: (a, b) => tf.cast(tf.greater(a, b), "float32"),
+};
 
 export interface DatumOutput {
   logprobs: number[];
@@ -153,43 +175,38 @@ export function tokenLosses(
   lossFn: LossFnName,
   lc: LossConfig,
 ): { perToken: tf.Tensor2D; logprobs: tf.Tensor2D; metrics: Record<string, tf.Scalar> } {
-  const needEntropy = lc.entropyCoef !== 0;
   const { logprobs, entropy } = targetLogprobs(params, cfg, batch.tokens, batch.targets, true);
+  if (lc.klCoef !== 0 && !reference) throw new TrainingInputError("kl_coef needs a reference model, and this model has none");
+  // The reference weights are not differentiated arguments, so no gradient flows into them.
+  const refLogprobs = lc.klCoef !== 0 ? targetLogprobs(reference!, cfg, batch.tokens, batch.targets).logprobs : undefined;
+  const t = tokenLoss(
+    tensorOps,
+    { logprobs, oldLogprobs: batch.sampling, advantages: batch.advantages, weights: batch.weights, refLogprobs, entropy: entropy! },
+    {
+      kind: lossFn,
+      clipLowThreshold: lc.clipLowThreshold,
+      clipHighThreshold: lc.clipHighThreshold,
+      dualClip: lc.dualClipThreshold,
+      klCoef: lc.klCoef,
+      klType: lc.klType,
+      entropyCoef: lc.entropyCoef,
+    },
+  );
   const metrics: Record<string, tf.Scalar> = {};
   const activeSum = (x: tf.Tensor) => tf.sum(tf.mul(x, batch.active)) as tf.Scalar;
-  let perToken: tf.Tensor;
-  if (lossFn === "cross_entropy") {
-    perToken = tf.neg(tf.mul(batch.weights, logprobs));
-  } else {
-    const ratio = tf.exp(tf.sub(logprobs, batch.sampling));
-    const A = batch.advantages;
-    if (lossFn === "importance_sampling") {
-      perToken = tf.neg(tf.mul(ratio, A));
-    } else {
-      const unclipped = tf.neg(tf.mul(ratio, A));
-      const clippedRatio = tf.clipByValue(ratio, lc.clipLowThreshold, lc.clipHighThreshold);
-      perToken = tf.maximum(unclipped, tf.neg(tf.mul(clippedRatio, A)));
-      metrics["clipped:sum"] = activeSum(tf.cast(tf.greater(perToken, unclipped), "float32"));
-      if (lc.dualClipThreshold !== null) {
-        const dual = tf.minimum(perToken, tf.mul(A, -lc.dualClipThreshold));
-        perToken = tf.where(tf.less(A, 0), dual, perToken);
-      }
-    }
-    metrics["ratio:sum"] = activeSum(ratio);
-  }
-  if (lc.klCoef !== 0) {
-    if (!reference) throw new TrainingInputError("kl_coef needs a reference model, and this model has none");
-    // The reference weights are not differentiated arguments, so no gradient flows into them.
-    const ref = targetLogprobs(reference, cfg, batch.tokens, batch.targets).logprobs;
-    const diff = tf.sub(ref, logprobs);
-    const k3 = tf.clipByValue(tf.sub(tf.sub(tf.exp(diff), diff), 1), -10, 10);
-    perToken = tf.add(perToken, tf.mul(tf.mul(k3, batch.weights), lc.klCoef));
-    metrics["kl:sum"] = activeSum(k3);
-  }
-  if (needEntropy) perToken = tf.sub(perToken, tf.mul(tf.mul(entropy!, batch.weights), lc.entropyCoef));
+  const validSum = (x: tf.Tensor) => tf.sum(tf.mul(x, batch.valid)) as tf.Scalar;
+  // Weighted parts (the client's aggregation): their sums are verl's pg_loss, kl_loss, entropy_loss.
+  metrics["pg_loss:sum"] = validSum(t.pg);
+  if (t.kl) metrics["kl_loss:sum"] = validSum(t.kl);
+  if (t.entropy) metrics["entropy_loss:sum"] = validSum(t.entropy);
+  // Unweighted diagnostics over the active (trained) tokens.
+  if (t.ratio) metrics["ratio:sum"] = activeSum(t.ratio);
+  if (t.clipped && lossFn === "ppo") metrics["clipped:sum"] = activeSum(t.clipped);
+  if (t.dualClipped && lossFn === "ppo" && lc.dualClipThreshold !== null) metrics["dual_clipped:sum"] = activeSum(t.dualClipped);
+  if (t.klEstimate) metrics["kl:sum"] = activeSum(t.klEstimate);
   metrics["entropy:sum"] = activeSum(entropy!);
   metrics["tokens:sum"] = tf.sum(batch.active) as tf.Scalar;
-  return { perToken: tf.mul(perToken, batch.valid) as tf.Tensor2D, logprobs: tf.mul(logprobs, batch.valid) as tf.Tensor2D, metrics };
+  return { perToken: tf.mul(t.total, batch.valid) as tf.Tensor2D, logprobs: tf.mul(logprobs, batch.valid) as tf.Tensor2D, metrics };
 }
 
 /** A datum with its position in the caller's list, so outputs go back in the caller's order. */

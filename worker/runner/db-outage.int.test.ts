@@ -25,7 +25,7 @@ let worker: Child | undefined;
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "envace-db-outage-"));
   fs.chmodSync(dir, 0o777);
-  db = await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), port: await freePort(), database: "outage" });
+  db = await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), port: await freePort(), database: "outage", throwaway: true });
   await migrate(db.url);
   process.env.DATABASE_URL = db.url; // before any module that reads it is imported
 });

@@ -1,14 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { TinkerError } from "../clients/tinker-client";
+import { TinkerError } from "../../lib/clients/tinker-client";
 import { ChatCallError } from "../clients/openai-chat";
 import type { PolicyClient } from "../engine/io";
 import { NodeFailureError, nodeFailureCause, withNodeRestarts, type Ping } from "./node-restarts";
 
-/** A TinkerError as the rewritten client (lib/clients, h3-tinker) raises it: with a kind. */
-function tinkerError(message: string, status: number | null, category: string, code?: string, kind?: string) {
-  const e = new TinkerError(message, status, category as "server", false, code) as TinkerError & { kind?: string };
-  if (kind) e.kind = kind;
-  return e;
+/** A TinkerError as lib/clients/tinker-client.ts raises it. */
+function tinkerError(message: string, status: number | null, category: string, code?: string, kind: TinkerError["kind"] = status === null ? "transport" : "http") {
+  return new TinkerError(message, status, category as "server", false, code, kind);
 }
 
 describe("node failure causes", () => {
@@ -17,6 +15,8 @@ describe("node failure causes", () => {
     expect(nodeFailureCause(tinkerError("HTTP 404 unknown session", 404, "user", "unknown_session"))).toMatch(/the run's session/);
     expect(nodeFailureCause(tinkerError("HTTP 404 unknown or expired sampling_session_id", 404, "user", "unknown_sampler"))).toMatch(/the run's sampler/);
     expect(nodeFailureCause(tinkerError("future gone", 410, "server", "future_gone"))).toMatch(/dropped a pending result/);
+    expect(nodeFailureCause(tinkerError('node "n": POST /api/v1/retrieve_future: HTTP 404 Not Found', 404, "user"))).toMatch(/no longer knows a pending result/);
+    expect(nodeFailureCause(tinkerError("model m: a request's outcome is unknown after retries; resume the run", null, "transport", "model_broken", "transport"))).toMatch(/unknown state after a lost request/);
   });
 
   it("recognises an unreachable node, from either client generation and from the chat client", () => {
@@ -30,7 +30,8 @@ describe("node failure causes", () => {
   it("leaves every other failure to fail the run", () => {
     expect(nodeFailureCause(tinkerError("forward_backward failed: bad datum", 400, "user", "request_failed", "failed"))).toBeNull();
     expect(nodeFailureCause(tinkerError("unknown base model 'x'", 404, "user", "not_found"))).toBeNull();
-    expect(nodeFailureCause(tinkerError("future f not ready after 1800000 ms", null, "transport"))).toBeNull();
+    expect(nodeFailureCause(tinkerError('node "n": POST /api/v1/asample: HTTP 400 bad params', 400, "user", "bad_params"))).toBeNull();
+    expect(nodeFailureCause(tinkerError("future f not ready after 1800000 ms", null, "transport", undefined, "deadline"))).toBeNull();
     expect(nodeFailureCause(tinkerError("not done within 7200 s", null, "transport", "deadline", "deadline"))).toBeNull();
     expect(nodeFailureCause(new ChatCallError("malformed", undefined, "malformed"))).toBeNull();
     expect(nodeFailureCause(new Error("step 3: every generation failed"))).toBeNull();

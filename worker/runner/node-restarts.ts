@@ -49,6 +49,10 @@ export function nodeFailureCause(err: unknown, depth = 0): string | null {
   const code = typeof e.code === "string" ? e.code : "";
   if (e.name === "TinkerError") {
     if (status === 404 && FORGOTTEN[code]) return `the node no longer knows ${FORGOTTEN[code]} (restarted?): ${message}`;
+    // Servers that answer a forgotten future with a bare 404.
+    if (status === 404 && !code && /retrieve_future/.test(message)) return `the node no longer knows a pending result (restarted?): ${message}`;
+    // The client's model refuses further ops after a request whose outcome it could not learn.
+    if (code === "model_broken") return `the run's model on the node is in an unknown state after a lost request: ${message}`;
     if (status === 410) return `the node dropped a pending result: ${message}`;
     if (e.kind === "transport" || (e.category === "transport" && code !== "deadline" && e.kind !== "deadline")) {
       if (/not ready after|not done within/.test(message)) return null; // a slow result, not a lost node

@@ -5,7 +5,7 @@
  */
 import type { PrismaClient } from "@prisma/client";
 import { parseNodeSettings, type NodeSettings } from "../../contracts/node-settings";
-import type { NodeModel } from "../../contracts/run-config";
+import type { PolicyModel } from "../../contracts/run-config";
 import { attributeRenderer, resolveRenderer } from "../../lib/renderers";
 import { decryptSecret } from "../../lib/secrets";
 import { createOpenAIChatClient } from "../clients/openai-chat";
@@ -45,20 +45,33 @@ export function chatClientFor(node: ResolvedNode, model: string, timeoutMs?: num
   });
 }
 
-export async function trainingPolicyFor(node: ResolvedNode, model: NodeModel, resumeFrom?: string): Promise<TinkerPolicy> {
+/**
+ * The Tinker-compatible policy of a run, configured from the node's settings (renderer per model, server
+ * profile, deadline, the LoRA rank limit the server does not advertise, wire format) and the run's LoRA
+ * rank. `onWarning` receives, once each, the settings the node's server cannot honour and recoveries
+ * from lost replies (for the run log).
+ */
+export async function trainingPolicyFor(node: ResolvedNode, model: PolicyModel, resumeFrom?: string, onWarning?: (message: string) => void): Promise<TinkerPolicy> {
   if (node.kind === "openai") {
     throw new Error(`node "${node.name}" is OpenAI-compatible only; training needs a Tinker-compatible node (embedded, Tinker or SkyRL tx)`);
   }
   // The node model's renderer (settings.models[model], else inferred from the name) renders every prompt.
   const settings = node.settings.models[model.model];
   const { renderer, enableThinking } = resolveRenderer(model.model, settings, `node "${node.name}"`);
+  const t = node.settings.tinker;
   return TinkerPolicy.create({
     baseUrl: node.baseUrl,
     apiKey: node.apiKey,
+    nodeName: node.name,
     model: model.model,
     resumeFrom,
     renderer: attributeRenderer(renderer, `node "${node.name}", model "${model.model}"`),
     enableThinking,
     contextLength: settings?.contextLength,
+    server: t.server,
+    loraRank: model.loraRank,
+    maxLoraRank: t.maxLoraRank,
+    client: { futureDeadlineMs: t.futureDeadlineS * 1000, wire: t.wire },
+    onWarning: onWarning && ((m) => onWarning(m.startsWith("node \"") ? m : `node "${node.name}": ${m}`)),
   });
 }

@@ -11,8 +11,10 @@
  * - Turn: role act|rehearse|environment|simulator|user; text = the raw output / message; toolCalls = parsed
  *   calls [{id,name,arguments}] (act) or the answered call {id,name,arguments} (tool roles); rehearsedResponse
  *   = the response that entered the conversation; realResponse = the real environment's response (shadow
- *   execution / environment paradigm); fidelity = {exact, keyAgreement, errorAgreement, score}; errorCode;
+ *   execution / environment paradigm); fidelity = {score, exact, errorAgreement, outcome, divergences} (docs/FIDELITY.md); errorCode;
  *   token counts; advantage (generations).
+ * - FidelityStat / FidelityDivergence: the step's fidelity per tool and its most frequent divergences
+ *   (fidelity-rollup.ts), for the run page's world-model view.
  * - ChecklistVerdict: userTurn, turnIndex = Turn.index of the act step judged, analysis = {source, step,
  *   checklist, required, analysis?, error?}.
  */
@@ -21,6 +23,7 @@ import type { Prisma, PrismaClient } from "@prisma/client";
 import type { StepResult, TrajectoryResult } from "../engine/step";
 import { isDatabaseUnavailable } from "../../lib/db-errors";
 import { whileDatabaseDown, type WaitOptions } from "./durable";
+import { rollupFidelity } from "./fidelity-rollup";
 import type { CommittedParts } from "./resume";
 
 /** Metrics shown in run lists; "higher is better" for all of them. */
@@ -245,6 +248,8 @@ export async function persistStep(prisma: PrismaClient, input: PersistStepInput)
       await insertRows(tx, "trajectory", TRAJECTORY_COLUMNS, rows.trajectories);
       await insertRows(tx, "turn", TURN_COLUMNS, rows.turns);
       await insertRows(tx, "checklist_verdict", VERDICT_COLUMNS, rows.verdicts);
+      // The world-model view reads these per-step rollups, never the run's turns.
+      await rollupFidelity(tx, runId, phase, result.stepIndex);
       if (input.checkpoint) {
         await tx.checkpoint.create({ data: { runId, step: result.stepIndex, ...input.checkpoint } });
       }

@@ -215,7 +215,7 @@ describe("tau2 retail evaluation runs", () => {
       const env = turns.filter((t) => t.role === "environment");
       // The REAL retail responses, byte for byte what the gold replay returns, with the probe's prediction beside them.
       expect(env.map((t) => t.realResponse)).toEqual(gold.map((g) => g.content));
-      expect(env.every((t) => t.rehearsedResponse === '{"predicted":true}' && t.fidelity !== null)).toBe(true);
+      expect(env.every((t) => t.rehearsedResponse === '{"predicted": true}' && t.fidelity !== null)).toBe(true);
       expect(env.map((t) => (t.toolCalls as { name: string }).name)).toEqual(gold.map((g) => g.name));
       expect(turns.at(-1)).toMatchObject({ role: "user", text: "Thanks, that is all. ###STOP###" });
       expect(verdicts.find((v) => v.itemId === "db")).toMatchObject({ passed: true });

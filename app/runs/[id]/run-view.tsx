@@ -6,9 +6,11 @@ import { useTRPC } from "../../_lib/trpc";
 import { formatDuration, formatNumber, formatTime } from "../../_lib/format";
 import { ProgressBar, StatusBadge } from "../../_components/status";
 import { useMe } from "../../_components/require-user";
+import { mayChangeRun, RUN_CHANGE_RULE } from "../../../lib/permissions";
 import { RunLogs } from "./run-logs";
 import { RunCharts } from "./run-charts";
 import { RunCheckpoints, RunNodes } from "./run-checkpoints";
+import { WorldModelView } from "./world-model";
 
 export function RunView({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -22,7 +24,10 @@ export function RunView({ id }: { id: string }) {
   if (run.error) return <p role="alert" className="error">{run.error.message}</p>;
   if (!run.data) return <p className="muted">Loading…</p>;
   const r = run.data;
-  const canChange = me && me.role !== "viewer";
+  const canLaunch = me && me.role !== "viewer";
+  // Cancel and resume belong to the run's owner or an admin; other members see the buttons disabled, with the rule.
+  const canChange = Boolean(me && mayChangeRun(r, me));
+  const lifecycleAction = (r.status === "queued" || r.status === "running" || r.status === "failed" || r.status === "cancelled") && canLaunch;
   const latest = r.latestMetrics as Record<string, number>;
 
   async function act(kind: "cancel" | "resume") {
@@ -41,23 +46,28 @@ export function RunView({ id }: { id: string }) {
         <h1>{r.name}</h1>
         <StatusBadge status={r.status} detail={r.statusDetail} />
         <div className="spacer" />
-        {canChange && (r.status === "queued" || r.status === "running") && (
-          <button onClick={() => act("cancel")} disabled={cancel.isPending || r.cancelRequested}>
+        {canLaunch && (r.status === "queued" || r.status === "running") && (
+          <button onClick={() => act("cancel")} disabled={!canChange || cancel.isPending || r.cancelRequested} title={canChange ? undefined : RUN_CHANGE_RULE}>
             {r.cancelRequested ? "Cancelling…" : "Cancel run"}
           </button>
         )}
-        {canChange && (r.status === "failed" || r.status === "cancelled") && (
-          <button onClick={() => act("resume")} disabled={resume.isPending}>
+        {canLaunch && (r.status === "failed" || r.status === "cancelled") && (
+          <button onClick={() => act("resume")} disabled={!canChange || resume.isPending} title={canChange ? undefined : RUN_CHANGE_RULE}>
             Resume run
           </button>
         )}
-        {canChange && (
+        {canLaunch && (
           <Link className="button" href={`/runs/new?from=${r.id}`}>
             Clone and edit
           </Link>
         )}
         <Link className="button" href={`/runs/${r.id}/trajectories`}>Trajectories</Link>
       </div>
+      {lifecycleAction && !canChange && (
+        <p className="muted small" data-testid="run-permission-note">
+          Launched by {r.createdBy.name || r.createdBy.email}: {RUN_CHANGE_RULE}.
+        </p>
+      )}
       {actionError && <p role="alert" className="error">{actionError}</p>}
       <div className="cards">
         <div className="card stat">
@@ -100,6 +110,10 @@ export function RunView({ id }: { id: string }) {
       <section aria-labelledby="run-charts-heading">
         <h2 id="run-charts-heading">Charts</h2>
         <RunCharts runId={r.id} runName={r.name} />
+      </section>
+      <section aria-labelledby="run-world-model-heading">
+        <h2 id="run-world-model-heading">World model</h2>
+        <WorldModelView runId={r.id} />
       </section>
       <section aria-labelledby="run-nodes-heading">
         <h2 id="run-nodes-heading">Node health</h2>

@@ -20,8 +20,8 @@ export function ResponseDiff({ rehearsed, real, fidelity }: { rehearsed: string;
         </span>
         {fidelity && (
           <span className="small muted">
-            exact {fidelity.exact ? "yes" : "no"} · key agreement {(fidelity.keyAgreement * 100).toFixed(0)}% · error agreement{" "}
-            {fidelity.errorAgreement ? "yes" : "no"}
+            exact {fidelity.exact ? "yes" : "no"} · error agreement {fidelity.errorAgreement ? "yes" : "no"}
+            {fidelity.outcome && fidelity.outcome !== "values" ? ` · ${fidelity.outcome.replace(/_/g, " ")}` : ""}
           </span>
         )}
         <span className="small" data-testid="diff-summary">

@@ -11,15 +11,18 @@ export type Facets = Out["facets"];
 
 export interface FidelityValue {
   exact: boolean;
-  keyAgreement: number;
   errorAgreement: boolean;
   score: number;
+  /** values | both_errors | error_mismatch | invalid_rehearsal (absent on turns stored before docs/FIDELITY.md). */
+  outcome: string | null;
 }
 
 export function asFidelity(v: unknown): FidelityValue | null {
   if (typeof v !== "object" || v === null) return null;
   const f = v as Record<string, unknown>;
-  return typeof f.score === "number" ? { exact: f.exact === true, keyAgreement: Number(f.keyAgreement ?? 0), errorAgreement: f.errorAgreement === true, score: f.score } : null;
+  return typeof f.score === "number"
+    ? { exact: f.exact === true, errorAgreement: f.errorAgreement === true, score: f.score, outcome: typeof f.outcome === "string" ? f.outcome : null }
+    : null;
 }
 
 export interface CallValue {

@@ -33,6 +33,14 @@ describe("datasets", () => {
     viewer = await signUp("viewer");
   });
 
+  it("accepts a file saved with a UTF-8 byte-order mark", async () => {
+    const caller = await callerFor(member.headers);
+    const res = await caller.datasets.import({ name: "with-bom", text: "\uFEFF" + cm2Jsonl(2, 900) });
+    expect(res.imported).toBe(2);
+    const rows = await prisma.instance.findMany({ where: { dataset: { name: "with-bom" } }, select: { externalId: true }, orderBy: { externalId: "asc" } });
+    expect(rows.map((r) => r.externalId)).toEqual(["cm2-900", "cm2-901"]);
+  });
+
   it("imports a valid JSONL file as instances in one dataset, with counts per split", async () => {
     const caller = await callerFor(member.headers);
     const res = await caller.datasets.import({ name: "weather-train", text: cm2Jsonl(3), split: "train" });
@@ -50,6 +58,25 @@ describe("datasets", () => {
     expect(data.checklists[0]).toHaveLength(2);
 
     expect((await caller.datasets.list()).map((d) => d.name)).toContain("weather-train");
+  });
+
+  it("drops rows whose prompt is over max_prompt_length − 500 Qwen3 tokens and reports them by line", async () => {
+    const caller = await callerFor(member.headers);
+    const long = cm2Row(12);
+    long.messages[0]!.content = "You are a travel assistant who answers precisely. ".repeat(400);
+    const text = [JSON.stringify(cm2Row(11)), JSON.stringify(long), JSON.stringify(cm2Row(13))].join("\n");
+    const res = await caller.datasets.import({ name: "weather-long", text });
+    expect(res.imported).toBe(2);
+    expect(res.tooLongCount).toBe(1);
+    expect(res.tooLong[0]).toMatchObject({ line: 2 });
+    expect(res.tooLong[0]!.message).toMatch(/prompt is \d+ Qwen3 tokens, over the limit of 3500/);
+    const rows = await prisma.instance.findMany({ where: { dataset: { name: "weather-long" } }, select: { externalId: true }, orderBy: { externalId: "asc" } });
+    expect(rows.map((r) => r.externalId)).toEqual(["cm2-11", "cm2-13"]);
+    // No limit keeps it; a limit below every prompt rejects the file, naming each line.
+    expect((await caller.datasets.import({ name: "weather-long-all", text, maxPromptLength: null })).imported).toBe(3);
+    const none = await rejection(caller.datasets.import({ name: "weather-long-none", text, maxPromptLength: 600 }));
+    expect(none.message).toContain("3 prompt(s) over the length limit");
+    expect((await rejection(caller.datasets.import({ name: "weather-long-bad", text, maxPromptLength: 100 }))).code).toBe("BAD_REQUEST");
   });
 
   it("rejects an invalid file with line numbers and writes nothing", async () => {

@@ -8,6 +8,7 @@
 import { Prisma } from "@prisma/client";
 import { importCm2, type Cm2ImportError } from "../../../lib/cm2";
 import { prisma } from "../../../lib/db";
+import { qwen3PromptLength } from "./prompt-length";
 import { DomainError, notFound } from "../../lib/errors";
 
 /** Largest file accepted, in bytes of UTF-8 text (the whole file travels in one request). */
@@ -25,7 +26,12 @@ export interface ImportDatasetInput {
   split: "train" | "test";
   skipInvalid: boolean;
   maxChecklists?: number;
+  /** The reference's max_prompt_length: rows whose prompt exceeds it − 500 Qwen3 tokens are dropped; null = keep all. */
+  maxPromptLength: number | null;
 }
+
+/** The reference drops prompts longer than max_prompt_length − 500 tokens (checklist_dataset.py). */
+export const PROMPT_LENGTH_MARGIN = 500;
 
 export interface LineError {
   line: number;
@@ -49,7 +55,11 @@ export async function importDataset(input: ImportDatasetInput) {
       [{ path: "text", message: `file too large (${megabytes(bytes)} > ${megabytes(MAX_DATASET_BYTES)})` }],
     );
   }
-  const parsed = importCm2(input.text, { skipInvalid: input.skipInvalid, maxChecklists: input.maxChecklists });
+  const parsed = importCm2(input.text, {
+    skipInvalid: input.skipInvalid,
+    maxChecklists: input.maxChecklists,
+    promptLength: input.maxPromptLength === null ? undefined : { maxTokens: input.maxPromptLength - PROMPT_LENGTH_MARGIN, count: qwen3PromptLength },
+  });
   if (!parsed.ok) {
     const shown = lineErrors(parsed.errors);
     const more = parsed.errors.length - shown.length;
@@ -61,8 +71,17 @@ export async function importDataset(input: ImportDatasetInput) {
       shown.map((e) => ({ path: `line ${e.line}`, message: e.message })),
     );
   }
+  const tooLong: LineError[] = parsed.filtered.map((f) => ({
+    line: f.line,
+    message: `prompt is ${f.tokens} Qwen3 tokens, over the limit of ${f.limit} (max prompt length ${f.limit + PROMPT_LENGTH_MARGIN} − ${PROMPT_LENGTH_MARGIN}); dropped as the reference does`,
+  }));
   if (parsed.instances.length === 0) {
-    throw new DomainError("BAD_REQUEST", "no valid rows to import (every row was invalid)", parsed.skipped.length ? lineErrors(parsed.skipped).map((e) => ({ path: `line ${e.line}`, message: e.message })) : undefined);
+    const reported = [...lineErrors(parsed.skipped), ...tooLong.slice(0, MAX_REPORTED_ERRORS)];
+    throw new DomainError(
+      "BAD_REQUEST",
+      parsed.filtered.length ? `no rows to import: ${parsed.filtered.length} prompt(s) over the length limit, ${parsed.skipped.length} invalid` : "no valid rows to import (every row was invalid)",
+      reported.length ? reported.map((e) => ({ path: `line ${e.line}`, message: e.message })) : undefined,
+    );
   }
 
   try {
@@ -81,7 +100,15 @@ export async function importDataset(input: ImportDatasetInput) {
       },
       { timeout: 120_000, maxWait: 30_000 },
     );
-    return { dataset, imported: parsed.instances.length, skipped: lineErrors(parsed.skipped), skippedCount: parsed.skipped.length };
+    return {
+      dataset,
+      imported: parsed.instances.length,
+      skipped: lineErrors(parsed.skipped),
+      skippedCount: parsed.skipped.length,
+      /** Rows dropped for their prompt length, by line. */
+      tooLong: tooLong.slice(0, MAX_REPORTED_ERRORS),
+      tooLongCount: tooLong.length,
+    };
   } catch (err) {
     if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === "P2002") {
       throw new DomainError("CONFLICT", `a dataset named "${input.name}" already exists; choose another name`, [{ path: "name", message: "already taken" }]);

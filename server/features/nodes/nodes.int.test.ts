@@ -1,14 +1,19 @@
-/** Nodes through the real tRPC router against real Postgres: write-only keys, the probe, roles, the deletion guard. */
+/**
+ * Nodes through the real tRPC router against real Postgres: write-only keys, the probe, roles, the deletion
+ * guard; no credentials in URLs, owner-or-admin removal, and only admins probe URLs members typed.
+ */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TRPCError } from "@trpc/server";
 import { callerFor, expectTrpcError, prisma, resetDatabase, signUp, type TestUser } from "../../../test/helpers";
 
 describe("nodes API against real Postgres", () => {
+  let admin: TestUser;
   let member: TestUser;
   let viewer: TestUser;
 
   beforeAll(async () => {
     await resetDatabase();
-    await signUp();
+    admin = await signUp();
     member = await signUp();
     viewer = await signUp("viewer");
   });
@@ -26,7 +31,8 @@ describe("nodes API against real Postgres", () => {
     expect(JSON.stringify(nodes)).not.toContain("sk-very-secret");
     const row = await prisma.node.findUniqueOrThrow({ where: { name: "gpu-a" } });
     expect(row.apiKeyEnc).not.toContain("sk-very-secret");
-    const tested = await caller.nodes.test({ id: node.id });
+    // A URL a member typed is probed by an admin (see "lets members test only URLs an admin vouched for").
+    const tested = await (await callerFor(admin.headers)).nodes.test({ id: node.id });
     expect(tested.probe.healthy).toBe(false);
     expect(tested.node.health).toBe("unhealthy");
     await expectTrpcError(caller.nodes.add({ name: "gpu-a", kind: "openai", baseUrl: "http://x:1" }), "CONFLICT");
@@ -73,5 +79,89 @@ describe("nodes API against real Postgres", () => {
     for (const n of [policy, judge, userSim, toolSim]) await caller.nodes.remove({ id: n!.id });
     expect(await prisma.node.count({ where: { name: { startsWith: "guard-" } } })).toBe(0);
     await expectTrpcError(caller.nodes.remove({ id: idle!.id }), "NOT_FOUND");
+  });
+});
+
+async function rejection(p: Promise<unknown>): Promise<TRPCError> {
+  const err = await p.then(
+    () => null,
+    (e) => e,
+  );
+  expect(err).toBeInstanceOf(TRPCError);
+  return err as TRPCError;
+}
+
+describe("nodes: URLs, ownership and probing", () => {
+  let admin: TestUser;
+  let alice: TestUser;
+  let bob: TestUser;
+  let viewer: TestUser;
+
+  beforeAll(async () => {
+    await resetDatabase();
+    admin = await signUp();
+    alice = await signUp("member");
+    bob = await signUp("member");
+    viewer = await signUp("viewer");
+  });
+
+  it("refuses a URL with a user name or password, naming the field, and stores nothing", async () => {
+    const caller = await callerFor(alice.headers);
+    for (const baseUrl of ["http://user:hunter2@gpu-1:8000", "https://token@gpu-1:8000/v1"]) {
+      const err = await rejection(caller.nodes.add({ name: "with-creds", kind: "openai", baseUrl }));
+      expect(err.code).toBe("BAD_REQUEST");
+      expect(err.message).toMatch(/must not contain a user name or password/);
+      expect(err.message).not.toContain("hunter2");
+    }
+    expect(await prisma.node.count({ where: { name: "with-creds" } })).toBe(0);
+  });
+
+  it("never shows credentials of a URL stored before they were refused", async () => {
+    await prisma.node.create({ data: { name: "legacy", kind: "openai", baseUrl: "http://old:s3cret@legacy-host:8000/v1" } });
+    const nodes = await (await callerFor(viewer.headers)).nodes.list();
+    const legacy = nodes.find((n) => n.name === "legacy")!;
+    expect(legacy.baseUrl).toBe("http://legacy-host:8000/v1");
+    expect(JSON.stringify(nodes)).not.toContain("s3cret");
+  });
+
+  it("lets the member who added a node, or an admin, remove it; no other member", async () => {
+    const a = await (await callerFor(alice.headers)).nodes.add({ name: "alice-gpu", kind: "openai", baseUrl: "http://127.0.0.1:9" });
+    const b = await (await callerFor(bob.headers)).nodes.add({ name: "bob-gpu", kind: "openai", baseUrl: "http://127.0.0.1:9" });
+
+    const denied = await rejection((await callerFor(bob.headers)).nodes.remove({ id: a.id }));
+    expect(denied.code).toBe("FORBIDDEN");
+    expect(denied.message).toMatch(/only the member who added a node, or an admin, can remove it/);
+    expect(await prisma.node.count({ where: { id: a.id } })).toBe(1);
+
+    const bobsView = await (await callerFor(bob.headers)).nodes.list();
+    expect(bobsView.find((n) => n.id === a.id)).toMatchObject({ canRemove: false, addedBy: { email: alice.email } });
+    expect(bobsView.find((n) => n.id === b.id)).toMatchObject({ canRemove: true });
+
+    await (await callerFor(alice.headers)).nodes.remove({ id: a.id });
+    await (await callerFor(admin.headers)).nodes.remove({ id: b.id });
+    expect(await prisma.node.count({ where: { id: { in: [a.id, b.id] } } })).toBe(0);
+  });
+
+  it("lets members test only URLs an admin vouched for; testing a URL a member typed is for admins", async () => {
+    const mine = await (await callerFor(alice.headers)).nodes.add({ name: "alice-probe", kind: "openai", baseUrl: "http://127.0.0.1:9" });
+    const vetted = await (await callerFor(admin.headers)).nodes.add({ name: "admin-gpu", kind: "openai", baseUrl: "http://127.0.0.1:9" });
+    const system = await prisma.node.create({ data: { name: "embedded-sys", kind: "embedded", baseUrl: "http://127.0.0.1:9" }, select: { id: true } });
+    const alices = await callerFor(alice.headers);
+
+    // Even her own node: a member must not learn which ports answer on the server's network.
+    const denied = await rejection(alices.nodes.test({ id: mine.id }));
+    expect(denied.code).toBe("FORBIDDEN");
+    expect(denied.message).toMatch(/members may test only nodes an admin added/);
+    expect((await prisma.node.findUniqueOrThrow({ where: { id: mine.id } })).health).toBe("unknown");
+
+    expect((await alices.nodes.test({ id: vetted.id })).probe.healthy).toBe(false);
+    expect((await alices.nodes.test({ id: system.id })).probe.healthy).toBe(false);
+    expect((await (await callerFor(admin.headers)).nodes.test({ id: mine.id })).node.health).toBe("unhealthy");
+    expect((await rejection((await callerFor(viewer.headers)).nodes.test({ id: vetted.id }))).code).toBe("FORBIDDEN");
+
+    const listed = await alices.nodes.list();
+    expect(listed.find((n) => n.id === mine.id)).toMatchObject({ canTest: false, canRemove: true });
+    expect(listed.find((n) => n.id === vetted.id)).toMatchObject({ canTest: true, canRemove: false });
+    expect(listed.find((n) => n.id === system.id)).toMatchObject({ canTest: true, canRemove: false });
   });
 });

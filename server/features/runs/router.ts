@@ -7,5 +7,6 @@ import { list } from "./procedures/list";
 import { logs } from "./procedures/logs";
 import { nodes } from "./procedures/nodes";
 import { resume } from "./procedures/resume";
+import { worldModelProcedure } from "./procedures/world-model";
 
-export const runsRouter = router({ create, list, get, cancel, resume, logs, nodes, checkpoints });
+export const runsRouter = router({ create, list, get, cancel, resume, logs, nodes, checkpoints, worldModel: worldModelProcedure });

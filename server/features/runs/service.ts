@@ -5,6 +5,7 @@ import { terminalStatuses, type RunStatus } from "../../../contracts/jobs";
 import { prisma } from "../../../lib/db";
 import { DomainError, notFound } from "../../lib/errors";
 import { sendRunJob } from "../../lib/queue";
+import { mayChangeRun, RUN_CHANGE_RULE, type Actor as PermissionActor } from "../../../lib/permissions";
 import { nodeRefsOf } from "../../../lib/node-refs";
 import { nodeSelect } from "../nodes/service";
 
@@ -28,6 +29,7 @@ export const runListSelect = {
   createdAt: true,
   startedAt: true,
   finishedAt: true,
+  createdById: true,
   createdBy: { select: { name: true, email: true } },
 } satisfies Prisma.RunSelect;
 
@@ -83,6 +85,14 @@ export async function createRun(userId: string, input: CreateRunInput) {
   });
 }
 
+/**
+ * Prisma passes `contains` into LIKE as is: % and _ would match anything. Escape them (and the escape
+ * character itself) so a search is a literal substring.
+ */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
 export interface ListRunsInput {
   limit: number;
   cursor?: string | null;
@@ -95,7 +105,7 @@ export interface ListRunsInput {
 /** Keyset pagination on (createdAt desc, id desc): page cost does not grow with the table. */
 export async function listRuns(input: ListRunsInput) {
   const where: Prisma.RunWhereInput = {};
-  if (input.search) where.name = { contains: input.search, mode: "insensitive" };
+  if (input.search) where.name = { contains: escapeLike(input.search), mode: "insensitive" };
   if (input.status?.length) where.status = { in: input.status };
   if (input.kind) where.kind = input.kind;
   if (input.tag) where.tags = { has: input.tag };
@@ -125,11 +135,21 @@ export async function getRun(id: string) {
   return run;
 }
 
-export async function cancelRun(id: string, byEmail: string) {
+interface Actor extends PermissionActor {
+  email: string;
+}
+
+function assertMayChangeRun(run: { createdById: string }, actor: Actor, action: string) {
+  if (!mayChangeRun(run, actor)) throw new DomainError("FORBIDDEN", `you cannot ${action} this run: ${RUN_CHANGE_RULE}`);
+}
+
+export async function cancelRun(id: string, actor: Actor) {
+  const byEmail = actor.email;
   return prisma.$transaction(async (tx) => {
     // Row lock so a worker finishing the run at the same moment cannot interleave with us.
-    const rows = await tx.$queryRaw<{ status: string }[]>`select status from "run" where id = ${id} for update`;
+    const rows = await tx.$queryRaw<{ status: string; createdById: string }[]>`select status, "createdById" from "run" where id = ${id} for update`;
     if (rows.length === 0) throw notFound("run", id);
+    assertMayChangeRun(rows[0]!, actor, "cancel");
     const status = rows[0]!.status as RunStatus;
     if (terminalStatuses.includes(status)) {
       throw new DomainError("CONFLICT", `run ${id} already finished (${status}); nothing to cancel`);
@@ -146,10 +166,12 @@ export async function cancelRun(id: string, byEmail: string) {
 }
 
 /** Re-queue a failed or cancelled run; the worker continues from the last committed step and checkpoint. */
-export async function resumeRun(id: string, byEmail: string) {
+export async function resumeRun(id: string, actor: Actor) {
+  const byEmail = actor.email;
   return prisma.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<{ status: string }[]>`select status from "run" where id = ${id} for update`;
+    const rows = await tx.$queryRaw<{ status: string; createdById: string }[]>`select status, "createdById" from "run" where id = ${id} for update`;
     if (rows.length === 0) throw notFound("run", id);
+    assertMayChangeRun(rows[0]!, actor, "resume");
     const status = rows[0]!.status as RunStatus;
     if (status !== "failed" && status !== "cancelled") {
       throw new DomainError("CONFLICT", `run ${id} is ${status}; only failed or cancelled runs can be resumed`);

@@ -1,4 +1,4 @@
-/** Personal API tokens through the real tRPC router against real Postgres. */
+/** Personal API tokens through the real tRPC router against real Postgres; managed from a browser session only. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, callerFor, expectTrpcError, prisma, resetDatabase, signUp, type TestUser } from "../../../test/helpers";
 
@@ -30,5 +30,30 @@ describe("API tokens against real Postgres", () => {
     await session.tokens.revoke({ id: created.id });
     await expectTrpcError((await callerFor(bearer(created.token))).runs.list({}), "UNAUTHORIZED");
     await expectTrpcError((await callerFor(bearer("envace_forged"))).runs.list({}), "UNAUTHORIZED");
+  });
+});
+
+describe("API tokens need a browser session", () => {
+  let user: TestUser;
+  beforeAll(async () => {
+    await resetDatabase();
+    user = await signUp();
+  });
+
+  it("a token cannot mint a token, so a leaked one cannot outlive its revocation", async () => {
+    const session = await callerFor(user.headers);
+    const leaked = await session.tokens.create({ name: "ci" });
+    const viaToken = await callerFor(bearer(leaked.token));
+    // The token works for the API …
+    expect((await viaToken.users.me())?.id).toBe(user.id);
+    // … but not for token management.
+    await expectTrpcError(viaToken.tokens.create({ name: "backdoor" }), "FORBIDDEN", /API tokens cannot manage API tokens; sign in to the web app/);
+    await expectTrpcError(viaToken.tokens.list(), "FORBIDDEN");
+    await expectTrpcError(viaToken.tokens.revoke({ id: leaked.id }), "FORBIDDEN");
+    expect(await prisma.apiToken.count({ where: { userId: user.id } })).toBe(1);
+
+    // The owner revokes it from the session, and it stops working.
+    await session.tokens.revoke({ id: leaked.id });
+    await expectTrpcError((await callerFor(bearer(leaked.token))).runs.list({}), "UNAUTHORIZED");
   });
 });

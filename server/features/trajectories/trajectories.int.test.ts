@@ -29,7 +29,7 @@ describe("trajectories API against real Postgres", () => {
     const tool = await prisma.turn.findFirst({ where: { trajectory: { runId: run.runId }, role: "rehearse" }, select: { rehearsedResponse: true, realResponse: true, fidelity: true, toolCalls: true, advantage: true } });
     expect(JSON.parse(tool!.rehearsedResponse!)).toBeTypeOf("object");
     expect(JSON.parse(tool!.realResponse!)).toBeTypeOf("object");
-    expect(tool!.fidelity).toMatchObject({ exact: expect.any(Boolean), keyAgreement: expect.any(Number), errorAgreement: expect.any(Boolean), score: expect.any(Number) });
+    expect(tool!.fidelity).toMatchObject({ exact: expect.any(Boolean), errorAgreement: expect.any(Boolean), score: expect.any(Number), outcome: expect.any(String), divergences: expect.any(Array) });
     expect(tool!.toolCalls).toMatchObject({ id: expect.any(String), name: expect.any(String), arguments: expect.any(String) });
     const verdicts = await prisma.checklistVerdict.findMany({ where: { trajectory: { runId: run.runId } }, select: { turnIndex: true, trajectoryId: true }, take: 50 });
     for (const v of verdicts) {

@@ -140,8 +140,8 @@ describe("a tau2 episode (engine rollout over a live-user instance)", () => {
     expect(probeSaw).toEqual([0, 0, 1, 2, 3]);
     expect(env[2].fidelity).toMatchObject({ exact: true, score: 1 });
     expect(env[1].fidelity!.exact).toBe(false);
-    expect(env[1].fidelity!.keyAgreement).toBeGreaterThan(0);
-    expect(env[1].fidelity!.keyAgreement).toBeLessThan(0.2);
+    expect(env[1].fidelity!.score).toBeGreaterThan(0);
+    expect(env[1].fidelity!.score).toBeLessThan(0.2);
     expect(env[3].rehearsed).toContain("SIMULATOR_JSON_DECODE_ERROR");
     expect(tr.fidelity?.comparisons).toBe(gold.length);
     expect(tr.reward).toBe(1);

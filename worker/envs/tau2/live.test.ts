@@ -25,7 +25,8 @@ function config(over: RunConfigInput): ReturnType<typeof parseRunConfig> & { ok:
   return r;
 }
 
-const PREDICTION = '{"predicted":true}';
+// Written as json.dumps writes it, so the content that enters the conversation is the same text.
+const PREDICTION = '{"predicted": true}';
 
 /**
  * A policy double that replays a task's gold actions (one call per act message, counted from the
@@ -130,6 +131,7 @@ describe("tau2 retail tasks in the engine", () => {
     const trainer: TrainerClient = {
       forwardBackward: async (d) => (data.push(d.length), { metrics: {} }),
       optimStep: async () => ({ metrics: {} }),
+      updateSampler: async () => {},
       saveWeightsForSampler: async (name) => ({ path: `tinker://${name}` }),
       saveState: async (name) => ({ path: name }),
       loadState: async () => {},
@@ -163,6 +165,7 @@ describe("tau2 retail training in the simulator paradigm", () => {
     const trainer: TrainerClient = {
       forwardBackward: async () => ({ metrics: {} }),
       optimStep: async () => ({ metrics: {} }),
+      updateSampler: async () => {},
       saveWeightsForSampler: async (name) => ({ path: name }),
       saveState: async (name) => ({ path: name }),
       loadState: async () => {},
@@ -171,7 +174,7 @@ describe("tau2 retail training in the simulator paradigm", () => {
     const [tr] = res.trajectories;
     const n = t.evaluation_criteria!.actions!.length;
     expect(simulated).toHaveLength(n);
-    expect(tr.turns.filter((x) => x.role === "simulator").every((x) => x.rehearsed === '{"simulated":true}' && x.real === undefined)).toBe(true);
+    expect(tr.turns.filter((x) => x.role === "simulator").every((x) => x.rehearsed === '{"simulated": true}' && x.real === undefined)).toBe(true);
     expect(tr).toMatchObject({ terminationReason: "user_stop", reward: 1 });
   });
 });

@@ -47,7 +47,7 @@ export async function evalExecutor(ctx: RunContext, overrides: ClientOverrides =
     let policy: PolicyClient | null = null;
     const open = async () => {
       if (policy) return policy;
-      tinker = policyNode.kind === "openai" ? null : await trainingPolicyFor(policyNode, config.policy);
+      tinker = policyNode.kind === "openai" ? null : await trainingPolicyFor(policyNode, config.policy, undefined, (m) => void ctx.log("warn", m));
       policy = samplingPolicy(env, tinker ? { protocol: "tinker", policy: tinker } : { protocol: "chat", chat: chatClientFor(policyNode, config.policy.model) });
       return policy;
     };

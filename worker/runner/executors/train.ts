@@ -30,25 +30,36 @@ class PolicySession {
   /** The training state the open session holds (undefined: none open). */
   private held: string | null | undefined = undefined;
 
+  private noted = false;
+
   constructor(
     private node: ResolvedNode,
     private config: RunConfig,
     private env: RunEnvironment,
     private aux: AuxiliaryClients,
-    signal: AbortSignal,
+    private ctx: RunContext,
   ) {
-    signal.addEventListener("abort", () => this.close(), { once: true });
+    ctx.signal.addEventListener("abort", () => this.close(), { once: true });
   }
 
   /** The session holding `state`, opened (or re-opened) when the one open holds another. */
   async holding(state: string | null) {
     if (this.current && this.held === state) return this.current;
     this.close();
-    const policy = await trainingPolicyFor(this.node, this.config.policy, state ?? undefined);
+    const policy = await trainingPolicyFor(this.node, this.config.policy, state ?? undefined, (m) => void this.ctx.log("warn", m));
+    if (!this.noted && policy.profile === "envace-embedded" && this.config.policy.loraRank !== 32) {
+      this.noted = true;
+      await this.ctx.log("info", `the embedded node trains all weights of ${this.config.policy.model}; policy.loraRank ${this.config.policy.loraRank} does not apply there`);
+    }
     // The engine measures appended text with the node model's own tokenizer.
     this.current = { policy, sampler: samplingPolicy(this.env, { protocol: "tinker", policy }), aux: { ...this.aux, countTokens: (text) => policy.renderer.countTokens(text) } };
     this.held = state;
     return this.current;
+  }
+
+  /** Delete a training state on the node (through the open session; none open: nothing to do). */
+  async deleteState(path: string): Promise<void> {
+    await this.current?.policy.deleteState(path);
   }
 
   /** The open session now holds `state` (it was just saved from it). */
@@ -79,7 +90,7 @@ export async function trainExecutor(ctx: RunContext, overrides: ClientOverrides 
 
     const policyNode = await whileDatabaseDown(() => resolveNode(prisma, config.policy.node, "policy"), wait);
     const aux = await auxiliaryClients(ctx, env, overrides);
-    const session = new PolicySession(policyNode, config, env, aux, signal);
+    const session = new PolicySession(policyNode, config, env, aux, ctx);
     // The training state after each step: committed ones now, then each one this attempt saves.
     const stateAfter = new Map<number, string | null>([[0, null]]);
     for (const t of committed.train) if (t.statePath) stateAfter.set(t.step, t.statePath);
@@ -108,20 +119,26 @@ export async function trainExecutor(ctx: RunContext, overrides: ClientOverrides 
 
       const attemptStart = Date.now();
       let trained = 0;
+      // Training states persist only at checkpoints: each step's state is kept until the next step
+      // commits (resuming, and retrying after a node restart, need only the last committed one), then
+      // deleted on the node.
+      let previousState: { path: string; checkpoint: boolean } | null = null;
       for (const { step, parts } of plan.work) {
         throwIfCancelled(signal);
         if (parts.includes("train")) {
           const startedAt = new Date();
-          const { result, state } = await retrying(`step ${step} (training)`, step - 1, async (s, observe) => {
+          const withCheckpoint = parts.includes("checkpoint");
+          const { result, state, published } = await retrying(`step ${step} (training)`, step - 1, async (s, observe) => {
             const result = await untilCancelled(
               runTrainingStep({ instances: env.forStep(step), config, policy: observe(s.sampler), trainer: s.policy, ...s.aux, stepIndex: step, runId }),
               signal,
             );
             const state = await untilCancelled(s.policy.saveState(stateName(step)), signal);
-            return { result, state };
+            // Persistent sampler weights only at checkpoints; every step publishes ephemerally (the engine).
+            const published = withCheckpoint ? await untilCancelled(s.policy.saveWeightsForSampler(stateName(step)), signal) : null;
+            return { result, state, published };
           });
           trained++;
-          const withCheckpoint = parts.includes("checkpoint");
           const eta = ((Date.now() - attemptStart) / 1000 / trained) * (total - step);
           const written = await commitStep(
             prisma,
@@ -132,7 +149,7 @@ export async function trainExecutor(ctx: RunContext, overrides: ClientOverrides 
               phase: "train",
               startedAt,
               statePath: state.path,
-              checkpoint: withCheckpoint ? { nodeName: policyNode.name, statePath: state.path, samplerPath: result.samplerPath ?? state.path } : undefined,
+              checkpoint: published ? { nodeName: policyNode.name, statePath: state.path, samplerPath: published.path } : undefined,
               progress: { step, total, etaSeconds: eta },
             },
             wait,
@@ -140,6 +157,13 @@ export async function trainExecutor(ctx: RunContext, overrides: ClientOverrides 
           stateAfter.set(step, state.path);
           session.nowHolds(state.path);
           await ctx.log("info", `step ${step}/${total}: ${stepSummary(result)}; ${written.trajectories} trajectories, ${written.turns} turns committed${withCheckpoint ? ", checkpoint saved" : ""}`);
+          if (previousState && !previousState.checkpoint) {
+            const stale = previousState.path;
+            await session
+              .deleteState(stale)
+              .catch((e) => ctx.log("warn", `could not delete the training state ${stale} on node "${policyNode.name}": ${(e as Error).message}`));
+          }
+          previousState = { path: state.path, checkpoint: withCheckpoint };
         } else if (parts.includes("checkpoint")) {
           // A committed training step without its checkpoint: publish its state for sampling and record it.
           const published = await retrying(`the checkpoint of step ${step}`, step, (s) => untilCancelled(s.policy.saveWeightsForSampler(stateName(step)), signal));

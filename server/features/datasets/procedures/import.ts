@@ -13,6 +13,18 @@ export const importDatasetInput = z.object({
   /** Import the valid rows and report the invalid ones instead of rejecting the whole file. */
   skipInvalid: z.boolean().default(false),
   maxChecklists: z.number().int().min(1).max(16).optional(),
+  /**
+   * The reference's data.max_prompt_length: rows whose prompt (chat template + tool schemas, Qwen3 tokens)
+   * is longer than this − 500 are dropped and reported by line. null keeps every row.
+   */
+  maxPromptLength: z
+    .number()
+    .int()
+    .min(501, "maxPromptLength must exceed the 500-token margin")
+    .max(1_000_000)
+    .nullable()
+    .default(4000)
+    .describe("Drop rows whose prompt is longer than this − 500 Qwen3 tokens (reference default 4000); null keeps all"),
 });
 
 export const importProcedure = memberProcedure.input(importDatasetInput).mutation(({ input }) => importDataset(input));

@@ -1,4 +1,4 @@
 import { authedProcedure } from "../../../trpc/init";
 import { listNodes } from "../service";
 
-export const list = authedProcedure.query(() => listNodes());
+export const list = authedProcedure.query(({ ctx }) => listNodes(ctx.user));

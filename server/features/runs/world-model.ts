@@ -1,0 +1,136 @@
+/**
+ * The world-model view of a run: where the policy's imagined world diverges from the real one.
+ * It reads the per-step rollups written when each step commits (worker/runner/fidelity-rollup.ts:
+ * `fidelity_stat` per step and tool, `fidelity_divergence` with each step's 50 most frequent
+ * divergences), so a request reads steps × tools rows whatever the number of turns:
+ * - per tool: comparisons, mean score, exact-match rate, error agreement, invalid rehearsals;
+ * - per step: the same numbers per training / evaluation step;
+ * - the most frequent divergences (tool, field, rehearsed value, real value) with example turns from the
+ *   newest step that shows them. Counts add up each step's top 50, so a kind that never makes a step's
+ *   top 50 is not counted (docs/FIDELITY.md).
+ */
+import { Prisma } from "@prisma/client";
+import { prisma } from "../../../lib/db";
+import { notFound } from "../../lib/errors";
+
+export interface WorldModelInput {
+  runId: string;
+  phase: "all" | "train" | "eval";
+  /** Divergence rows to return (most frequent first). */
+  limit: number;
+  /** Only this tool's divergences (the per-tool and per-step tables always cover every tool). */
+  tool?: string | null;
+}
+
+export interface FidelityAggregate {
+  comparisons: number;
+  meanScore: number;
+  exactRate: number;
+  errorAgreementRate: number;
+  /** Share of comparisons whose rehearsal broke the output format (null on turns stored before the outcome field). */
+  invalidRate: number;
+  /** Both sides were errors. */
+  bothErrorRate: number;
+}
+
+export interface ToolFidelity extends FidelityAggregate {
+  tool: string;
+}
+
+export interface StepFidelity extends FidelityAggregate {
+  step: number;
+  phase: string;
+}
+
+export interface DivergenceExample {
+  trajectoryId: string;
+  turnIndex: number;
+  step: number;
+}
+
+export interface DivergenceRow {
+  tool: string;
+  path: string;
+  rehearsed: string | null;
+  real: string | null;
+  count: number;
+  /** Up to three turns showing it, newest step first. */
+  examples: DivergenceExample[];
+}
+
+export interface WorldModel {
+  overall: FidelityAggregate | null;
+  tools: ToolFidelity[];
+  steps: StepFidelity[];
+  divergences: DivergenceRow[];
+  /** Distinct divergence kinds in the run (before the limit). */
+  divergenceKinds: number;
+}
+
+interface AggRow {
+  n: bigint | null;
+  score: number | null;
+  exact: number | null;
+  err: number | null;
+  invalid: number | null;
+  both: number | null;
+}
+
+function aggregate(r: AggRow): FidelityAggregate {
+  return {
+    comparisons: Number(r.n ?? 0),
+    meanScore: r.score ?? 0,
+    exactRate: r.exact ?? 0,
+    errorAgreementRate: r.err ?? 0,
+    invalidRate: r.invalid ?? 0,
+    bothErrorRate: r.both ?? 0,
+  };
+}
+
+const AGGREGATES = Prisma.sql`
+  sum(comparisons)::bigint as n,
+  (sum("scoreSum") / nullif(sum(comparisons), 0))::float8 as score,
+  (sum(exact)::float8 / nullif(sum(comparisons), 0)) as exact,
+  (sum("errorAgree")::float8 / nullif(sum(comparisons), 0)) as err,
+  (sum(invalid)::float8 / nullif(sum(comparisons), 0)) as invalid,
+  (sum("bothErrors")::float8 / nullif(sum(comparisons), 0)) as both`;
+
+export async function worldModel(input: WorldModelInput): Promise<WorldModel> {
+  const run = await prisma.run.findUnique({ where: { id: input.runId }, select: { id: true } });
+  if (!run) throw notFound("run", input.runId);
+  const phase = input.phase === "all" ? Prisma.empty : Prisma.sql`and phase = ${input.phase}`;
+  const tool = input.tool ? Prisma.sql`and tool = ${input.tool}` : Prisma.empty;
+  const [overallRows, toolRows, stepRows, divergenceRows, kindRows] = await Promise.all([
+    prisma.$queryRaw<AggRow[]>`select ${AGGREGATES} from fidelity_stat where "runId" = ${input.runId} ${phase}`,
+    prisma.$queryRaw<(AggRow & { tool: string })[]>`
+      select tool, ${AGGREGATES} from fidelity_stat where "runId" = ${input.runId} ${phase} group by tool`,
+    prisma.$queryRaw<(AggRow & { step: number; phase: string })[]>`
+      select step, phase, ${AGGREGATES} from fidelity_stat where "runId" = ${input.runId} ${phase} group by step, phase order by step, phase`,
+    prisma.$queryRaw<{ tool: string; path: string; rehearsed: string | null; real: string | null; n: bigint; examples: DivergenceExample[] }[]>`
+      select tool, path, rehearsed, "real", sum(count)::bigint as n, (array_agg(examples order by step desc))[1] as examples
+      from fidelity_divergence where "runId" = ${input.runId} ${phase} ${tool}
+      group by tool, path, rehearsed, "real"
+      order by n desc, tool, path, rehearsed nulls first, "real" nulls first
+      limit ${input.limit}`,
+    prisma.$queryRaw<{ n: bigint }[]>`
+      select count(*)::bigint as n from (select distinct tool, path, rehearsed, "real" from fidelity_divergence where "runId" = ${input.runId} ${phase} ${tool}) k`,
+  ]);
+  const overall = overallRows[0] && Number(overallRows[0].n ?? 0) > 0 ? aggregate(overallRows[0]) : null;
+  const tools = toolRows.map((r) => ({ tool: r.tool, ...aggregate(r) }));
+  // Worst tools first: the ones whose imagined world is furthest from the real one.
+  tools.sort((a, b) => a.meanScore - b.meanScore || b.comparisons - a.comparisons || a.tool.localeCompare(b.tool));
+  return {
+    overall,
+    tools,
+    steps: stepRows.map((r) => ({ step: r.step, phase: r.phase, ...aggregate(r) })),
+    divergences: divergenceRows.map((r) => ({
+      tool: r.tool,
+      path: r.path,
+      rehearsed: r.rehearsed,
+      real: r.real,
+      count: Number(r.n),
+      examples: (r.examples ?? []).slice(0, 3),
+    })),
+    divergenceKinds: Number(kindRows[0]?.n ?? 0),
+  };
+}
