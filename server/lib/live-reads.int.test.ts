@@ -26,6 +26,8 @@ describe("shared live reads", () => {
     });
     runId = run.id;
     getChangeFeed().on("change", (e: ChangeEvent) => heard.push(e));
+    liveReads();
+    expect(await getChangeFeed().whenConnected()).toBe(true);
     await claimRun(prisma, runId, "w-shared");
     await eventually(async () => liveReads().sharing && heard.some((e) => e.t === "run" && e.id === runId), 10_000, "the change feed");
   });
