@@ -14,6 +14,7 @@ import { ZodError } from "zod";
 import { describeUnstorable, findUnstorableText } from "../../lib/text-hygiene";
 import { isDatabaseUnavailable } from "../lib/db-errors";
 import { DomainError } from "../lib/errors";
+import { forgetCallers } from "../lib/caller-cache";
 import { clearSharedReads } from "../lib/live-reads";
 import type { Context } from "./context";
 
@@ -84,11 +85,15 @@ const domainErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-// Reads shared between callers (server/lib/live-reads.ts) are forgotten after any change made through
-// this process, so whoever made it reads it back at once instead of waiting for its change signal.
+// Reads shared between callers (server/lib/live-reads.ts) and remembered callers (server/lib/caller-cache.ts)
+// are forgotten after any change made through this process, so whoever made it reads it back at once
+// (a revoked token or a changed role included) instead of waiting for its change signal.
 const readsAfterWrites = t.middleware(async ({ type, next }) => {
   const result = await next();
-  if (type === "mutation") clearSharedReads();
+  if (type === "mutation") {
+    clearSharedReads();
+    forgetCallers();
+  }
   return result;
 });
 
