@@ -16,14 +16,16 @@ export interface SessionUser {
 
 /**
  * Resolve the caller from a personal API token (Bearer envace_…) or a better-auth session cookie.
- * Found callers are remembered for a few seconds (server/lib/caller-cache.ts).
+ * Found callers are remembered for a few seconds (server/lib/caller-cache.ts); `fresh` looks them up
+ * anyway (the event stream: opened once per tab, and it must not open while the database is away).
  */
-export async function resolveUser(headers: Headers): Promise<SessionUser | null> {
+export async function resolveUser(headers: Headers, opts: { fresh?: boolean } = {}): Promise<SessionUser | null> {
+  const recall = <T>(key: string | null) => (key && !opts.fresh ? rememberedCaller<T>(key) : undefined);
   const authz = headers.get("authorization");
   if (authz?.startsWith("Bearer ")) {
     const tokenHash = sha256(authz.slice(7).trim());
     const key = `token:${tokenHash}`;
-    const known = rememberedCaller<SessionUser>(key);
+    const known = recall<SessionUser>(key);
     if (known) return known;
     const row = await prisma.apiToken.findUnique({
       where: { tokenHash },
@@ -37,7 +39,7 @@ export async function resolveUser(headers: Headers): Promise<SessionUser | null>
     return user;
   }
   const key = sessionKey(headers);
-  const known = key ? rememberedCaller<SessionUser>(key) : undefined;
+  const known = recall<SessionUser>(key);
   if (known) return known;
   const session = await getAuth().api.getSession({ headers });
   if (!session) return null;
