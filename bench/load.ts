@@ -2,8 +2,9 @@
  * Load benchmark (`npm run bench:load`): the web app's own cost under many live clients.
  *
  * On a throwaway embedded Postgres (the real migrations) with 300 runs in the table and one training run
- * with a history (steps, 50 metric series, trajectories), it starts the production web server
- * (`next start`, loopback only; needs `npm run build`) and, for BENCH_ROUNDS rounds of BENCH_ROUND_S s:
+ * with a history (steps, 50 metric series, trajectories), it starts the production web process
+ * (scripts/web.ts, as `npm start` runs it; loopback only; needs `npm run build`) and, for BENCH_ROUNDS
+ * rounds of BENCH_ROUND_S s:
  * - nine in ten clients are browser-like: each has its own account and session, opens the page it is on — the
  *   runs table or the live run's page — with the queries that page makes, keeps the event stream
  *   (/api/events) open and, on each signal, refetches what the UI refetches (app/_lib/live.ts
@@ -19,9 +20,10 @@
  * first. The last line is the machine-readable result; the exit code is 1 when a target is missed.
  *
  * Env: BENCH_CLIENTS (200), BENCH_ROUNDS (2), BENCH_ROUND_S (60), BENCH_STEP_S (2), BENCH_WARMUP_S (10),
- * BENCH_CPU_PROF=<dir> (a CPU profile of the web server).
+ * BENCH_CPU_PROF=<dir> (a CPU profile of the web server), BENCH_KEEP=1 (keep the logs).
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import http from "node:http";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -125,23 +127,45 @@ class Stats {
 
 const stats = new Stats();
 let base = "";
+let loggedErrors = 0;
 
-/** One tRPC GET as httpBatchLink sends it (batch=1, superjson inputs); records its latency. */
-async function trpcBatch(queries: Query[], headers: Record<string, string>): Promise<unknown[]> {
+// Plain node:http with keep-alive: fetch's web streams would cost this process more CPU than the server spends.
+const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+
+function get(url: string, headers: Record<string, string>): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+  });
+}
+
+/**
+ * One tRPC GET as httpBatchLink sends it (batch=1, superjson inputs); records its latency (until the
+ * whole body has arrived). Bodies are not decoded (this process would spend more CPU on that than the
+ * server, on the same cores): only the run's log lines are read, for the next query's cursor.
+ */
+async function trpcBatch(queries: Query[], headers: Record<string, string>): Promise<string | null> {
   const paths = queries.map((q) => q.path).join(",");
   const input = Object.fromEntries(queries.map((q, i) => [String(i), superjson.serialize(q.input)]));
   const url = `${base}/api/trpc/${paths}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`;
   const t0 = performance.now();
   let ok = false;
   try {
-    const res = await fetch(url, { headers });
-    const text = await res.text();
-    stats.bytes += text.length;
-    const body = JSON.parse(text) as Array<{ result?: { data: unknown }; error?: unknown }>;
-    ok = res.ok && Array.isArray(body) && body.every((b) => b.result);
-    return ok ? body.map((b) => superjson.deserialize(b.result!.data as never)) : [];
-  } catch {
-    return [];
+    const res = await get(url, headers);
+    const body = res.body;
+    stats.bytes += body.length;
+    // A batch answers 207 when one of its calls failed; every call succeeded when it is 200.
+    ok = res.status === 200;
+    if (!ok && loggedErrors++ < 5) console.error(`${res.status} on ${paths}: ${body.toString("utf8").slice(0, 300)}`);
+    return ok && queries.some((q) => q.path === "runs.logs") ? body.toString("utf8") : null;
+  } catch (err) {
+    if (loggedErrors++ < 5) console.error(`request failed (${paths}): ${(err as Error).message}`);
+    return null;
   } finally {
     const ms = performance.now() - t0;
     stats.requests++;
@@ -196,34 +220,41 @@ class BrowserClient {
 
   private listen() {
     this.stream = new AbortController();
-    void (async () => {
-      try {
-        const res = await fetch(`${base}/api/events`, { headers: this.headers, signal: this.stream!.signal });
-        if (!res.ok || !res.body) throw new Error(`events: HTTP ${res.status}`);
-        const reader = res.body.getReader();
-        const decoder = new TextDecoder();
-        let buffer = "";
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          buffer += decoder.decode(value, { stream: true });
-          let cut: number;
-          while ((cut = buffer.indexOf("\n\n")) >= 0) {
-            const block = buffer.slice(0, cut);
-            buffer = buffer.slice(cut + 2);
-            const data = /^data: (.*)$/m.exec(block)?.[1];
-            if (data === undefined) continue;
-            const parsed = changeEventSchema.safeParse(JSON.parse(data));
-            if (parsed.success) this.onEvent(parsed.data);
-          }
+    const req = http.get(`${base}/api/events`, { agent, headers: this.headers, signal: this.stream.signal }, (res) => {
+      if (res.statusCode !== 200) {
+        stats.errors++;
+        console.error(`event stream: HTTP ${res.statusCode}`);
+        res.resume();
+        return;
+      }
+      res.setEncoding("utf8");
+      let buffer = "";
+      res.on("data", (chunk: string) => {
+        buffer += chunk;
+        let cut: number;
+        while ((cut = buffer.indexOf("\n\n")) >= 0) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (data === undefined) continue;
+          const parsed = changeEventSchema.safeParse(JSON.parse(data));
+          if (parsed.success) this.onEvent(parsed.data);
         }
-      } catch (err) {
+      });
+      res.on("end", () => {
         if (!this.stream?.signal.aborted) {
           stats.errors++;
-          console.error(`event stream ended: ${(err as Error).message}`);
+          console.error("event stream ended");
         }
+      });
+      res.on("error", () => {});
+    });
+    req.on("error", (err) => {
+      if (!this.stream?.signal.aborted) {
+        stats.errors++;
+        console.error(`event stream failed: ${err.message}`);
       }
-    })();
+    });
   }
 
   close() {
@@ -257,12 +288,12 @@ class BrowserClient {
     setImmediate(() => {
       this.flushScheduled = false;
       const queries = this.batch.splice(0);
-      void Promise.all(queries.map((x) => this.prepare(x))).then((prepared) => trpcBatch(prepared, this.headers).then((results) => this.absorb(queries, results)));
+      void trpcBatch(queries.map((x) => this.prepare(x)), this.headers).then((body) => this.absorb(body));
     });
   }
 
   private fetch(q: Query) {
-    return trpcBatch([this.prepare(q)], this.headers).then((results) => this.absorb([q], results));
+    return trpcBatch([this.prepare(q)], this.headers).then((body) => this.absorb(body));
   }
 
   /** The logs query asks only for lines after the last one it has (app/runs/[id]/run-logs.tsx). */
@@ -270,12 +301,11 @@ class BrowserClient {
     return q.path === "runs.logs" ? { path: q.path, input: { runId: this.runId, after: this.logsAfter, limit: 200 } } : q;
   }
 
-  private absorb(queries: Query[], results: unknown[]) {
-    queries.forEach((q, i) => {
-      if (q.path !== "runs.logs") return;
-      const rows = results[i] as Array<{ id: string }> | undefined;
-      if (rows?.length) this.logsAfter = String(rows.at(-1)!.id);
-    });
+  /** The last log line's id, from the raw batch body (log ids are the only `"id":"<digits>"` values in it). */
+  private absorb(body: string | null) {
+    if (!body) return;
+    const ids = body.match(/"id":"\d+"/g);
+    if (ids?.length) this.logsAfter = ids.at(-1)!.slice(6, -1);
   }
 }
 
@@ -349,8 +379,9 @@ async function main() {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     const webLog = fs.openSync(path.join(dir, "web.log"), "w");
+    // The product's web process (scripts/web.ts: Next.js behind node:http, what `npm start` runs).
     const profile = process.env.BENCH_CPU_PROF ? [`--cpu-prof`, `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
-    const web = spawn(process.execPath, [...profile, path.join(repoRoot, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+    const web = spawn(process.execPath, [...profile, "--import", "tsx", path.join(repoRoot, "scripts/web.ts")], {
       cwd: repoRoot,
       env: {
         ...process.env,
@@ -358,6 +389,7 @@ async function main() {
         ENVACE_SECRET: process.env.ENVACE_SECRET,
         ENVACE_PUBLIC_URL: base,
         PORT: String(port),
+        HOST: "127.0.0.1",
         NODE_ENV: "production",
       },
       stdio: ["ignore", webLog, webLog],
@@ -390,7 +422,7 @@ async function main() {
     const replayer = spawn(path.join(repoRoot, "node_modules/.bin/tsx"), ["bench/load-replayer.ts"], {
       cwd: repoRoot,
       env: { ...process.env, DATABASE_URL: db.url, BENCH_STEP_S: String(STEP_S) },
-      stdio: ["pipe", "pipe", "inherit"],
+      stdio: ["pipe", "pipe", fs.openSync(path.join(dir, "replayer.log"), "w")],
     });
     children.push(replayer);
     await new Promise<void>((resolve, reject) => {
@@ -401,6 +433,7 @@ async function main() {
     await prisma.$transaction(async (tx) => sendRunJob(tx, { runId: live.runId, reason: "created" }));
 
     // ---------- open every page ----------
+    const opening = performance.now();
     for (let i = 0; i < CLIENTS; i++) {
       if (i % 10 === 9) {
         const s = new ScriptClient(tokens[clients.filter((c) => c instanceof ScriptClient).length]!);
@@ -412,6 +445,7 @@ async function main() {
         await b.open();
       }
     }
+    console.log(`${CLIENTS} clients opened their pages in ${((performance.now() - opening) / 1000).toFixed(1)} s`);
     const lag = monitorEventLoopDelay({ resolution: 10 });
     lag.enable();
     await new Promise((r) => setTimeout(r, WARMUP_S * 1000));
@@ -492,7 +526,8 @@ async function main() {
     while (Date.now() < grace && children.some((c) => c.exitCode === null && c.signalCode === null)) await new Promise((r) => setTimeout(r, 100));
     for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
     await db.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    if (process.env.BENCH_KEEP === "1") console.log(`kept ${dir} (web.log, replayer.log)`);
+    else fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
