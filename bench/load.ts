@@ -132,7 +132,17 @@ let loggedErrors = 0;
 // Plain node:http with keep-alive: fetch's web streams would cost this process more CPU than the server spends.
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 
-function get(url: string, headers: Record<string, string>): Promise<{ status: number; body: Buffer }> {
+/** A GET on a kept-alive socket; one retry when the server had just closed that socket (as browsers do). */
+async function get(url: string, headers: Record<string, string>): Promise<{ status: number; body: Buffer }> {
+  try {
+    return await getOnce(url, headers);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ECONNRESET") throw err;
+    return getOnce(url, headers);
+  }
+}
+
+function getOnce(url: string, headers: Record<string, string>): Promise<{ status: number; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { agent, headers }, (res) => {
       const chunks: Buffer[] = [];

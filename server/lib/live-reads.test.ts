@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { LiveReads, MAX_AGE_MS } from "./live-reads";
+import superjson from "superjson";
+import { LiveReads, MAX_AGE_MS, sharedResultTransformer } from "./live-reads";
 
 /** A change feed double: an emitter with the feed's connection state. */
 function feedDouble(connected: boolean) {
@@ -73,5 +74,17 @@ describe("shared live reads", () => {
     feed.emit("down");
     await read();
     expect(await read()).toBe(8);
+  });
+});
+
+describe("the tRPC transformer", () => {
+  it("serialises a shared result once and gives superjson's own output", () => {
+    const shared = { items: [{ id: "r1", createdAt: new Date(0), metrics: { "reward/mean": 0.5 } }] };
+    const first = sharedResultTransformer.serialize(shared);
+    expect(first).toEqual(superjson.serialize(shared));
+    expect(sharedResultTransformer.serialize(shared)).toBe(first); // the same walk, not a new one
+    expect(sharedResultTransformer.serialize({ ...shared })).not.toBe(first);
+    expect(sharedResultTransformer.serialize(3)).toEqual(superjson.serialize(3));
+    expect(sharedResultTransformer.deserialize(first)).toEqual(shared);
   });
 });

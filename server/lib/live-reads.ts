@@ -13,6 +13,7 @@
  * a signal never gets a result from before it. Entries also expire after `MAX_AGE_MS`, bounding what a
  * lost signal could leave behind; while the change feed is not connected nothing is shared at all.
  */
+import superjson from "superjson";
 import type { ChangeEvent } from "../../contracts/events";
 import { getChangeFeed } from "../events";
 
@@ -116,3 +117,23 @@ export function sharedRead<T>(procedure: string, input: unknown, topics: Topic[]
 export function clearSharedReads(): void {
   globalForReads.__envaceLiveReads?.clear();
 }
+
+/**
+ * superjson for tRPC, with the serialised form of a shared result made once: a hundred viewers getting
+ * the same shared object (by identity, see `LiveReads.read`) cost one walk over its values, not a
+ * hundred. Results are never changed after they are returned, so identity is a safe key; anything not
+ * shared is a fresh object each time and simply serialised.
+ */
+const serialised = new WeakMap<object, ReturnType<typeof superjson.serialize>>();
+export const sharedResultTransformer = {
+  serialize(value: unknown) {
+    if (value === null || typeof value !== "object") return superjson.serialize(value);
+    let out = serialised.get(value);
+    if (!out) {
+      out = superjson.serialize(value);
+      serialised.set(value, out);
+    }
+    return out;
+  },
+  deserialize: superjson.deserialize.bind(superjson),
+};

@@ -9,20 +9,19 @@
  */
 import crypto from "node:crypto";
 import { initTRPC, TRPCError } from "@trpc/server";
-import superjson from "superjson";
 import { ZodError } from "zod";
 import { describeUnstorable, findUnstorableText } from "../../lib/text-hygiene";
 import { isDatabaseUnavailable } from "../lib/db-errors";
 import { DomainError } from "../lib/errors";
 import { forgetCallers } from "../lib/caller-cache";
-import { clearSharedReads } from "../lib/live-reads";
+import { clearSharedReads, sharedResultTransformer } from "../lib/live-reads";
 import type { Context } from "./context";
 
 export const DATABASE_UNAVAILABLE_MESSAGE = "the database is unavailable right now; try again in a moment";
 const INTERNAL_PREFIX = "internal error";
 
 const t = initTRPC.context<Context>().create({
-  transformer: superjson,
+  transformer: sharedResultTransformer,
   // Stacks would carry driver text and file paths; the server log has them.
   isDev: false,
   errorFormatter({ shape, error }) {
