@@ -32,7 +32,7 @@ import superjson from "superjson";
 import { migrate, repoRoot, startEmbeddedPostgres } from "../scripts/lib/database";
 import { waitForHttp } from "../scripts/lib/processes";
 import { freePort } from "../test/processes";
-import { liveRoutes } from "../app/_lib/live";
+import { liveDelayMs, liveRoutes } from "../app/_lib/live";
 import { DEFAULT_CLOSED_PANELS, MAX_CHART_POINTS, groupPanels, panelQueryKeys } from "../app/_components/charts/chart-math";
 import { changeEventSchema, type ChangeEvent } from "../contracts/events";
 
@@ -196,6 +196,8 @@ class BrowserClient {
   private flushScheduled = false;
   private logsAfter: string | null = null;
   private stream: AbortController | null = null;
+  /** This tab's share of each route's spread (app/_lib/live.ts LiveInvalidator). */
+  private share = Math.random();
   eventsSeen = 0;
 
   constructor(
@@ -286,8 +288,9 @@ class BrowserClient {
         this.pending.delete(key);
         for (const q of matching()) this.enqueue(q);
       };
-      if (route.delayMs === 0) refetch();
-      else this.pending.set(key, setTimeout(refetch, route.delayMs));
+      const delay = liveDelayMs(route, this.share);
+      if (delay === 0) refetch();
+      else this.pending.set(key, setTimeout(refetch, delay));
     }
   }
 
