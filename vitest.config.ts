@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 export default defineConfig({
   resolve: { alias: { "@": fileURLToPath(new URL(".", import.meta.url)) } },
   test: {
-    include: ["{contracts,server,worker,app,bench,lib,scripts}/**/*.test.{ts,tsx}"],
+    include: ["{contracts,server,worker,app,bench,lib,scripts,cli}/**/*.test.{ts,tsx}"],
     exclude: ["**/node_modules/**", "**/*.int.test.ts", ".next/**", ".data/**"],
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -12,8 +12,8 @@ export type Paradigm = (typeof paradigms)[number];
 
 /** A model on an attached node. `node` is the node's name ("embedded" is the built-in CPU node). */
 export const nodeModelSchema = z.object({
-  node: z.string().min(1, "node name is required").max(100).default("embedded"),
-  model: z.string().min(1, "model is required").max(200).default("tiny-gpt"),
+  node: z.string().min(1, "node name is required").max(100).default("embedded").describe("Name of an attached node (Nodes page); \"embedded\" is the built-in CPU node"),
+  model: z.string().min(1, "model is required").max(200).default("tiny-gpt").describe("Model name as the node serves it"),
 });
 export type NodeModel = z.infer<typeof nodeModelSchema>;
 
@@ -35,9 +35,9 @@ export const policyModelSchema = nodeModelSchema.extend({
 export type PolicyModel = z.infer<typeof policyModelSchema>;
 
 export const samplingSchema = z.object({
-  temperature: z.number().min(0).max(5),
-  topP: z.number().gt(0).max(1),
-  maxTokens: z.number().int().min(1).max(200_000),
+  temperature: z.number().min(0).max(5).describe("Sampling temperature (0 = greedy)"),
+  topP: z.number().gt(0).max(1).describe("Nucleus sampling: keep the smallest token set whose probability reaches this"),
+  maxTokens: z.number().int().min(1).max(200_000).describe("Most tokens one generation may produce"),
 });
 export type SamplingParams = z.infer<typeof samplingSchema>;
 
@@ -51,85 +51,141 @@ export type KlType = (typeof klTypes)[number];
 const trainSampling = { temperature: 1.0, topP: 1.0, maxTokens: 8000 };
 const evalSampling = { temperature: 0.6, topP: 0.95, maxTokens: 8000 };
 
+export const testTimeModes = ["parallel", "sequential"] as const;
+export type TestTimeMode = (typeof testTimeModes)[number];
+/**
+ * The paper's test-time sampling (its Table 3): act and rehearse at temperature 1.0 / top-p 1.0, every other
+ * role (assessment, memory) at 0.01.
+ */
+export const testTimeSampling = {
+  act: { temperature: 1.0, topP: 1.0, maxTokens: 8000 },
+  rehearse: { temperature: 1.0, topP: 1.0, maxTokens: 8000 },
+  assessment: { temperature: 0.01, topP: 1.0, maxTokens: 1024 },
+  memory: { temperature: 0.01, topP: 1.0, maxTokens: 1024 },
+} as const;
+
 export const runConfigSchema = z
   .object({
     schemaVersion: z.literal(RUN_CONFIG_SCHEMA_VERSION).default(RUN_CONFIG_SCHEMA_VERSION),
-    kind: z.enum(["train", "eval"]).default("train"),
+    kind: z.enum(["train", "eval"]).default("train").describe("train: GRPO training steps with periodic evaluation; eval: one evaluation of the policy"),
 
     /** Policy and node: the model that acts and rehearses. */
-    policy: policyModelSchema.default({}),
+    policy: policyModelSchema.default({}).describe("The policy that acts and rehearses"),
 
     data: z
       .object({
-        /** "builtin:shop" | "tau2:retail" | "dataset:<id>" (an imported CM2 dataset). */
+        /**
+         * "builtin:shop" | "tau2:retail" | "dataset:<id>" (an imported dataset) | "mcp:<server>/<dataset>"
+         * (an imported dataset's tasks against a registered MCP server).
+         */
         dataset: z
           .string()
-          .regex(/^(builtin:[a-z0-9_-]+|tau2:retail|dataset:[A-Za-z0-9_-]+)$/, "must be builtin:<name>, tau2:retail or dataset:<id>")
-          .default("builtin:shop"),
-        split: z.enum(["train", "test"]).default("train"),
+          .regex(
+            /^(builtin:[a-z0-9_-]+|tau2:retail|dataset:[A-Za-z0-9_-]+|mcp:[a-z0-9][a-z0-9_-]{0,62}\/[A-Za-z0-9_-]{1,100})$/,
+            "must be builtin:<name>, tau2:retail, dataset:<id> or mcp:<server>/<dataset>",
+          )
+          .default("builtin:shop")
+          .describe(
+            "Where the tasks come from: builtin:<name> (e.g. builtin:shop), tau2:retail, dataset:<id or name> of an imported dataset, or mcp:<server>/<dataset> to run an imported dataset's tasks against a registered MCP server",
+          ),
+        split: z.enum(["train", "test"]).default("train").describe("Which split of the dataset to draw tasks from"),
         /** Explicit instance ids; empty = sample from the split. */
-        instanceIds: z.array(z.string().min(1)).max(10_000).default([]),
+        instanceIds: z.array(z.string().min(1)).max(10_000).default([]).describe("Use exactly these task ids (empty = sample from the split)"),
         /**
          * Train on a fixed subset of this many tasks of the split (a seeded draw); each step samples
          * from it. Unset = the whole split. Small pools let a quick run revisit its tasks.
          */
-        poolSize: z.number().int().min(1).max(1_000_000).optional(),
-        instancesPerStep: z.number().int().min(1).max(4096).default(16),
-        rolloutsPerInstance: z.number().int().min(1).max(64).default(4),
-        seed: z.number().int().min(0).default(0),
+        poolSize: z
+          .number()
+          .int()
+          .min(1)
+          .max(1_000_000)
+          .optional()
+          .describe("Train on a fixed seeded subset of this many tasks (unset = the whole split)"),
+        instancesPerStep: z.number().int().min(1).max(4096).default(16).describe("Tasks per training step (and per evaluation)"),
+        rolloutsPerInstance: z.number().int().min(1).max(64).default(4).describe("Rollouts per task in a step: the GRPO group size"),
+        seed: z.number().int().min(0).default(0).describe("Seed of task sampling; a step's tasks are a pure function of (seed, step)"),
       })
       .default({}),
 
     rollout: z
       .object({
-        paradigm: z.enum(paradigms).default("rehearse"),
+        paradigm: z
+          .enum(paradigms)
+          .default("rehearse")
+          .describe("rehearse: the policy writes each tool response itself (EnvACE); simulator: an external model does; environment: the real tools run"),
         /** Also execute each rehearsed call for real (without conditioning on it) and record fidelity. */
-        shadowExecution: z.boolean().default(false),
+        shadowExecution: z.boolean().default(false).describe("Also run each rehearsed call for real, unseen by the policy, and record the rehearsal's fidelity"),
         /** The external tool simulator for the `simulator` paradigm. */
-        simulator: nodeModelSchema.optional(),
+        simulator: nodeModelSchema.optional().describe("External tool simulator (simulator paradigm only)"),
         /** The user simulator for environments with simulated users (tau2). */
-        userSimulator: nodeModelSchema.optional(),
-        maxAssistantTurns: z.number().int().min(1).max(1000).default(30),
-        maxUserTurns: z.number().int().min(1).max(1000).default(30),
-        maxMicroSteps: z.number().int().min(1).max(10_000).default(200),
-        promptBudgetTokens: z.number().int().min(16).max(1_000_000).default(12_000),
-        responseBudgetTokens: z.number().int().min(1).max(1_000_000).default(8_000),
-        maxConcurrentRollouts: z.number().int().min(1).max(4096).default(256),
+        userSimulator: nodeModelSchema.optional().describe("User simulator for tasks with a simulated user (tau2)"),
+        maxAssistantTurns: z.number().int().min(1).max(1000).default(30).describe("End a rollout after this many assistant turns"),
+        maxUserTurns: z.number().int().min(1).max(1000).default(30).describe("End a rollout after this many user turns"),
+        maxMicroSteps: z.number().int().min(1).max(10_000).default(200).describe("End a rollout after this many generations and tool calls in all (a guard against loops)"),
+        promptBudgetTokens: z
+          .number()
+          .int()
+          .min(16)
+          .max(1_000_000)
+          .default(12_000)
+          .describe("End a rollout (LENGTH_EXCEEDED) when the next act prompt would reach this many tokens"),
+        responseBudgetTokens: z
+          .number()
+          .int()
+          .min(1)
+          .max(1_000_000)
+          .default(8_000)
+          .describe("Most tokens of a simulated tool response; also the length the response clip-ratio metric counts against"),
+        maxConcurrentRollouts: z.number().int().min(1).max(4096).default(256).describe("Rollouts in flight at once (bounds the load on the nodes)"),
         maxFailedGenerationShare: z
           .number()
           .min(0)
           .max(1)
           .default(0.5)
           .describe("Fail the run when a step's share of failed generations exceeds this (a step where all failed always fails)"),
+        maxEnvironmentErrorShare: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0.5)
+          .describe(
+            "Fail the run when more than this share of a step's episodes end with an environment error (a tool server that did not start, crashed, hung or broke its protocol); those episodes are recorded and left out of training (a step where all did always fails)",
+          ),
       })
       .default({}),
 
     sampling: z
       .object({
-        act: samplingSchema.default(trainSampling),
-        rehearse: samplingSchema.default(trainSampling),
-        evalAct: samplingSchema.default(evalSampling),
-        evalRehearse: samplingSchema.default(evalSampling),
+        act: samplingSchema.default(trainSampling).describe("Act role (tool calls and replies) in training rollouts"),
+        rehearse: samplingSchema.default(trainSampling).describe("Rehearse role (predicted tool responses) in training rollouts"),
+        evalAct: samplingSchema.default(evalSampling).describe("Act role in evaluation"),
+        evalRehearse: samplingSchema.default(evalSampling).describe("Rehearse role in evaluation"),
       })
       .default({}),
 
     reward: z
       .object({
         /** LLM checklist judge; unused for programmatic checklists. */
-        judge: nodeModelSchema.optional(),
-        judgeConcurrency: z.number().int().min(1).max(10_000).default(500),
-        judgeTimeoutS: z.number().min(1).max(3600).default(120),
-        judgeRetries: z.number().int().min(1).max(20).default(5),
-        judgeTemperature: z.number().min(0).max(2).default(0.6),
-        judgeTopP: z.number().gt(0).max(1).default(0.8),
-        judgeMaxTokens: z.number().int().min(1).max(100_000).default(6000),
-        invalidActionPenalty: z.number().min(0).max(10).default(0.1),
-        maxChecklists: z.number().int().min(1).max(16).default(1),
+        judge: nodeModelSchema.optional().describe("LLM that judges checklist items (needed for imported datasets; built-in tasks check programmatically)"),
+        judgeConcurrency: z.number().int().min(1).max(10_000).default(500).describe("Judge calls in flight at once"),
+        judgeTimeoutS: z.number().min(1).max(3600).default(120).describe("Time limit of one judge (or tool-simulator) call"),
+        judgeRetries: z.number().int().min(1).max(20).default(5).describe("Attempts per judge call before the verdict counts as failed"),
+        judgeTemperature: z.number().min(0).max(2).default(0.6).describe("Sampling temperature of the judge"),
+        judgeTopP: z.number().gt(0).max(1).default(0.8).describe("Nucleus sampling of the judge"),
+        judgeMaxTokens: z.number().int().min(1).max(100_000).default(6000).describe("Most tokens of one judge reply"),
+        invalidActionPenalty: z.number().min(0).max(10).default(0.1).describe("Subtracted from the score of a generation that does not parse"),
+        maxChecklists: z.number().int().min(1).max(16).default(1).describe("Checklists judged per task (a task may carry several)"),
         /**
          * Grounded rehearsal (not in the reference method; 0 = off, the method as published): with shadow
          * execution, each rehearse row's reward is (1 − w) · trajectory reward + w · its fidelity to the real response.
          */
-        rehearsalGrounding: z.number().min(0).max(1).default(0),
+        rehearsalGrounding: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0)
+          .describe("Weight w of a rehearsal's own fidelity in its reward: (1 − w)·task reward + w·fidelity (needs shadow execution; 0 = the method as published)"),
       })
       .default({}),
 
@@ -172,25 +228,64 @@ export const runConfigSchema = z
 
     schedule: z
       .object({
-        steps: z.number().int().min(1).max(1_000_000).default(470),
-        saveEvery: z.number().int().min(1).max(1_000_000).default(50),
-        evalEvery: z.number().int().min(1).max(1_000_000).default(10),
+        steps: z.number().int().min(1).max(1_000_000).default(470).describe("Training steps in all (the paper: 470)"),
+        saveEvery: z.number().int().min(1).max(1_000_000).default(50).describe("Save a checkpoint every this many steps (and at the end)"),
+        evalEvery: z.number().int().min(1).max(1_000_000).default(10).describe("Evaluate every this many steps (and at the end)"),
       })
       .default({}),
 
-    /** Test-time rehearsal (evaluation runs): N private attempts condensed into a memory before one real execution. */
+    /**
+     * Test-time rehearsal (evaluation runs; paper §4.3, our own design: worker/engine/DIFFERENCES.md): N private
+     * attempts in the policy's own rehearsed world, each assessed by the policy, condensed into a memory that
+     * conditions ONE committed execution. Private attempts contact nothing external.
+     */
     testTime: z
       .object({
-        enabled: z.boolean().default(false),
-        attempts: z.number().int().min(1).max(64).default(4),
-        mode: z.enum(["parallel", "sequential"]).default("parallel"),
+        enabled: z
+          .boolean()
+          .default(false)
+          .describe("Before each real execution in an evaluation, rehearse the task privately N times and condense the attempts into a memory"),
+        attempts: z.number().int().min(1).max(64).default(4).describe("Private rehearsal attempts per task (N)"),
+        mode: z
+          .enum(testTimeModes)
+          .default("parallel")
+          .describe("parallel: N independent attempts; sequential: attempt n sees every earlier attempt and its assessment"),
+        sampling: z
+          .object({
+            act: samplingSchema.default(testTimeSampling.act).describe("The act role in private attempts and in the committed execution (paper: temperature 1.0, top-p 1.0)"),
+            rehearse: samplingSchema
+              .default(testTimeSampling.rehearse)
+              .describe("The rehearse role in private attempts: imagined tool responses and imagined user turns (paper: 1.0 / 1.0)"),
+            assessment: samplingSchema
+              .default(testTimeSampling.assessment)
+              .describe("The policy's assessment and suggestion after each private attempt (paper: temperature 0.01)"),
+            memory: samplingSchema
+              .default(testTimeSampling.memory)
+              .describe("The summary of all attempts and assessments into the rehearsal memory; maxTokens bounds the memory (paper: temperature 0.01)"),
+          })
+          .default({})
+          .describe("Sampling per test-time phase (used only with testTime.enabled)"),
+        transcriptTokens: z
+          .number()
+          .int()
+          .min(32)
+          .max(200_000)
+          .default(2048)
+          .describe("Token bound (policy's tokenizer) of the attempt transcripts one assessment or memory prompt receives; actions are never cut"),
+        thinkingTokens: z
+          .number()
+          .int()
+          .min(0)
+          .max(100_000)
+          .default(0)
+          .describe("Thinking kept per assistant message in condensed transcripts, in tokens (0 = thinking stripped)"),
       })
       .default({}),
 
     /** tau2-style evaluation: trials per task for pass^k. */
-    trialsPerTask: z.number().int().min(1).max(64).default(1),
+    trialsPerTask: z.number().int().min(1).max(64).default(1).describe("Evaluation trials per task (pass^k and Avg@k use k = trials)"),
     /** Rehearsal-fidelity probe in evaluation runs: ask the rehearse role before each real call. */
-    fidelityProbe: z.boolean().default(false),
+    fidelityProbe: z.boolean().default(false).describe("In environment-paradigm evaluations, ask the rehearse role for each tool response before the real call and score its fidelity"),
   })
   .superRefine((cfg, ctx) => {
     if (cfg.rollout.paradigm === "simulator" && !cfg.rollout.simulator) {
@@ -300,6 +395,37 @@ export const paperReferencePreset: RunConfigInput = {
   schedule: { steps: 470, saveEvery: 50, evalEvery: 10 },
 };
 
+/**
+ * Test-time rehearsal on the embedded node: an evaluation of the shop's test split where every task is
+ * rehearsed privately four times in parallel before one real execution, with the paper's sampling per
+ * phase (act and rehearse 1.0 / 1.0, assessment and memory 0.01) and lengths that fit the tiny model.
+ */
+export const testTimePreset: RunConfigInput = {
+  kind: "eval",
+  policy: { node: "embedded", model: "tiny-gpt" },
+  data: { dataset: "builtin:shop", split: "test", instancesPerStep: 8, rolloutsPerInstance: 1 },
+  rollout: { ...quickstartPreset.rollout, paradigm: "environment", shadowExecution: false },
+  sampling: {
+    ...quickstartPreset.sampling,
+    // The "no rehearsal" arm of a comparison evaluates with the same act sampling as the committed execution.
+    evalAct: { ...testTimeSampling.act, maxTokens: 192 },
+    evalRehearse: { ...testTimeSampling.rehearse, maxTokens: 192 },
+  },
+  testTime: {
+    enabled: true,
+    attempts: 4,
+    mode: "parallel",
+    sampling: {
+      act: { ...testTimeSampling.act, maxTokens: 192 },
+      rehearse: { ...testTimeSampling.rehearse, maxTokens: 192 },
+      assessment: { ...testTimeSampling.assessment, maxTokens: 96 },
+      memory: { ...testTimeSampling.memory, maxTokens: 128 },
+    },
+    transcriptTokens: 384,
+    thinkingTokens: 0,
+  },
+};
+
 export const presets = {
   quickstart: { label: "Quickstart (embedded CPU node)", config: quickstartPreset },
   paper: { label: "Paper reference (Qwen3-8B on Tinker, judge Qwen3-30B-A3B)", config: paperReferencePreset },
@@ -319,5 +445,6 @@ export const presets = {
       reward: { ...quickstartPreset.reward, rehearsalGrounding: 0 },
     } satisfies RunConfigInput,
   },
+  testTime: { label: "Test-time rehearsal (evaluation, paper's phase sampling)", config: testTimePreset },
 } as const;
 export type PresetKey = keyof typeof presets;

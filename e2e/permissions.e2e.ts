@@ -79,7 +79,7 @@ test.describe.serial("owner-or-admin rules, shown in the UI", () => {
     await expect(aliceRow).toContainText("Alice");
     await expect(bobRow.getByRole("button", { name: "Remove" })).toBeEnabled();
     // Even their own: probing a URL a member typed is for admins.
-    await expect(bobRow.getByRole("button", { name: "Test" })).toBeDisabled();
+    await expect(bobRow.getByRole("button", { name: "Run doctor" })).toBeDisabled();
     await expect(page.getByTestId("node-permission-note")).toContainText("members may test only nodes an admin added");
 
     await bobRow.getByRole("button", { name: "Remove" }).click();

@@ -21,6 +21,11 @@ const rolePaths: Record<NodeRole, readonly string[]> = {
   judge: ["reward", "judge"],
 };
 
+/** Where a role's node is named in a run config, as a field path ("config.policy.node" for API errors). */
+export function nodeFieldOf(role: NodeRole): string {
+  return [...rolePaths[role], "node"].join(".");
+}
+
 const nodeModel = z.object({ node: z.string().min(1), model: z.string() });
 
 /**

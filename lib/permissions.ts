@@ -11,7 +11,8 @@ export interface Actor {
 export const RUN_CHANGE_RULE = "only the member who launched a run, or an admin, can cancel or resume it";
 export const NODE_REMOVE_RULE = "only the member who added a node, or an admin, can remove it";
 export const NODE_TEST_RULE =
-  "testing probes the node's URL from the server, so members may test only nodes an admin added; an admin tests the others";
+  "the node doctor probes the node's URL from the server, so members may test only nodes an admin added; an admin tests the others";
+export const NODE_EDIT_RULE = "only the member who added a node, or an admin, can edit it";
 
 export function mayChangeRun(run: { createdById: string }, actor: Actor): boolean {
   return actor.role === "admin" || (actor.role !== "viewer" && run.createdById === actor.id);
@@ -25,6 +26,11 @@ export interface NodeOwnership {
 
 export function mayRemoveNode(node: NodeOwnership, actor: Actor): boolean {
   return actor.role === "admin" || (actor.role !== "viewer" && node.createdById !== null && node.createdById === actor.id);
+}
+
+/** Editing follows removal: the member who added the node, or an admin (system nodes: admins). */
+export function mayEditNode(node: NodeOwnership, actor: Actor): boolean {
+  return mayRemoveNode(node, actor);
 }
 
 /** A member may test a URL an admin vouched for (added by an admin, or registered by the system). */

@@ -30,7 +30,10 @@ try {
     console.error("no schema change to migrate");
     process.exitCode = 1;
   } else {
-    const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
+    // After every existing migration (some were stamped ahead of the clock), so deploy applies it last.
+    const latest = fs.readdirSync(path.join(repoRoot, "prisma/migrations")).filter((d) => /^\d{14}_/.test(d)).map((d) => d.slice(0, 14)).sort().at(-1);
+    let stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
+    if (latest && stamp <= latest) stamp = String(BigInt(latest) + 1n);
     const dir = path.join(repoRoot, "prisma/migrations", `${stamp}_${name}`);
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, "migration.sql"), sql);

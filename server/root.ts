@@ -1,6 +1,7 @@
 /** The one root router: each feature module registers its router here. */
 import { compareRouter } from "./features/compare/router";
 import { datasetsRouter } from "./features/datasets/router";
+import { mcpServersRouter } from "./features/mcp-servers/router";
 import { metricsRouter } from "./features/metrics/router";
 import { nodesRouter } from "./features/nodes/router";
 import { reportsRouter } from "./features/reports/router";
@@ -14,6 +15,7 @@ export const appRouter = router({
   datasets: datasetsRouter,
   runs: runsRouter,
   nodes: nodesRouter,
+  mcpServers: mcpServersRouter,
   tokens: tokensRouter,
   users: usersRouter,
   metrics: metricsRouter,

@@ -11,7 +11,9 @@ const links = [
   { href: "/reports", label: "Reports" },
   { href: "/datasets", label: "Datasets" },
   { href: "/nodes", label: "Nodes" },
+  { href: "/mcp-servers", label: "MCP servers" },
   { href: "/settings", label: "Settings" },
+  { href: "/api-docs", label: "API" },
 ];
 
 export function Nav() {

@@ -1,96 +1,38 @@
 /**
- * Turns the run-config zod schema into form field descriptors, so the form always matches the
- * schema the API and worker validate with (new knobs appear in the form without UI changes).
+ * The new-run form's layout, from the one description of the run settings (contracts/run-settings.ts:
+ * the zod schema's types, limits, defaults and help, plus labels, units and "advanced" flags): sections
+ * in order, each split into its everyday settings and the advanced ones the form collapses. A field
+ * added to the schema appears here without UI changes.
  */
-import { z } from "zod";
+import { runSettings, runSettingSections, type RunSetting } from "@/contracts/run-settings";
 
-export type FieldDescriptor =
-  | { path: string[]; label: string; kind: "number"; integer: boolean; min?: number; max?: number; optional: boolean }
-  | { path: string[]; label: string; kind: "boolean"; optional: boolean }
-  | { path: string[]; label: string; kind: "enum"; options: string[]; optional: boolean }
-  | { path: string[]; label: string; kind: "string"; optional: boolean }
-  | { path: string[]; label: string; kind: "string-list"; optional: boolean };
-
-export interface FieldGroup {
+export interface FormSection {
   key: string;
   label: string;
-  fields: FieldDescriptor[];
+  /** The whole section starts collapsed (e.g. sampling per role). */
+  collapsed: boolean;
+  basic: RunSetting[];
+  advanced: RunSetting[];
 }
 
-function unwrap(t: z.ZodTypeAny): { inner: z.ZodTypeAny; optional: boolean } {
-  let optional = false;
-  let cur = t;
-  for (;;) {
-    if (cur instanceof z.ZodDefault) cur = cur._def.innerType;
-    else if (cur instanceof z.ZodOptional || cur instanceof z.ZodNullable) {
-      optional = true;
-      cur = cur._def.innerType;
-    } else if (cur instanceof z.ZodEffects) cur = cur._def.schema;
-    else break;
-  }
-  return { inner: cur, optional };
+export function formSections(settings: RunSetting[] = runSettings()): FormSection[] {
+  return runSettingSections
+    .map((s) => {
+      const mine = settings.filter((f) => f.section === s.key);
+      return { key: s.key, label: s.label, collapsed: Boolean(s.collapsed), basic: mine.filter((f) => !f.advanced), advanced: mine.filter((f) => f.advanced) };
+    })
+    .filter((s) => s.basic.length + s.advanced.length > 0);
 }
 
-function humanize(key: string): string {
-  return key.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/^./, (c) => c.toUpperCase());
-}
-
-function leaves(t: z.ZodTypeAny, path: string[], parentOptional: boolean): FieldDescriptor[] {
-  const { inner, optional: own } = unwrap(t);
-  const optional = own || parentOptional;
-  const label = humanize(path[path.length - 1] ?? "");
-  if (inner instanceof z.ZodObject) {
-    return Object.entries(inner.shape as Record<string, z.ZodTypeAny>).flatMap(([k, v]) => leaves(v, [...path, k], optional));
+/** The collapsible panels ("<section>" or "<section>:advanced") that hold a setting. */
+export function panelsOf(sections: FormSection[], key: string): string[] {
+  for (const s of sections) {
+    const inBasic = s.basic.some((f) => f.key === key);
+    const inAdvanced = s.advanced.some((f) => f.key === key);
+    if (!inBasic && !inAdvanced) continue;
+    return [...(s.collapsed ? [s.key] : []), ...(inAdvanced ? [`${s.key}:advanced`] : [])];
   }
-  if (inner instanceof z.ZodNumber) {
-    const checks = inner._def.checks as { kind: string; value?: number }[];
-    return [
-      {
-        path,
-        label,
-        kind: "number",
-        integer: checks.some((c) => c.kind === "int"),
-        min: checks.find((c) => c.kind === "min")?.value,
-        max: checks.find((c) => c.kind === "max")?.value,
-        optional,
-      },
-    ];
-  }
-  if (inner instanceof z.ZodBoolean) return [{ path, label, kind: "boolean", optional }];
-  if (inner instanceof z.ZodEnum) return [{ path, label, kind: "enum", options: inner.options as string[], optional }];
-  if (inner instanceof z.ZodLiteral) return []; // e.g. schemaVersion: fixed, not user-editable
-  if (inner instanceof z.ZodString) return [{ path, label, kind: "string", optional }];
-  if (inner instanceof z.ZodArray) return [{ path, label, kind: "string-list", optional }];
   return [];
-}
-
-const groupLabels: Record<string, string> = {
-  kind: "Run",
-  policy: "Policy and node",
-  data: "Data",
-  rollout: "Rollout paradigm and shadow execution",
-  sampling: "Sampling per role",
-  reward: "Reward and judge",
-  optim: "Optimisation",
-  schedule: "Schedule and limits",
-  testTime: "Test-time rehearsal",
-  trialsPerTask: "Evaluation",
-  fidelityProbe: "Evaluation",
-};
-
-export function describeSchema(schema: z.ZodTypeAny): FieldGroup[] {
-  const { inner } = unwrap(schema);
-  if (!(inner instanceof z.ZodObject)) return [];
-  const groups = new Map<string, FieldGroup>();
-  for (const [key, value] of Object.entries(inner.shape as Record<string, z.ZodTypeAny>)) {
-    const fields = leaves(value, [key], false);
-    if (!fields.length) continue;
-    const label = groupLabels[key] ?? humanize(key);
-    const g = groups.get(label) ?? { key, label, fields: [] };
-    g.fields.push(...fields);
-    groups.set(label, g);
-  }
-  return [...groups.values()];
 }
 
 export function getPath(obj: unknown, path: string[]): unknown {

@@ -47,6 +47,7 @@ function ImportForm({ onImported }: { onImported: () => void }) {
             name,
             text: await file.text(),
             split: f.get("split") === "test" ? "test" : "train",
+            format: f.get("format") === "cm2" ? "cm2" : f.get("format") === "tasks" ? "tasks" : "auto",
             skipInvalid: f.get("skipInvalid") === "on",
             maxPromptLength: String(f.get("maxPromptLength") ?? "").trim() === "" ? null : Number(f.get("maxPromptLength")),
           });
@@ -71,10 +72,13 @@ function ImportForm({ onImported }: { onImported: () => void }) {
         }
       }}
     >
-      <h2>Import a CM2 dataset</h2>
+      <h2>Import a dataset</h2>
       <p className="muted small">
-        A JSON array of CM2 rows or JSONL (one row per line). Every row is validated; by default one invalid row rejects the
-        whole file and nothing is written.
+        CM2 rows (a JSON array or JSONL), or a task list: JSONL with one task per line, e.g.{" "}
+        <code>{'{"id": "ada", "instruction": "Remember that Ada likes tea.", "checklist": ["Did it store that Ada likes tea?"]}'}</code> — checklist items are
+        questions for the judge or objects with a programmatic <code>check</code>; <code>setup</code> lists tool calls that prepare an MCP server before the episode.
+        Run a task list against an MCP server as <code>mcp:&lt;server&gt;/&lt;dataset&gt;</code>. Every row is validated; by default one invalid row rejects the whole
+        file and nothing is written.
       </p>
       <label>
         File (.json or .jsonl)
@@ -92,6 +96,14 @@ function ImportForm({ onImported }: { onImported: () => void }) {
       </label>
       <label>
         Name <input name="name" value={name} onChange={(e) => setName(e.currentTarget.value)} required pattern="[A-Za-z0-9_\-]{1,100}" title="letters, digits, _ or -" />
+      </label>
+      <label>
+        Format
+        <select name="format" defaultValue="auto">
+          <option value="auto">decide from the first row</option>
+          <option value="cm2">CM2 rows</option>
+          <option value="tasks">task list (instruction + checklist per line)</option>
+        </select>
       </label>
       <label>
         Split

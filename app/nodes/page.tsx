@@ -1,56 +1,222 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useCallback, useState } from "react";
+import { Fragment, useCallback, useState } from "react";
 import { TRPCClientError } from "@trpc/client";
 import { useTRPC } from "../_lib/trpc";
 import { formatTime } from "../_lib/format";
 import { RequireUser, useMe } from "../_components/require-user";
-import { NODE_REMOVE_RULE, NODE_TEST_RULE } from "../../lib/permissions";
+import { NODE_EDIT_RULE, NODE_REMOVE_RULE, NODE_TEST_RULE } from "../../lib/permissions";
+import { DoctorReports, DoctorSummary } from "./doctor-report";
+import { draftOf, fieldKeyOf, NodeSettingsEditor, settingsFromDraft, type SettingsDraft, type SettingsErrors } from "./node-settings-editor";
 
-function AddNode({ onDone }: { onDone: () => void }) {
+type Kind = "openai" | "tinker" | "embedded";
+
+/** Server field errors → the form's keys: top-level fields as they are, settings.* by the settings editor's keys. */
+function serverErrors(err: unknown): { fields: SettingsErrors; form: string | null } {
+  if (!(err instanceof TRPCClientError)) return { fields: {}, form: String(err) };
+  const fe = (err.data as { fieldErrors?: { path: string; message: string }[] } | undefined)?.fieldErrors ?? [];
+  const fields: SettingsErrors = {};
+  for (const f of fe) {
+    const key = f.path.startsWith("settings.") ? `settings:${fieldKeyOf(f.path.slice("settings.".length).split("."))}` : f.path;
+    fields[key] ??= f.message;
+  }
+  return { fields, form: fe.length ? null : err.message };
+}
+
+/** Keys of settings errors for the editor (prefix removed). */
+const settingsPart = (errors: SettingsErrors) => Object.fromEntries(Object.entries(errors).filter(([k]) => k.startsWith("settings:")).map(([k, v]) => [k.slice("settings:".length), v]));
+
+function DoctorNote({ note }: { note: string | null }) {
+  return note ? (
+    <p className="notice small" data-testid="doctor-note">
+      {note}
+    </p>
+  ) : null;
+}
+
+function AddNode({ onDone }: { onDone: (note: string | null) => void }) {
   const trpc = useTRPC();
   const add = useMutation(trpc.nodes.add.mutationOptions());
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [errors, setErrors] = useState<SettingsErrors>({});
   const [formError, setFormError] = useState<string | null>(null);
+  const [kind, setKind] = useState<Kind>("openai");
+  const [draft, setDraft] = useState<SettingsDraft>(() => draftOf({}));
+  const [busy, setBusy] = useState(false);
   return (
     <form
-      className="card form-inline"
+      className="card form"
+      aria-label="Add a node"
       onSubmit={async (e) => {
         e.preventDefault();
-        const f = new FormData(e.currentTarget);
+        const form = e.currentTarget;
+        const f = new FormData(form);
         setErrors({});
         setFormError(null);
+        const settings = settingsFromDraft(draft);
+        if (!settings.ok) {
+          setErrors(Object.fromEntries(Object.entries(settings.errors).map(([k, v]) => [`settings:${k}`, v])));
+          return;
+        }
+        setBusy(true);
         try {
-          await add.mutateAsync({
+          const added = await add.mutateAsync({
             name: String(f.get("name")),
-            kind: String(f.get("kind")) as "openai" | "tinker" | "embedded",
+            kind,
             baseUrl: String(f.get("baseUrl")),
             apiKey: String(f.get("apiKey") ?? "") || undefined,
+            settings: settings.value,
           });
-          (e.target as HTMLFormElement).reset();
-          onDone();
+          form.reset();
+          setDraft(draftOf({}));
+          onDone(added.doctorNote);
         } catch (err) {
-          if (err instanceof TRPCClientError) {
-            const fe = (err.data as { fieldErrors?: { path: string; message: string }[] })?.fieldErrors ?? [];
-            setErrors(Object.fromEntries(fe.map((x) => [x.path, x.message])));
-            if (!fe.length) setFormError(err.message);
-          }
+          const { fields, form: message } = serverErrors(err);
+          setErrors(fields);
+          setFormError(message);
+        } finally {
+          setBusy(false);
         }
       }}
     >
       <h2>Add a node</h2>
-      <label>Name <input name="name" required aria-invalid={Boolean(errors.name)} />{errors.name && <span className="error" role="alert">{errors.name}</span>}</label>
-      <label>Kind
-        <select name="kind" defaultValue="openai">
-          <option value="openai">OpenAI-compatible (vLLM, SGLang, OpenAI)</option>
-          <option value="tinker">Tinker-compatible (Tinker, SkyRL tx)</option>
-          <option value="embedded">Embedded (both protocols)</option>
-        </select>
-      </label>
-      <label>Base URL <input name="baseUrl" required placeholder="http://gpu-node:8000" aria-invalid={Boolean(errors.baseUrl)} />{errors.baseUrl && <span className="error" role="alert">{errors.baseUrl}</span>}</label>
-      <label>API key (write-only) <input name="apiKey" type="password" autoComplete="off" /></label>
-      {formError && <p className="error" role="alert">{formError}</p>}
-      <button type="submit" className="primary">Add node</button>
+      <div className="form-inline">
+        <label>
+          Name <input name="name" required aria-invalid={Boolean(errors.name)} />
+          {errors.name && (
+            <span className="error" role="alert">
+              {errors.name}
+            </span>
+          )}
+        </label>
+        <label>
+          Kind
+          <select name="kind" value={kind} onChange={(e) => setKind(e.target.value as Kind)}>
+            <option value="openai">OpenAI-compatible (vLLM, SGLang, OpenAI)</option>
+            <option value="tinker">Tinker-compatible (Tinker, SkyRL tx)</option>
+            <option value="embedded">Embedded (both protocols)</option>
+          </select>
+        </label>
+        <label>
+          Base URL <input name="baseUrl" required placeholder="http://gpu-node:8000" aria-invalid={Boolean(errors.baseUrl)} />
+          {errors.baseUrl && (
+            <span className="error" role="alert">
+              {errors.baseUrl}
+            </span>
+          )}
+        </label>
+        <label>
+          API key (write-only) <input name="apiKey" type="password" autoComplete="off" />
+        </label>
+      </div>
+      <details>
+        <summary>Settings (models and their renderers, {kind === "openai" ? "OpenAI" : kind === "tinker" ? "Tinker" : "Tinker and OpenAI"} client)</summary>
+        <NodeSettingsEditor kind={kind} draft={draft} errors={settingsPart(errors)} onChange={setDraft} />
+      </details>
+      {formError && (
+        <p className="error" role="alert">
+          {formError}
+        </p>
+      )}
+      <div>
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? "Adding and checking…" : "Add node"}
+        </button>{" "}
+        <span className="muted small">Adding runs the node doctor (when you may probe the URL).</span>
+      </div>
+    </form>
+  );
+}
+
+interface EditableNode {
+  id: string;
+  name: string;
+  kind: string;
+  baseUrl: string;
+  hasApiKey: boolean;
+  settings: unknown;
+}
+
+function EditNode({ node, onDone, onCancel }: { node: EditableNode; onDone: (note: string | null) => void; onCancel: () => void }) {
+  const trpc = useTRPC();
+  const update = useMutation(trpc.nodes.update.mutationOptions());
+  const [baseUrl, setBaseUrl] = useState(node.baseUrl);
+  const [apiKey, setApiKey] = useState("");
+  const [removeKey, setRemoveKey] = useState(false);
+  const [draft, setDraft] = useState<SettingsDraft>(() => draftOf(node.settings));
+  const [errors, setErrors] = useState<SettingsErrors>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <form
+      className="card form"
+      aria-label={`Edit node ${node.name}`}
+      data-testid="edit-node"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setErrors({});
+        setFormError(null);
+        const settings = settingsFromDraft(draft);
+        if (!settings.ok) {
+          setErrors(Object.fromEntries(Object.entries(settings.errors).map(([k, v]) => [`settings:${k}`, v])));
+          return;
+        }
+        setBusy(true);
+        try {
+          const saved = await update.mutateAsync({
+            id: node.id,
+            ...(baseUrl !== node.baseUrl ? { baseUrl } : {}),
+            ...(removeKey ? { apiKey: null } : apiKey ? { apiKey } : {}),
+            settings: settings.value,
+          });
+          onDone(saved.doctorNote);
+        } catch (err) {
+          const { fields, form } = serverErrors(err);
+          setErrors(fields);
+          setFormError(form);
+        } finally {
+          setBusy(false);
+        }
+      }}
+    >
+      <h2>
+        Edit <code>{node.name}</code> <span className="muted small">({node.kind})</span>
+      </h2>
+      <div className="form-inline">
+        <label>
+          Base URL
+          <input value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} aria-invalid={Boolean(errors.baseUrl)} />
+          {errors.baseUrl && (
+            <span className="error" role="alert">
+              {errors.baseUrl}
+            </span>
+          )}
+        </label>
+        <label>
+          New API key {node.hasApiKey ? "(one is set; empty keeps it)" : "(none set)"}
+          <input type="password" autoComplete="off" value={apiKey} disabled={removeKey} onChange={(e) => setApiKey(e.target.value)} />
+        </label>
+        {node.hasApiKey && (
+          <label>
+            <span>
+              <input type="checkbox" checked={removeKey} onChange={(e) => setRemoveKey(e.target.checked)} /> remove the key
+            </span>
+          </label>
+        )}
+      </div>
+      <NodeSettingsEditor kind={node.kind as Kind} draft={draft} errors={settingsPart(errors)} onChange={setDraft} />
+      {formError && (
+        <p className="error" role="alert">
+          {formError}
+        </p>
+      )}
+      <div>
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? "Saving and checking…" : "Save and run the doctor"}
+        </button>{" "}
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
     </form>
   );
 }
@@ -60,40 +226,135 @@ export default function NodesPage() {
   const qc = useQueryClient();
   const me = useMe();
   const nodes = useQuery(trpc.nodes.list.queryOptions());
-  const test = useMutation(trpc.nodes.test.mutationOptions());
+  const doctor = useMutation(trpc.nodes.doctor.mutationOptions());
   const remove = useMutation(trpc.nodes.remove.mutationOptions());
   const [error, setError] = useState<string | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const [open, setOpen] = useState<string | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
+  const [checking, setChecking] = useState<string | null>(null);
   const refresh = useCallback(() => qc.invalidateQueries({ queryKey: trpc.nodes.list.queryKey() }), [qc, trpc]);
   const canChange = me && me.role !== "viewer";
   return (
     <RequireUser>
       <h1>Nodes</h1>
-      {error && <p role="alert" className="error">{error}</p>}
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
+      <DoctorNote note={note} />
       <table className="table" data-testid="nodes-table">
-        <thead><tr><th>Name</th><th>Kind</th><th>URL</th><th>Models</th><th>Capabilities</th><th>Health</th><th>Last seen</th><th>Key</th><th>Added by</th><th /></tr></thead>
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Kind</th>
+            <th>URL</th>
+            <th>Models</th>
+            <th>Capabilities</th>
+            <th>Health</th>
+            <th>Doctor</th>
+            <th>Last seen</th>
+            <th>Key</th>
+            <th>Added by</th>
+            <th />
+          </tr>
+        </thead>
         <tbody>
           {nodes.data?.map((n) => {
             const caps = n.capabilities as { chat?: boolean; training?: boolean };
             return (
-              <tr key={n.id}>
-                <td>{n.name}</td>
-                <td>{n.kind}</td>
-                <td><code>{n.baseUrl}</code></td>
-                <td>{n.models.join(", ") || "—"}</td>
-                <td>{[caps.chat && "chat", caps.training && "training"].filter(Boolean).join(", ") || "—"}</td>
-                <td><span className={`status status-${n.health}`}>{n.health}</span><div className="small muted">{n.healthDetail}</div></td>
-                <td>{formatTime(n.lastSeenAt)}</td>
-                <td>{n.hasApiKey ? "set" : "—"}</td>
-                <td>{n.addedBy ? n.addedBy.name || n.addedBy.email : <span className="muted">system</span>}</td>
-                <td>
-                  {canChange && (
-                    <>
-                      <button disabled={!n.canTest} title={n.canTest ? undefined : NODE_TEST_RULE} onClick={async () => { setError(null); try { await test.mutateAsync({ id: n.id }); } catch (e) { setError((e as Error).message); } refresh(); }}>Test</button>{" "}
-                      <button disabled={!n.canRemove} title={n.canRemove ? undefined : NODE_REMOVE_RULE} onClick={async () => { setError(null); try { await remove.mutateAsync({ id: n.id }); } catch (e) { setError((e as Error).message); } refresh(); }}>Remove</button>
-                    </>
-                  )}
-                </td>
-              </tr>
+              <Fragment key={n.id}>
+                <tr data-node={n.name}>
+                  <td>{n.name}</td>
+                  <td>{n.kind}</td>
+                  <td>
+                    <code>{n.baseUrl}</code>
+                  </td>
+                  <td>{n.models.join(", ") || "—"}</td>
+                  <td>{[caps.chat && "chat", caps.training && "training"].filter(Boolean).join(", ") || "—"}</td>
+                  <td>
+                    <span className={`status status-${n.health}`}>{n.health}</span>
+                    <div className="small muted">{n.healthDetail}</div>
+                  </td>
+                  <td>
+                    <DoctorSummary reports={n.doctor} />{" "}
+                    <button type="button" className="tag" aria-expanded={open === n.id} onClick={() => setOpen(open === n.id ? null : n.id)}>
+                      {open === n.id ? "hide report" : "report"}
+                    </button>
+                  </td>
+                  <td>{formatTime(n.lastSeenAt)}</td>
+                  <td>{n.hasApiKey ? "set" : "—"}</td>
+                  <td>{n.addedBy ? n.addedBy.name || n.addedBy.email : <span className="muted">system</span>}</td>
+                  <td>
+                    {canChange && (
+                      <>
+                        <button
+                          disabled={!n.canTest || checking === n.id}
+                          title={n.canTest ? undefined : NODE_TEST_RULE}
+                          onClick={async () => {
+                            setError(null);
+                            setNote(null);
+                            setChecking(n.id);
+                            try {
+                              await doctor.mutateAsync({ id: n.id });
+                              setOpen(n.id);
+                            } catch (e) {
+                              setError((e as Error).message);
+                            } finally {
+                              setChecking(null);
+                            }
+                            refresh();
+                          }}
+                        >
+                          {checking === n.id ? "Checking…" : "Run doctor"}
+                        </button>{" "}
+                        <button disabled={!n.canEdit} title={n.canEdit ? undefined : NODE_EDIT_RULE} onClick={() => setEditing(editing === n.id ? null : n.id)}>
+                          Edit
+                        </button>{" "}
+                        <button
+                          disabled={!n.canRemove}
+                          title={n.canRemove ? undefined : NODE_REMOVE_RULE}
+                          onClick={async () => {
+                            setError(null);
+                            try {
+                              await remove.mutateAsync({ id: n.id });
+                            } catch (e) {
+                              setError((e as Error).message);
+                            }
+                            refresh();
+                          }}
+                        >
+                          Remove
+                        </button>
+                      </>
+                    )}
+                  </td>
+                </tr>
+                {editing === n.id && (
+                  <tr>
+                    <td colSpan={11}>
+                      <EditNode
+                        node={n}
+                        onCancel={() => setEditing(null)}
+                        onDone={(doctorNote) => {
+                          setEditing(null);
+                          setNote(doctorNote);
+                          setOpen(n.id);
+                          refresh();
+                        }}
+                      />
+                    </td>
+                  </tr>
+                )}
+                {open === n.id && (
+                  <tr>
+                    <td colSpan={11}>
+                      <DoctorReports reports={n.doctor} />
+                    </td>
+                  </tr>
+                )}
+              </Fragment>
             );
           })}
         </tbody>
@@ -103,7 +364,14 @@ export default function NodesPage() {
           Who may do what: {NODE_REMOVE_RULE}; {NODE_TEST_RULE}.
         </p>
       )}
-      {canChange && <AddNode onDone={refresh} />}
+      {canChange && (
+        <AddNode
+          onDone={(doctorNote) => {
+            setNote(doctorNote);
+            refresh();
+          }}
+        />
+      )}
     </RequireUser>
   );
 }

@@ -52,9 +52,14 @@ export function RunsTable() {
       <div className="page-head">
         <h1>Runs</h1>
         {me && me.role !== "viewer" && (
-          <Link className="button primary" href="/runs/new">
-            New run
-          </Link>
+          <>
+            <Link className="button primary" href="/runs/new">
+              New run
+            </Link>
+            <Link className="button" href="/runs/test-time" title="No rehearsal vs parallel vs sequential test-time rehearsal on the same tasks, laid out as the paper's Table 3">
+              Test-time comparison
+            </Link>
+          </>
         )}
         <div className="spacer" />
         {compareIds.length >= 2 ? (

@@ -17,7 +17,10 @@ function Tokens() {
   return (
     <section className="card">
       <h2>API tokens</h2>
-      <p className="muted">Send as <code>Authorization: Bearer &lt;token&gt;</code>. A token acts as you and is shown once.</p>
+      <p className="muted">
+        Send as <code>Authorization: Bearer &lt;token&gt;</code> to the <a href="/api-docs">REST API</a>, or store it for the CLI with{" "}
+        <code>npx envace login --url &lt;this server&apos;s URL&gt;</code>. A token acts as you and is shown once.
+      </p>
       <form
         className="row"
         onSubmit={async (e) => {

@@ -27,6 +27,7 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import type { TinkerServerProfile } from "../../contracts/node-settings";
+import { type DetectedProfile, type ProfileEvidence, type ResolvedProfile, detectServerProfile, needsRootProbe } from "./tinker-profile";
 import { ForwardBackwardWriter, PROTO_CONTENT_TYPE, decodeForwardBackwardOutput, decodeSampleResponse, estimateDatumBytes } from "./tinker-proto";
 import {
   type ClientConfig,
@@ -60,8 +61,8 @@ export type { ClientConfig, ForwardBackwardOutput, SampleResponse, ServerCapabil
 /** The SDK release whose wire protocol this client speaks (sent as sdk_version; servers gate features on it). */
 export const TINKER_SDK_VERSION = "0.25.0";
 
-/** A resolved server profile ("auto" is resolved in start()). */
-export type ResolvedProfile = Exclude<TinkerServerProfile, "auto">;
+/** A resolved server profile ("auto" is resolved in start(), by lib/clients/tinker-profile.ts). */
+export type { ResolvedProfile };
 export type WireFormat = "protobuf" | "json";
 
 export interface TinkerClientOptions {
@@ -144,6 +145,12 @@ export interface SamplingParams {
   stop?: number[] | string[];
 }
 
+/** Optional asample extras. */
+export interface SampleExtras {
+  /** Ask for each prompt token's log-probability (hosted Tinker; SkyRL tx since July 2026; the embedded node). */
+  promptLogprobs?: boolean;
+}
+
 export const tokensInput = <T extends number[] | Int32Array>(tokens: T) => ({ chunks: [{ type: "encoded_text" as const, tokens }] });
 
 /** JSON-wire form of a datum: typed arrays become plain arrays (JSON.stringify would write objects). */
@@ -153,6 +160,13 @@ function datumAsJson(d: Datum): unknown {
     model_input: { chunks: d.model_input.chunks.map((c) => ({ type: "encoded_text", tokens: plainArray(c.tokens) })) },
     loss_fn_inputs: Object.fromEntries(Object.entries(d.loss_fn_inputs).map(([k, t]) => [k, { ...t, data: plainArray(t.data) }])),
   };
+}
+
+/** "fetch failed (connect ECONNREFUSED 127.0.0.1:9)": fetch hides the socket error in its cause. */
+function withCause(e: Error): string {
+  let inner: unknown = e;
+  for (let depth = 0; depth < 5 && inner instanceof Error && inner.cause instanceof Error; depth++) inner = inner.cause;
+  return inner !== e && inner instanceof Error ? `${e.message} (${inner.message})` : e.message;
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -219,7 +233,8 @@ export class TinkerClient {
   private heartbeat: NodeJS.Timeout | null = null;
   private modelSeq = 0;
   private samplingSeq = 0;
-  private resolvedProfile: ResolvedProfile | null = null;
+  private detected: DetectedProfile | null = null;
+  private evidence: ProfileEvidence | null = null;
   private caps: ServerCapabilities | null = null;
   /** Sessions given up after a create_model whose outcome is unknown (their orphans are reaped by the server). */
   readonly abandonedSessions: string[] = [];
@@ -251,10 +266,22 @@ export class TinkerClient {
     return this.sessionId;
   }
 
-  /** The server profile (resolved by start() when "auto"). */
+  /** The server profile (resolved by start() when "auto"): the one answer transport, loss semantics and the doctor use. */
   get profile(): ResolvedProfile {
-    if (!this.resolvedProfile) throw new Error("TinkerClient.start() has not been called");
-    return this.resolvedProfile;
+    if (!this.detected) throw new Error("TinkerClient.start() has not been called");
+    return this.detected.profile;
+  }
+
+  /** The profile with what it rests on, and the sentence to show when it is a guess (SkyRL's backend). */
+  get detectedProfile(): DetectedProfile {
+    if (!this.detected) throw new Error("TinkerClient.start() has not been called");
+    return this.detected;
+  }
+
+  /** What the profile was detected from (for the doctor's conflict check against the node's setting). */
+  get profileEvidence(): ProfileEvidence {
+    if (!this.evidence) throw new Error("TinkerClient.start() has not been called");
+    return this.evidence;
   }
 
   get futureDeadlineMs(): number {
@@ -272,7 +299,8 @@ export class TinkerClient {
   /** Per retrieve_future call: a little past the server's long poll, so the server answers first. */
   get pollTimeoutMs(): number {
     if (this.o.pollTimeoutMs !== undefined) return this.o.pollTimeoutMs;
-    return this.resolvedProfile === "skyrl-jax" || this.resolvedProfile === "skyrl-train" ? 330_000 : 45_000;
+    const p = this.detected?.profile;
+    return p === "skyrl-jax" || p === "skyrl-train" ? 330_000 : 45_000;
   }
 
   private where(method: string, path: string): string {
@@ -285,8 +313,9 @@ export class TinkerClient {
     this.config = await this.call("POST", "client/config", { json: { sdk_version: TINKER_SDK_VERSION } }, clientConfigReply);
     if (this.config.pjwt_auth_enabled) await this.refreshJwt();
     this.caps = await this.call("GET", "get_server_capabilities", null, capabilitiesReply);
-    this.resolvedProfile = this.requestedProfile === "auto" ? await this.detectProfile() : this.requestedProfile;
-    if (this.resolvedProfile === "tinker" && this.apiKey && !/^(tml-|eyJ)/.test(this.apiKey))
+    this.evidence = await this.gatherEvidence();
+    this.detected = detectServerProfile(this.requestedProfile, this.evidence);
+    if (this.detected.profile === "tinker" && this.apiKey && !/^(tml-|eyJ)/.test(this.apiKey))
       throw new TinkerError(`node "${this.nodeName}": hosted Tinker API keys start with "tml-" (or are a JWT); check the node's API key`, null, "user", false, "bad_api_key", "input");
     await this.openSession(tags);
   }
@@ -308,15 +337,12 @@ export class TinkerClient {
     this.heartbeat.unref();
   }
 
-  private async detectProfile(): Promise<ResolvedProfile> {
-    if (this.caps?.node?.kind === "embedded") return "envace-embedded";
-    if (/(^|\.)thinkingmachines\.(dev|ai)$/.test(new URL(this.baseUrl).hostname)) return "tinker";
+  /** Evidence for the profile (lib/clients/tinker-profile.ts); GET / only when the rest does not decide. */
+  private async gatherEvidence(): Promise<ProfileEvidence> {
+    const base = { embedded: this.caps?.node?.kind === "embedded", hostname: new URL(this.baseUrl).hostname };
+    if (!needsRootProbe(base)) return { ...base, rootName: null };
     const root = await this.rawGet("/").catch(() => null);
-    if (root && /tinker api mock/i.test(root.name ?? "")) {
-      this.log(`node "${this.nodeName}" looks like SkyRL tx; assuming its default JAX backend (set the node's tinker.server to "skyrl-train" for FSDP/Megatron)`);
-      return "skyrl-jax";
-    }
-    return "tinker";
+    return { ...base, rootName: root?.name ?? null };
   }
 
   private async rawGet(path: string): Promise<z.infer<typeof rootReply> | null> {
@@ -386,7 +412,7 @@ export class TinkerClient {
     if (err.kind === "transport") return true;
     const s = err.status ?? 0;
     if (s === 408 || s === 425 || s === 429 || s >= 500) return true;
-    return s === 409 && this.resolvedProfile === "tinker";
+    return s === 409 && this.detected?.profile === "tinker";
   }
 
   /** POST/GET with retries; returns the raw successful reply. */
@@ -438,7 +464,7 @@ export class TinkerClient {
       buf = await res.arrayBuffer();
     } catch (e) {
       const timedOut = ctrl.signal.aborted && !opts.signal?.aborted;
-      const reason = timedOut ? `timeout after ${timeoutMs} ms` : (e as Error).message;
+      const reason = timedOut ? `timeout after ${timeoutMs} ms` : withCause(e as Error);
       throw new TinkerError(`${this.where(method, path)}: ${reason}`, null, "transport", !opts.signal?.aborted, timedOut ? "timeout" : "network", "transport");
     } finally {
       clearTimeout(timer);
@@ -663,16 +689,16 @@ export class TinkerClient {
   }
 
   /** Internal: asample under a sampling session and wait for it. */
-  async sampleIn(session: SamplingSession, prompt: number[], params: SamplingParams, numSamples: number, signal?: AbortSignal): Promise<SampleResponse> {
+  async sampleIn(session: SamplingSession, prompt: number[], params: SamplingParams, numSamples: number, signal?: AbortSignal, extra: SampleExtras = {}): Promise<SampleResponse> {
     const release = await this.sampleSlot();
     try {
-      return await this.sampleOnce(session, prompt, params, numSamples, signal);
+      return await this.sampleOnce(session, prompt, params, numSamples, signal, extra);
     } finally {
       release();
     }
   }
 
-  private async sampleOnce(session: SamplingSession, prompt: number[], params: SamplingParams, numSamples: number, signal?: AbortSignal): Promise<SampleResponse> {
+  private async sampleOnce(session: SamplingSession, prompt: number[], params: SamplingParams, numSamples: number, signal?: AbortSignal, extra: SampleExtras = {}): Promise<SampleResponse> {
     const sampling_params = this.samplingParams(params);
     if (prompt.length === 0) throw new TinkerError("sampling: the prompt is empty", null, "user", false, "bad_params", "input");
     const deadline = Date.now() + this.o.futureDeadlineMs;
@@ -688,7 +714,7 @@ export class TinkerClient {
             prompt: tokensInput(prompt),
             num_samples: numSamples,
             sampling_params,
-            prompt_logprobs: false,
+            prompt_logprobs: extra.promptLogprobs ?? false,
             topk_prompt_logprobs: 0,
           },
         },
@@ -729,8 +755,8 @@ export class SamplingSession {
     return this.seq++;
   }
 
-  sample(prompt: number[], params: SamplingParams, numSamples = 1, signal?: AbortSignal): Promise<SampleResponse> {
-    return this.client.sampleIn(this, prompt, params, numSamples, signal);
+  sample(prompt: number[], params: SamplingParams, numSamples = 1, signal?: AbortSignal, extra: SampleExtras = {}): Promise<SampleResponse> {
+    return this.client.sampleIn(this, prompt, params, numSamples, signal, extra);
   }
 }
 

@@ -93,6 +93,8 @@ export const sampleResult = z.object({
       logprobs: z.array(z.number()).nullish(),
     }),
   ),
+  /** Asked for with prompt_logprobs: each prompt token's log-probability (null for the first). */
+  prompt_logprobs: z.array(z.number().nullable()).nullish(),
 });
 export type SampleResponse = z.infer<typeof sampleResult>;
 

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import * as tinyChat from "../../worker/node/chat-format";
+import * as tinyChat from "./tiny-gpt/chat-format";
 import {
   attributeRenderer,
   HfChatRenderer,

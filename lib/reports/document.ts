@@ -2,6 +2,7 @@
  * The report document: what a report shows, whether computed live or frozen as a snapshot, and what
  * every export is made from. Pure (no database), so the browser and the tests use the same code.
  */
+import type { TestTimeTable } from "./test-time";
 
 export interface OutcomeCount {
   runId: string;
@@ -63,6 +64,8 @@ export interface ReportDocument {
   runs: ReportRun[];
   table: ResultTable;
   charts: ReportChart[];
+  /** The paper's Table 3 when the report's evaluation runs include test-time rehearsal (lib/reports/test-time.ts); absent in older snapshots. */
+  testTime?: TestTimeTable | null;
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
@@ -115,5 +118,14 @@ export function scrubForShare(doc: ReportDocument): ReportDocument {
     runs: doc.runs.map((r) => ({ ...r, id: a(r.id) })),
     table: { ...doc.table, rows: doc.table.rows.map((row) => ({ ...row, runId: a(row.runId) })) },
     charts: doc.charts.map((c) => ({ ...c, series: c.series.map((s) => ({ ...s, runId: a(s.runId) })) })),
+    testTime: doc.testTime
+      ? {
+          ...doc.testTime,
+          rows: doc.testTime.rows.map((row) => ({
+            ...row,
+            cells: Object.fromEntries(Object.entries(row.cells).map(([k, c]) => [k, c ? { ...c, runId: a(c.runId) } : null])),
+          })),
+        }
+      : doc.testTime,
   };
 }

@@ -2,7 +2,10 @@
  * Report exports: Markdown, CSV, LaTeX and JSON, all from the same ReportDocument. Pure functions;
  * each escapes for its own format (pipes in Markdown tables, quotes in CSV, specials in LaTeX).
  */
-import { metricLabels, type ReportDocument, type ResultCell } from "./document";
+import { chartSvg } from "./chart-svg";
+import { metricLabels, type ReportChart, type ReportDocument, type ResultCell, type ResultTable } from "./document";
+import { embedCaption, findEmbeds, reportLayout, resolveChart, resolveTable } from "./embeds";
+import { testTimeCsvRows, testTimeLatex, testTimeMarkdown } from "./test-time";
 
 export type ExportFormat = "markdown" | "csv" | "latex" | "json";
 
@@ -26,23 +29,98 @@ function mdCell(text: string): string {
   return text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
 }
 
-export function toMarkdown(doc: ReportDocument): string {
-  const { avg, pass } = metricLabels(doc.table);
-  const cols = [...doc.table.benchmarks, "Overall"];
+/** The paper-layout result table as a GFM table. */
+function markdownTable(table: ResultTable): string[] {
+  const { avg, pass } = metricLabels(table);
+  const cols = [...table.benchmarks, "Overall"];
   const header = ["Run", ...cols.flatMap((b) => [`${b} ${avg}`, `${b} ${pass}`])];
-  const lines = [`# ${doc.title.replace(/\r?\n/g, " ")}`, ""];
-  lines.push(doc.frozenAt ? `Snapshot frozen at ${doc.frozenAt}.` : `Live results computed at ${doc.generatedAt}.`, "");
-  lines.push(`| ${header.map(mdCell).join(" | ")} |`, `|${header.map((_, i) => (i === 0 ? " --- " : " ---: ")).join("|")}|`);
-  for (const row of doc.table.rows) {
+  const lines = [`| ${header.map(mdCell).join(" | ")} |`, `|${header.map((_, i) => (i === 0 ? " --- " : " ---: ")).join("|")}|`];
+  for (const row of table.rows) {
     const values = [
-      ...doc.table.benchmarks.flatMap((b) => [cellValue(row.cells[b], "avgAtK"), cellValue(row.cells[b], "passAtK")]),
+      ...table.benchmarks.flatMap((b) => [cellValue(row.cells[b], "avgAtK"), cellValue(row.cells[b], "passAtK")]),
       fmt(row.overall?.avgAtK),
       fmt(row.overall?.passAtK),
     ];
     lines.push(`| ${[mdCell(row.runName), ...values].join(" | ")} |`);
   }
-  if (doc.notes.trim()) lines.push("", "## Notes", "", doc.notes.trim());
-  return `${lines.join("\n")}\n`;
+  return lines;
+}
+
+function base64Utf8(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+/** At most this many rows in a figure's data table (evenly spaced steps, last one included). */
+const FIGURE_DATA_ROWS = 12;
+
+/** A chart as a Markdown figure: the SVG image, its caption, and its values per step as a small table. */
+function markdownFigure(chart: ReportChart, runOrder: string[], caption: string): string[] {
+  const image = `![${mdCell(caption).replace(/[[\]]/g, "")}](data:image/svg+xml;base64,${base64Utf8(chartSvg(chart, runOrder, caption))})`;
+  const steps = [...new Set(chart.series.flatMap((s) => s.points.map((p) => p.step)))].sort((a, b) => a - b);
+  const every = Math.max(1, Math.ceil(steps.length / FIGURE_DATA_ROWS));
+  const shown = steps.filter((_, i) => i % every === 0 || i === steps.length - 1);
+  const lines = [image, "", `*${caption.replace(/\*/g, "\\*")}*`];
+  if (shown.length && chart.series.length) {
+    lines.push("", `| step | ${chart.series.map((s) => mdCell(s.runName)).join(" | ")} |`, `| ---: |${chart.series.map(() => " ---: ").join("|")}|`);
+    for (const step of shown) {
+      const values = chart.series.map((s) => {
+        const p = s.points.find((q) => q.step === step);
+        return p ? String(Number(p.value.toPrecision(4))) : "";
+      });
+      lines.push(`| ${step} | ${values.join(" | ")} |`);
+    }
+  }
+  return lines;
+}
+
+/** The notes with each envace-chart / envace-table block replaced by the figure or table it stands for. */
+function expandNotes(doc: ReportDocument): string {
+  const notes = doc.notes.replace(/\r\n?/g, "\n");
+  const order = doc.runs.map((r) => r.id);
+  let out = "";
+  let at = 0;
+  for (const block of findEmbeds(notes)) {
+    out += notes.slice(at, block.start);
+    at = block.end;
+    const e = block.embed;
+    if (e.kind === "error") {
+      out += `> ${e.language}: ${e.message}`;
+      continue;
+    }
+    const caption = embedCaption(e);
+    if (e.kind === "chart") {
+      const resolved = resolveChart(doc, e);
+      out += "error" in resolved ? `> ${caption}: ${resolved.error}` : markdownFigure(resolved.chart, order, caption).join("\n");
+    } else {
+      const resolved = resolveTable(doc, e);
+      out += "error" in resolved ? `> ${caption}: ${resolved.error}` : [...markdownTable(resolved.table), "", `*${caption}*`].join("\n");
+    }
+  }
+  return (out + notes.slice(at)).trim();
+}
+
+/**
+ * The report as Markdown, laid out as the app shows it (reportLayout): GFM tables and $math$ in the notes
+ * pass through as written; embedded figures become SVG images with their data, embedded tables GFM tables.
+ */
+export function toMarkdown(doc: ReportDocument): string {
+  const layout = reportLayout(doc);
+  const order = doc.runs.map((r) => r.id);
+  const lines = [`# ${doc.title.replace(/\r?\n/g, " ")}`, ""];
+  lines.push(doc.frozenAt ? `Snapshot frozen at ${doc.frozenAt}.` : `Live results computed at ${doc.generatedAt}.`, "");
+  const notes = doc.notes.trim() ? expandNotes(doc) : "";
+  if (layout.notesFirst && notes) lines.push(notes, "");
+  if (layout.showTable) lines.push(...(layout.notesFirst ? ["## Results", ""] : []), ...markdownTable(doc.table), "");
+  if (doc.testTime) lines.push(...testTimeMarkdown(doc.testTime), "");
+  if (layout.charts.length) {
+    lines.push("## Charts", "");
+    for (const chart of layout.charts) lines.push(...markdownFigure(chart, order, chart.key), "");
+  }
+  if (!layout.notesFirst && notes) lines.push("## Notes", "", notes, "");
+  return `${lines.join("\n").trimEnd()}\n`;
 }
 
 function csvField(text: string): string {
@@ -61,6 +139,11 @@ export function toCsv(doc: ReportDocument): string {
       lines.push([csvField(row.runName), csvField(b), String(c.k), String(c.instances), fmt(c.avgAtK), fmt(c.passAtK)].join(","));
     }
     if (row.overall) lines.push([csvField(row.runName), "Overall", "", "", fmt(row.overall.avgAtK), fmt(row.overall.passAtK)].join(","));
+  }
+  if (doc.testTime) {
+    // Table 3 follows as its own block: setting, benchmark, k, instances, Avg@k.
+    lines.push("", ["test_time_setting", "benchmark", "k", "instances", "avg_at_k"].join(","));
+    for (const r of testTimeCsvRows(doc.testTime)) lines.push(r.map(csvField).join(","));
   }
   return `${lines.join("\r\n")}\r\n`;
 }
@@ -118,6 +201,7 @@ export function toLatex(doc: ReportDocument): string {
     out.push(`${latexEscape(row.runName)} & ${values.join(" & ")} \\\\`);
   }
   out.push("\\bottomrule", "\\end{tabular}", "\\end{table}");
+  if (doc.testTime) out.push("", ...testTimeLatex(doc.testTime));
   return `${out.join("\n")}\n`;
 }
 

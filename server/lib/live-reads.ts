@@ -113,6 +113,32 @@ export function sharedRead<T>(procedure: string, input: unknown, topics: Topic[]
   return liveReads().read(procedure, input, topics, load);
 }
 
+/**
+ * The same sharing as `sharedRead`, for a procedure with an `.output()` schema (the REST-exposed ones):
+ * used as a tRPC middleware between `.input()` and `.output()`, it shares the procedure's result AFTER
+ * output validation, so every caller gets the one validated object (one zod walk, and one superjson
+ * walk through `sharedResultTransformer`) instead of a fresh copy each. A failed result is returned to
+ * the callers already waiting on it and never kept.
+ */
+export async function shareResult<R extends { ok: boolean }>(procedure: string, input: unknown, topics: Topic[], next: () => Promise<R>): Promise<R> {
+  try {
+    return await liveReads().read(procedure, input, topics, async () => {
+      const result = await next();
+      if (!result.ok) throw new UnsharedFailure(result);
+      return result;
+    });
+  } catch (err) {
+    if (err instanceof UnsharedFailure) return err.result as R;
+    throw err;
+  }
+}
+
+class UnsharedFailure extends Error {
+  constructor(readonly result: unknown) {
+    super("procedure failed");
+  }
+}
+
 /** Forget every shared read (after a change made through this process: its next read sees it at once). */
 export function clearSharedReads(): void {
   globalForReads.__envaceLiveReads?.clear();

@@ -9,7 +9,10 @@
  */
 import crypto from "node:crypto";
 import { initTRPC, TRPCError } from "@trpc/server";
+import type { OpenApiMeta } from "trpc-to-openapi";
 import { ZodError } from "zod";
+// Adds `.openapi()` to zod schemas before any procedure file builds its schemas (server/openapi.ts).
+import "zod-openapi/extend";
 import { describeUnstorable, findUnstorableText } from "../../lib/text-hygiene";
 import { isDatabaseUnavailable } from "../lib/db-errors";
 import { DomainError } from "../lib/errors";
@@ -20,7 +23,13 @@ import type { Context } from "./context";
 export const DATABASE_UNAVAILABLE_MESSAGE = "the database is unavailable right now; try again in a moment";
 const INTERNAL_PREFIX = "internal error";
 
-const t = initTRPC.context<Context>().create({
+/**
+ * Procedures exposed over REST carry `.meta({ openapi: { method, path, ... } })` and an `.output()`
+ * schema; server/openapi.ts generates the document and app/api/v1 serves them (same procedures, same
+ * middleware, same validation).
+ */
+const t = initTRPC.context<Context>().meta<OpenApiMeta>().create({
+  // superjson, with a shared result serialised once for all its callers (server/lib/live-reads.ts).
   transformer: sharedResultTransformer,
   // Stacks would carry driver text and file paths; the server log has them.
   isDev: false,

@@ -15,7 +15,9 @@
  * - create_model creates a new model (and adapter) on every call; the JAX backend has
  *   max_lora_adapters − 1 slots (31) and max_lora_rank 32, both failing the future when exceeded.
  * - asample: a sampling_session_id needs a seq_id (422), max_tokens is required (400), stop is a list
- *   of ints or of strings; the sampler stops only at the stop tokens the request names.
+ *   of ints or of strings; the sampler stops only at the stop tokens the request names. prompt_logprobs
+ *   (added to SkyRL in July 2026) are returned when asked for and the double has a scoring function
+ *   (`promptLogprobs`); the sampled ids come from `sampleTokens` when given (a scripted "model").
  * - Missing `weights` become ones, missing `logprobs`/`advantages` silently empty (trained as zeros —
  *   recorded in `trainedWithoutPolicyInputs` so tests can assert a client never does that); a datum
  *   without target_tokens is an unhandled KeyError: HTTP 500 "Internal Server Error".
@@ -45,6 +47,10 @@ export interface SkyRLDoubleOptions {
   /** The fake sampler emits this token after `eosAfter` tokens (it ends a sample only when the request names it). */
   eosToken?: number;
   eosAfter?: number;
+  /** A scripted model: the ids sample k writes for a prompt (cut at the first stop id the request names, and at max_tokens). */
+  sampleTokens?: ((prompt: number[], k: number) => number[]) | null;
+  /** Log-probabilities of prompt tokens 1…n−1 (what the server computes for prompt_logprobs); null: not returned. */
+  promptLogprobs?: ((prompt: number[]) => number[]) | null;
 }
 
 type Status = "pending" | "completed" | "failed";
@@ -158,8 +164,11 @@ const schemas = {
       model_path: z.string().nullish(),
       sampling_session_id: z.string().nullish(),
       seq_id: z.number().int().nullish(),
+      prompt_logprobs: z.boolean().nullish(),
+      topk_prompt_logprobs: z.number().int().default(0),
     })
     .superRefine((b, ctx) => {
+      if (b.topk_prompt_logprobs > 0) ctx.addIssue({ code: "custom", message: "topk_prompt_logprobs is not supported by the JAX backend" });
       if (b.sampling_session_id != null) {
         if (b.seq_id == null) ctx.addIssue({ code: "custom", message: "'seq_id' must be provided when 'sampling_session_id' is used" });
       } else if ((b.base_model == null) === (b.model_path == null)) {
@@ -197,6 +206,8 @@ export class SkyRLDouble {
       sessionTimeoutMs: 300_000,
       eosToken: 7,
       eosAfter: 3,
+      sampleTokens: null,
+      promptLogprobs: null,
       ...opts,
     };
   }
@@ -511,12 +522,16 @@ export class SkyRLDouble {
         if (sp.max_tokens <= 0) throw new HttpError(400, "max_tokens must be a positive number");
         const stopTokens = (sp.stop ?? []).filter((s): s is number => typeof s === "number");
         const maxTokens = sp.max_tokens;
+        const prompt = b.prompt.chunks.flatMap((c) => c.tokens);
+        const script = this.o.sampleTokens;
+        const scorer = this.o.promptLogprobs;
         const requestId = this.future("sample", null, null, b, () => ({
           sequences: Array.from({ length: b.num_samples }, (_, k) => {
+            const written = script ? script(prompt, k) : null;
             const tokens: number[] = [];
             let reason: "stop" | "length" = "length";
-            while (tokens.length < maxTokens) {
-              const t = tokens.length === this.o.eosAfter ? this.o.eosToken : 100 + ((tokens.length + k) % 50);
+            while (tokens.length < maxTokens && (!written || tokens.length < written.length)) {
+              const t = written ? written[tokens.length]! : tokens.length === this.o.eosAfter ? this.o.eosToken : 100 + ((tokens.length + k) % 50);
               tokens.push(t);
               if (stopTokens.includes(t)) {
                 reason = "stop";
@@ -525,7 +540,7 @@ export class SkyRLDouble {
             }
             return { stop_reason: reason, tokens, logprobs: tokens.map(() => -0.5) };
           }),
-          prompt_logprobs: null,
+          prompt_logprobs: b.prompt_logprobs && scorer ? [null, ...scorer(prompt)] : null,
           topk_prompt_logprobs: null,
         }));
         return ok({ future_id: String(requestId), status: "pending", request_id: String(requestId) });

@@ -8,7 +8,7 @@ import { parseActOutput, stripThink } from "../engine/parsers";
 import { runEvaluation, type TrajectoryResult } from "../engine/step";
 import { toChatMessages } from "../node/openai-api";
 import { chatPolicy, policyTextOf, withToolCallIds } from "./chat-policy";
-import { createOpenAIChatClient } from "./openai-chat";
+import { createOpenAIChatClient } from "../../lib/clients/openai-chat";
 
 const MODEL = "Qwen/Qwen3-8B";
 const tools: ToolSchema[] = [

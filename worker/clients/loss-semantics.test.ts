@@ -9,7 +9,6 @@ import {
   type ServerProfile,
   aggregationWeights,
   checkProfileAgainstReply,
-  resolveServerProfile,
   serverLossSemantics,
   unhonouredLossSettings,
   unhonouredOptimSettings,
@@ -222,16 +221,7 @@ describe("per-server loss semantics", () => {
   });
 });
 
-describe("server profile resolution", () => {
-  it("takes an explicit profile as given and infers one for auto", () => {
-    expect(resolveServerProfile("skyrl-train", { embedded: true, modelId: "x" })).toEqual({ profile: "skyrl-train", assumed: null });
-    expect(resolveServerProfile("auto", { embedded: true, modelId: "m-1" })).toEqual({ profile: "envace-embedded", assumed: null });
-    expect(resolveServerProfile("auto", { embedded: false, modelId: "abc123:train:0" })).toEqual({ profile: "tinker", assumed: null });
-    const skyrl = resolveServerProfile("auto", { embedded: false, modelId: "model_3f2a9c1d" });
-    expect(skyrl.profile).toBe("skyrl-jax");
-    expect(skyrl.assumed).toMatch(/assuming its default JAX backend/);
-  });
-
+describe("server profile check", () => {
   it("catches a SkyRL-Train server taken for the JAX backend on its first reply", () => {
     expect(checkProfileAgainstReply("skyrl-jax", {})).toBeNull();
     expect(checkProfileAgainstReply("skyrl-jax", { "total_loss:sum": 1.5, "pg_loss:sum": 1.5 })).toMatch(/set this node's server profile to skyrl-train/);

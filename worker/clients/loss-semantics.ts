@@ -11,7 +11,7 @@
  * undoes the difference so that the objective is the configured one on every server.
  */
 import type { LossAgg } from "../../contracts/run-config";
-import type { TinkerServerProfile } from "../../contracts/node-settings";
+import type { ResolvedProfile } from "../../lib/clients/tinker-profile";
 import type { LossConfig, OptimConfig } from "../engine/io";
 import type { Datum } from "../../lib/clients/tinker-client";
 
@@ -43,7 +43,8 @@ export function aggregationWeights(mask: ReadonlyArray<ReadonlyArray<number>>, m
   );
 }
 
-export type ServerProfile = Exclude<TinkerServerProfile, "auto">;
+/** A resolved server profile: the client detects it once (lib/clients/tinker-profile.ts). */
+export type ServerProfile = ResolvedProfile;
 
 /** What a server does with a forward_backward call, as its source defines it. */
 export interface ServerLossSemantics {
@@ -99,27 +100,6 @@ export function serverLossSemantics(profile: ServerProfile, extensions: Readonly
       // optim_step sends only the learning rate on.
       return { profile, weights: "none", perDatumMean: false, dualClip: false, kl: false, klTypes: false, entropy: false, gradClip: false, adamHyperparams: false };
   }
-}
-
-/**
- * Resolves the node's `tinker.server` setting. "auto": the embedded node announces itself in
- * get_server_capabilities; SkyRL tx names its models `model_<hex>` and does not say which backend
- * it runs, so its default (JAX) is assumed — `checkProfileAgainstReply` catches a SkyRL-Train
- * server on the first reply; anything else is taken for hosted Tinker.
- */
-export function resolveServerProfile(
-  setting: TinkerServerProfile,
-  evidence: { embedded: boolean; modelId: string },
-): { profile: ServerProfile; assumed: string | null } {
-  if (setting !== "auto") return { profile: setting, assumed: null };
-  if (evidence.embedded) return { profile: "envace-embedded", assumed: null };
-  if (/^model_[0-9a-f]+$/i.test(evidence.modelId)) {
-    return {
-      profile: "skyrl-jax",
-      assumed: "server profile auto: this looks like SkyRL tx, which does not say which backend it runs; assuming its default JAX backend (set the node's server profile to skyrl-train if it runs FSDP/Megatron)",
-    };
-  }
-  return { profile: "tinker", assumed: null };
 }
 
 /**

@@ -10,7 +10,7 @@ import { importCm2 } from "../../lib/cm2";
 import { fakeGeneration } from "../../test/doubles/shop-oracle";
 import type { GenerateRequest, PolicyClient, TrainerClient } from "../engine/io";
 import { runTrainingStep } from "../engine/step";
-import { createOpenAIChatClient } from "./openai-chat";
+import { createOpenAIChatClient } from "../../lib/clients/openai-chat";
 
 const JUDGE = "Qwen/Qwen3-30B-A3B";
 

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { promises as fs } from "node:fs";
 import { startNode, type NodeServerOptions, type RunningNode } from "../node/server";
-import { VOCAB_SIZE } from "../node/tokenizer";
+import { VOCAB_SIZE } from "../../lib/renderers/tiny-gpt/tokenizer";
 import { TinkerClient, TinkerError, type Datum } from "../../lib/clients/tinker-client";
 import { untypedFutureReply } from "../../lib/clients/tinker-wire";
 

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SkyRLDouble } from "../../test/doubles/skyrl-tinker";
 import type { LossConfig, TrainingDatum } from "../engine/io";
 import { loadRenderer } from "../../lib/renderers";
-import { END_TOKEN } from "../node/tokenizer";
+import { END_TOKEN } from "../../lib/renderers/tiny-gpt/tokenizer";
 import { TinkerPolicy } from "./tinker-policy";
 
 let double: SkyRLDouble | null = null;
@@ -76,5 +76,21 @@ describe("TinkerPolicy against SkyRL tx", () => {
     // The model whose load state was unknown was unloaded; the resumed policy samples from the loaded weights.
     expect(double.liveAdapters()).toBe(2);
     expect(resumed.sampler.id).toMatch(/^sampling_/);
+  });
+
+  it("an evaluation policy samples the base model through a sampling session and creates no LoRA model", async () => {
+    double = await new SkyRLDouble(eos).start();
+    const { p, logs } = await policy({ sampleOnly: true, loraRank: 64 });
+    const g = await p.generate({ role: "act", messages: [{ role: "user", content: "hi" }], sampling: { temperature: 1, topP: 1, maxTokens: 8 } });
+    expect(g.tokens).toEqual([100, 101, 102, END_TOKEN]);
+    // No create_model (no adapter slot taken, no LoRA-rank check needed), one base-model sampling session.
+    expect(double.requests.filter((r) => r.path === "create_model")).toEqual([]);
+    expect(double.models.size).toBe(0);
+    expect(double.requests.find((r) => r.path === "create_sampling_session")?.body).toMatchObject({ base_model: "Qwen/Qwen3-8B" });
+    expect(double.requests.find((r) => r.path === "asample")?.body?.sampling_session_id).toBe(p.sampler.id);
+    // Nothing is trained, so the backend guess (JAX) is not worth a warning.
+    expect(logs.join("\n")).not.toMatch(/assuming its default JAX backend/);
+    expect(() => p.model).toThrow(/only samples/);
+    await expect(p.optimStep(optim)).rejects.toThrow(/only samples/);
   });
 });

@@ -3,12 +3,13 @@ import os from "node:os";
 import path from "node:path";
 import { promises as fs } from "node:fs";
 import { startNode, type RunningNode } from "../node/server";
-import { VOCAB_SIZE } from "../node/tokenizer";
+import { VOCAB_SIZE } from "../../lib/renderers/tiny-gpt/tokenizer";
 import { TinkerPolicy, buildDatums, dropZeroAdvantage, packDatums } from "./tinker-policy";
-import { createOpenAIChatClient } from "./openai-chat";
+import { createOpenAIChatClient } from "../../lib/clients/openai-chat";
 import type { LossConfig, TrainingDatum } from "../engine/io";
 import { recordingTinkerModel } from "../../test/doubles/tinker-model";
-import { type ServerProfile, resolveServerProfile, serverLossSemantics } from "./loss-semantics";
+import { type ServerProfile, serverLossSemantics } from "./loss-semantics";
+import { detectServerProfile } from "../../lib/clients/tinker-profile";
 import type { Datum } from "../../lib/clients/tinker-client";
 
 const SMALL = { vocabSize: VOCAB_SIZE, contextLength: 128, nLayer: 1, nHead: 2, dModel: 32 };
@@ -262,7 +263,7 @@ describe("TinkerPolicy against servers that cannot run here (recorded)", () => {
   it("auto on SkyRL assumes JAX, says so, and stops before optim_step when a SkyRL-Train reply proves otherwise", async () => {
     const warnings: string[] = [];
     const { model } = recordingTinkerModel({ reply: (data) => ({ loss_fn_output_type: "scalar", loss_fn_outputs: data.map(() => ({})), metrics: { "total_loss:sum": 0.3, "pg_loss:sum": 0.3 } }) });
-    const assumed = resolveServerProfile("auto", { embedded: false, modelId: model.modelId });
+    const assumed = detectServerProfile("auto", { embedded: false, hostname: "skyrl.internal", rootName: "Tinker API Mock" });
     const policy = policyOn(assumed.profile, model, warnings, assumed.assumed);
     expect(warnings[0]).toMatch(/assuming its default JAX backend/);
     await expect(policy.forwardBackward(rowsOf(), { ...loss, klCoef: 0, entropyCoef: 0 })).rejects.toThrow(/set this node's server profile to skyrl-train/);

@@ -50,7 +50,6 @@ import {
   aggregationWeights,
   applyServerReduction,
   checkProfileAgainstReply,
-  resolveServerProfile,
   serverLossSemantics,
   unhonouredLossSettings,
   unhonouredOptimSettings,
@@ -73,6 +72,12 @@ export interface TinkerPolicyOptions {
   contextLength?: number;
   /** Resume from a training checkpoint (tinker://…/weights/…) right after create_model. */
   resumeFrom?: string;
+  /**
+   * Sample only (evaluation runs): no training model is created — sampling goes through a sampling
+   * session on the base model, so an evaluation costs no LoRA adapter (SkyRL JAX has 31) and no
+   * create_model on hosted Tinker. The trainer methods then refuse.
+   */
+  sampleOnly?: boolean;
   /** The node's `tinker.server` setting (contracts/node-settings.ts): how the server reduces the loss. */
   server?: TinkerServerProfile;
   /** LoRA rank of the trained adapter (checked against the server's limit before create_model). */
@@ -94,7 +99,8 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
 
   private constructor(
     readonly client: TinkerClient,
-    private trainingModel: TinkerModel,
+    /** null for a sample-only policy (evaluation runs). */
+    private trainingModel: TinkerModel | null,
     readonly renderer: ChatRenderer,
     readonly contextLength: number | null,
     /** Loss-config extensions the node accepts (empty on hosted Tinker / SkyRL). */
@@ -111,7 +117,10 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
     if (assumed) this.warnOnce("profile", assumed);
   }
 
+  /** The training model; a sample-only policy (evaluation) has none. */
   get model(): TinkerModel {
+    if (!this.trainingModel)
+      throw new Error(`node "${this.client.nodeName}": this policy only samples (an evaluation run creates no training model)`);
     return this.trainingModel;
   }
 
@@ -129,17 +138,23 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
       const caps = await client.capabilities();
       const entry = caps.supported_models.find((m) => m.model_name === opts.model);
       if (!entry) throw new Error(`node "${node}" does not serve '${opts.model}' (it serves: ${caps.supported_models.map((m) => m.model_name).join(", ")})`);
+      if (opts.sampleOnly && opts.resumeFrom) throw new Error("a sample-only policy cannot resume a training state");
       const rank = opts.loraRank ?? 32;
-      const limit = loraRankLimit(client.profile, caps, opts.maxLoraRank);
-      if (limit !== null && rank > limit)
-        throw new Error(`LoRA rank ${rank} is above what node "${node}" allows (${limit}, ${client.profile}); lower policy.loraRank or raise the node's tinker.maxLoraRank`);
-      const model = await client.createModel(opts.model, { loraRank: rank });
+      let model: TinkerModel | null = null;
+      if (!opts.sampleOnly) {
+        const limit = loraRankLimit(client.profile, caps, opts.maxLoraRank);
+        if (limit !== null && rank > limit)
+          throw new Error(`LoRA rank ${rank} is above what node "${node}" allows (${limit}, ${client.profile}); lower policy.loraRank or raise the node's tinker.maxLoraRank`);
+        model = await client.createModel(opts.model, { loraRank: rank });
+      }
       const base = await client.createSamplingSession({ baseModel: opts.model });
       const renderer = opts.renderer ?? loadRenderer("tiny-gpt");
       const contextLength = opts.contextLength ?? entry.max_context_length ?? renderer.contextLength ?? null;
       const extensions = new Set(caps.node?.extensions ?? []);
-      const { profile, assumed } = resolveServerProfile(opts.server ?? "auto", { embedded: caps.node?.kind === "embedded", modelId: model.modelId });
-      const policy = new TinkerPolicy(client, model, renderer, contextLength, extensions, serverLossSemantics(profile, extensions), onWarning, assumed, opts.enableThinking, base);
+      // The one profile detection (lib/clients/tinker-profile.ts), made by the client in start().
+      const { profile, assumed } = client.detectedProfile;
+      // A sample-only policy never trains: the profile's loss semantics and its guess do not matter.
+      const policy = new TinkerPolicy(client, model, renderer, contextLength, extensions, serverLossSemantics(profile, extensions), onWarning, model ? assumed : null, opts.enableThinking, base);
       policy.rank = rank;
       if (opts.resumeFrom) await policy.loadState(opts.resumeFrom);
       return policy;
@@ -229,7 +244,7 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
       datums = r.datums;
       extra.recomputed_logprob_abs_diff = r.meanAbsDiff;
     }
-    const out = await this.trainingModel.forwardBackward(datums, loss.loss, lossFnConfig(loss, sem));
+    const out = await this.model.forwardBackward(datums, loss.loss, lossFnConfig(loss, sem));
     if (this.assumedProfile) {
       const mismatch = checkProfileAgainstReply(sem.profile, out.metrics ?? {});
       if (mismatch) throw new Error(mismatch);
@@ -251,7 +266,7 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
         weights: { data: new Array<number>(d.loss_fn_inputs.target_tokens.data.length).fill(0), dtype: "float32" },
       },
     }));
-    const out = await this.trainingModel.forward(probe, "cross_entropy");
+    const out = await this.model.forward(probe, "cross_entropy");
     let diff = 0;
     let n = 0;
     const next = datums.map((d, k) => {
@@ -274,7 +289,7 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
 
   async optimStep(optim: OptimConfig): Promise<{ metrics: Record<string, number> }> {
     for (const w of unhonouredOptimSettings(this.lossSemantics, optim)) this.warnOnce(w.key, w.message);
-    const r = await this.trainingModel.optimStep({
+    const r = await this.model.optimStep({
       learning_rate: optim.lr,
       beta1: optim.beta1,
       beta2: optim.beta2,
@@ -287,16 +302,16 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
 
   /** Ephemeral publication (every training step): later generate() calls sample from the new weights. */
   async updateSampler(): Promise<void> {
-    this.samplingSession = await this.trainingModel.saveWeightsForSamplerEphemeral();
+    this.samplingSession = await this.model.saveWeightsForSamplerEphemeral();
   }
 
   /** Persistent publication under `name` (checkpoints); returns the tinker:// sampler path. */
   async saveWeightsForSampler(name: string): Promise<{ path: string }> {
-    return this.trainingModel.saveWeightsForSampler(name);
+    return this.model.saveWeightsForSampler(name);
   }
 
   async saveState(name: string): Promise<{ path: string }> {
-    return this.trainingModel.saveWeights(name);
+    return this.model.saveWeights(name);
   }
 
   /** Deletes a saved checkpoint (a training state no longer needed for resuming). */
@@ -311,21 +326,21 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
    * unloaded.
    */
   async loadState(path: string): Promise<void> {
-    if (this.trainingModel.pendingSeqId !== 1) await this.replaceModel(this.rank);
+    if (this.model.pendingSeqId !== 1) await this.replaceModel(this.rank);
     try {
-      await this.trainingModel.loadWeights(path, true);
+      await this.model.loadWeights(path, true);
     } catch (e) {
       if (!(e instanceof TinkerError) || !e.afterLostReply) throw e;
       this.onWarning(`node "${this.client.nodeName}": load_weights of ${path} lost its reply (${e.message}); loading into a fresh model`);
       await this.replaceModel(this.rank);
-      await this.trainingModel.loadWeights(path, true);
+      await this.model.loadWeights(path, true);
     }
     // Sample from the loaded weights from now on.
     await this.updateSampler();
   }
 
   private async replaceModel(rank: number): Promise<void> {
-    const old = this.trainingModel;
+    const old = this.model;
     this.trainingModel = await this.client.createModel(old.baseModel, { loraRank: rank });
     await old.unload().catch((e) => this.onWarning(`node "${this.client.nodeName}": could not unload model ${old.modelId}: ${(e as Error).message}`));
   }

@@ -4,9 +4,15 @@
  * run with a message naming the cause — never commit as a "succeeded" step trained on nothing.
  * Pure: the step calls it on its own results; the runner only fails the run with the message.
  */
-import type { TurnRecord } from "./machine";
+import { isEnvironmentError, type TurnRecord } from "./machine";
 
-export const stepFailureCodes = ["TOKENS_OUT_OF_VOCABULARY", "ALL_GENERATIONS_FAILED", "TOO_MANY_FAILED_GENERATIONS", "NO_TRAINING_DATA"] as const;
+export const stepFailureCodes = [
+  "TOKENS_OUT_OF_VOCABULARY",
+  "ALL_GENERATIONS_FAILED",
+  "TOO_MANY_FAILED_GENERATIONS",
+  "NO_TRAINING_DATA",
+  "TOO_MANY_ENVIRONMENT_ERRORS",
+] as const;
 export type StepFailureCode = (typeof stepFailureCodes)[number];
 
 export class StepFailedError extends Error {
@@ -83,4 +89,52 @@ export function assertTrainingData(datums: number, h: GenerationHealth, stepInde
       ? "no rollout generated anything (every episode ended before its first generation)"
       : "no generation returned token ids (the prompts may fill the model's context, or the policy node returns text only; training needs a Tinker-compatible node)";
   throw new StepFailedError("NO_TRAINING_DATA", stepIndex, `${label}: no training datums — ${why}`);
+}
+
+/** Episodes whose environment failed (terminations `environment_error:<code>`): a server that did not start, crashed, hung or broke its protocol. */
+export interface EnvironmentHealth {
+  episodes: number;
+  failed: number;
+  /** failed / episodes (0 without episodes). */
+  failedShare: number;
+  /** The first failure: its termination reason and what the environment said. */
+  firstError?: string;
+}
+
+export function environmentHealth(episodes: Iterable<{ terminationReason: string; turns: Pick<TurnRecord, "error">[] }>): EnvironmentHealth {
+  let count = 0;
+  let failed = 0;
+  let firstError: string | undefined;
+  for (const e of episodes) {
+    count++;
+    if (!isEnvironmentError(e.terminationReason)) continue;
+    failed++;
+    if (firstError === undefined) {
+      const payload = [...e.turns].reverse().find((t) => t.error)?.error?.payload;
+      firstError = `${e.terminationReason}${typeof payload === "string" ? ` (${payload})` : ""}`;
+    }
+  }
+  return { episodes: count, failed, failedShare: count > 0 ? failed / count : 0, firstError };
+}
+
+/** The step's metrics for the run page. */
+export function environmentHealthMetrics(h: EnvironmentHealth): Record<string, number> {
+  return { "environment/errors": h.failed, "environment/error_share": h.failedShare };
+}
+
+/**
+ * Throws StepFailedError when more than `maxShare` of the step's episodes ended with an environment
+ * error (rollout.maxEnvironmentErrorShare), or every one of them did.
+ */
+export function assertEnvironmentHealthy(h: EnvironmentHealth, stepIndex: number, maxShare: number, label: string): void {
+  if (h.failed === 0) return;
+  if (h.failed === h.episodes || h.failedShare > maxShare) {
+    const share = `${h.failed} of ${h.episodes} episodes (${(h.failedShare * 100).toFixed(0)}%)`;
+    const why = h.failed === h.episodes ? "every episode" : `${share}, above rollout.maxEnvironmentErrorShare = ${maxShare},`;
+    throw new StepFailedError(
+      "TOO_MANY_ENVIRONMENT_ERRORS",
+      stepIndex,
+      `${label}: ${h.failed === h.episodes ? `${why} (${h.failed})` : why} ended with an environment error; first: ${h.firstError}`,
+    );
+  }
 }

@@ -49,7 +49,12 @@ export const Termination = {
   userError: "user_error",
   /** Live user: the agent's reply is blank (a prompt that fills the context gives an empty "length" generation). */
   emptyAgentReply: "empty_agent_reply",
+  /** The episode's environment itself failed (EnvironmentFailure: did not start, crashed, hung, broke its protocol). */
+  environmentError: (code: string) => `environment_error:${code}`,
 } as const;
+
+/** Termination reasons of episodes whose environment failed; they are recorded but never trained on. */
+export const isEnvironmentError = (reason: string | undefined): boolean => reason?.startsWith("environment_error:") === true;
 
 export interface RolloutOptions {
   paradigm: Paradigm;
@@ -159,9 +164,12 @@ export type RolloutNeed =
 export type RolloutEvent =
   | { kind: "act"; output: GenerateResult }
   | { kind: "act_failed"; error: string; cause?: string }
-  | { kind: "rehearse"; output: GenerateResult; real?: string }
-  | { kind: "rehearse_failed"; error: string; cause?: string; real?: string }
-  | { kind: "tool"; content: string; failed?: boolean; /** Fidelity probe: the rehearse role's raw output. */ probe?: GenerateResult }
+  /** `realError`: the environment's own error flag for `real` (ToolOutcome.isError), when it gave one. */
+  | { kind: "rehearse"; output: GenerateResult; real?: string; realError?: boolean }
+  | { kind: "rehearse_failed"; error: string; cause?: string; real?: string; realError?: boolean }
+  | { kind: "tool"; content: string; failed?: boolean; /** Fidelity probe: the rehearse role's raw output. */ probe?: GenerateResult; realError?: boolean }
+  /** The environment itself failed (EnvironmentFailure), while answering `call` or before the episode started: the episode ends. */
+  | { kind: "environment_failed"; code: string; detail: string; call?: PendingCall }
   | { kind: "judged"; stop: boolean; reason?: string }
   /** Live user's message; `stop` = termination reason when the message ends the episode. */
   | { kind: "user"; text: string; stop?: string }
@@ -337,6 +345,7 @@ function flushToolResponses(state: RolloutState): RolloutState {
 
 /** Advance the machine by one event. Events that do not match the state are ignored. */
 export function applyEvent(state: RolloutState, event: RolloutEvent): RolloutState {
+  if (event.kind === "environment_failed") return state.status === "terminated" ? state : environmentFailed(state, event);
   switch (state.status) {
     case "await_caller":
       if (event.kind === "act") return onAct(state, event.output);
@@ -349,7 +358,7 @@ export function applyEvent(state: RolloutState, event: RolloutEvent): RolloutSta
       if (event.kind === "rehearse" || event.kind === "rehearse_failed") return onRehearse(state, event);
       return state;
     case "processing_tools":
-      if (event.kind === "tool") return onTool(state, event.content, event.failed === true, event.probe);
+      if (event.kind === "tool") return onTool(state, event.content, event.failed === true, event.probe, event.realError);
       return state;
     case "interacting":
       if (event.kind === "judged") return onJudged(state, event.stop, event.reason);
@@ -448,7 +457,7 @@ function onRehearse(
     call,
     rehearsed: content,
     real,
-    fidelity: real !== undefined ? compareResponses(content, real) : undefined,
+    fidelity: real !== undefined ? compareResponses(content, real, { realError: event.realError }) : undefined,
     error,
   });
   const next: RolloutState = {
@@ -466,7 +475,7 @@ function onRehearse(
   return flushToolResponses(next);
 }
 
-function onTool(state: RolloutState, content: string, failed: boolean, probe?: GenerateResult): RolloutState {
+function onTool(state: RolloutState, content: string, failed: boolean, probe?: GenerateResult, realError?: boolean): RolloutState {
   const call = state.pendingCalls[state.cursor];
   const role: TurnRole = state.options.paradigm === "simulator" ? "simulator" : "environment";
   // A fidelity probe's rehearsal is recorded beside the real response (it never enters the conversation).
@@ -479,7 +488,7 @@ function onTool(state: RolloutState, content: string, failed: boolean, probe?: G
     ...noTokens,
     real: role === "environment" ? content : undefined,
     rehearsed: role === "simulator" ? content : probed,
-    fidelity: probed !== undefined && role === "environment" ? compareResponses(probed, content) : undefined,
+    fidelity: probed !== undefined && role === "environment" ? compareResponses(probed, content, { realError }) : undefined,
     valid: !failed,
     error: failed ? { code: "SIMULATOR_FAILED" } : undefined,
   });
@@ -547,6 +556,21 @@ function onUser(state: RolloutState, rawText: unknown, stop?: string): RolloutSt
   const records = record(withUser, { role: "user", microStep: state.microSteps, text, ...noTokens, valid: true });
   if (stop) return terminate({ ...withUser, records }, stop);
   return toAwaitCaller({ ...withUser, records });
+}
+
+/** The environment broke: record what it said (on the call it was answering, if any) and end the episode. */
+function environmentFailed(state: RolloutState, event: Extract<RolloutEvent, { kind: "environment_failed" }>): RolloutState {
+  const records = record(state, {
+    role: "environment",
+    microStep: state.microSteps,
+    // What the environment said about its failure is the turn's text (the trajectory shows it; no tool message enters the conversation).
+    text: event.detail,
+    ...(event.call ? { call: event.call } : {}),
+    error: { code: event.code, payload: event.detail },
+    ...noTokens,
+    valid: false,
+  });
+  return terminate({ ...state, records, lastErrorCode: event.code }, Termination.environmentError(event.code));
 }
 
 /** The live user failed: record what came back (never entering the conversation) and end with `reason`. */

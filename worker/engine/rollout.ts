@@ -8,6 +8,7 @@ import type { ChatClient, PolicyClient, SamplingOptions } from "./io";
 import { completeWithin } from "./chat-call";
 import {
   applyEvent,
+  isEnvironmentError,
   nextNeed,
   type PendingCall,
   type RolloutEvent,
@@ -19,7 +20,7 @@ import {
 import { buildSimulatorPrompt, parseSimulatorResponse, SIMULATOR_RESPONSE_SCHEMA } from "./prompts";
 import { normalizedEpisodeReward, type TurnJudgement } from "./reward";
 import { pyDumps, toolErrorContent } from "./parsers";
-import type { EpisodeScore, TaskInstance, ToolEnvironment } from "./types";
+import { EnvironmentFailure, type EpisodeScore, type TaskInstance, type ToolEnvironment } from "./types";
 import type { ChatMessage } from "./io";
 
 export * from "./machine";
@@ -80,11 +81,17 @@ export interface RolloutResult {
   wallMs: number;
 }
 
-async function executeSafely(env: ToolEnvironment, call: PendingCall): Promise<string> {
+/** A call's real answer, or the environment's own failure (which ends the episode). */
+type Execution = { ok: true; content: string; realError?: boolean } | { ok: false; failure: { code: string; detail: string } };
+
+async function executeSafely(env: ToolEnvironment, call: PendingCall): Promise<Execution> {
   try {
-    return await env.execute(call.name, call.argumentsJson);
+    const out = await env.execute(call.name, call.argumentsJson);
+    return typeof out === "string" ? { ok: true, content: out } : { ok: true, content: out.content, realError: out.isError };
   } catch (e) {
-    return toolErrorContent("ENVIRONMENT_EXCEPTION", e instanceof Error ? e.message : String(e));
+    if (e instanceof EnvironmentFailure) return { ok: false, failure: { code: e.code, detail: e.message } };
+    // A tool that throws answers with an error the policy sees (the reference's behaviour); the episode goes on.
+    return { ok: true, content: toolErrorContent("ENVIRONMENT_EXCEPTION", e instanceof Error ? e.message : String(e)) };
   }
 }
 
@@ -175,9 +182,18 @@ export async function runOneRollout(
   const needsEnv =
     job.instance.environment &&
     (config.options.paradigm === "environment" || (config.options.paradigm === "rehearse" && config.options.shadowExecution));
-  const env = needsEnv ? await job.instance.environment!.create() : undefined;
+  let env: ToolEnvironment | undefined;
+  let startFailure: { code: string; detail: string } | undefined;
+  if (needsEnv) {
+    try {
+      env = await job.instance.environment!.create();
+    } catch (e) {
+      // The world could not be created (a server that does not start): this episode ends, the step goes on.
+      startFailure = e instanceof EnvironmentFailure ? { code: e.code, detail: e.message } : { code: "START_FAILED", detail: e instanceof Error ? e.message : String(e) };
+    }
+  }
   try {
-    return await driveRollout(job, clients, config, judgeTurnHook, env);
+    return await driveRollout(job, clients, config, judgeTurnHook, env, startFailure);
   } finally {
     // A world that fails to close (e.g. a server process already gone) must not lose the episode's result.
     await Promise.resolve(env?.close?.()).catch(() => {});
@@ -190,9 +206,11 @@ async function driveRollout(
   config: RolloutDriverConfig,
   judgeTurnHook: JudgeTurnHook,
   env: ToolEnvironment | undefined,
+  startFailure?: { code: string; detail: string },
 ): Promise<RolloutResult> {
   const started = performance.now();
   let state = startRollout(job.instance, config.options, job.rolloutId);
+  if (startFailure) state = applyEvent(state, { kind: "environment_failed", ...startFailure });
   const judgements: TurnJudgement[] = [];
 
   for (;;) {
@@ -207,20 +225,28 @@ async function driveRollout(
       }
     } else if (need.kind === "rehearse") {
       // Shadow execution runs beside the generation; the rehearse prompt never sees its result.
-      const real = need.shadow && env ? executeSafely(env, need.call) : undefined;
+      const pending = need.shadow && env ? executeSafely(env, need.call) : undefined;
+      let event: RolloutEvent;
       try {
         const output = await clients.policy.generate({ role: "rehearse", messages: need.messages, sampling: config.sampling.rehearse });
-        state = applyEvent(state, { kind: "rehearse", output, real: await real });
+        event = { kind: "rehearse", output };
       } catch (e) {
-        state = applyEvent(state, { kind: "rehearse_failed", ...failure(e), real: await real });
+        event = { kind: "rehearse_failed", ...failure(e) };
       }
+      const real = await pending;
+      // The rehearsal is recorded either way; a real execution that broke the environment then ends the episode.
+      state = applyEvent(state, real?.ok ? { ...event, real: real.content, realError: real.realError } : event);
+      if (real && !real.ok) state = applyEvent(state, { kind: "environment_failed", ...real.failure, call: need.call });
     } else if (need.kind === "tool") {
       if (need.source === "environment") {
         const probe = need.probe
           ? clients.policy.generate({ role: "rehearse", messages: need.probe, sampling: config.sampling.rehearse }).catch(() => undefined)
           : undefined;
-        const content = env ? await executeSafely(env, need.call) : toolErrorContent("NO_ENVIRONMENT", "this task has no executable environment");
-        state = applyEvent(state, { kind: "tool", content, probe: await probe });
+        const real: Execution = env ? await executeSafely(env, need.call) : { ok: true, content: toolErrorContent("NO_ENVIRONMENT", "this task has no executable environment") };
+        const probed = await probe;
+        state = real.ok
+          ? applyEvent(state, { kind: "tool", content: real.content, probe: probed, realError: real.realError })
+          : applyEvent(state, { kind: "environment_failed", ...real.failure, call: need.call });
       } else {
         const r = await simulateExternally(clients.simulator, state, need.call, config);
         state = applyEvent(state, { kind: "tool", content: r.content, failed: r.failed });
@@ -249,7 +275,7 @@ async function driveRollout(
   }
 
   const terminationReason = state.terminationReason ?? "unknown";
-  if (job.instance.scoreEpisode) {
+  if (job.instance.scoreEpisode && !isEnvironmentError(terminationReason)) {
     // Episode-level reward (e.g. tau2's end state × communicate): it is already normalised to [0, 1].
     let score: EpisodeScore;
     try {

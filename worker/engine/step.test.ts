@@ -163,31 +163,4 @@ describe("runEvaluation", () => {
     expect(res.metrics["val/builtin:shop/test_score"]).toBeCloseTo(1, 9);
     expect(res.metrics["val/pass@1"]).toBe(1);
   });
-
-  for (const mode of ["parallel", "sequential"] as const) {
-    it(`test-time rehearsal (${mode}) conditions one real execution on a memory of N private attempts`, async () => {
-      const cfg = config({ kind: "eval", testTime: { enabled: true, attempts: 3, mode } });
-      const prompts: string[] = [];
-      const oracle = createShopOraclePolicy();
-      const policy = {
-        generate: async (req: any) => {
-          const sys = req.messages[0]?.content ?? "";
-          if (sys.startsWith("You condense")) return { text: "MEMO: use get_item", promptTokens: [], tokens: [], logprobs: [], finishReason: "stop" as const };
-          if (sys.startsWith("You review")) return { text: "Assessment: fine\nSuggestion: none", promptTokens: [], tokens: [], logprobs: [], finishReason: "stop" as const };
-          prompts.push(sys);
-          return oracle.generate(req);
-        },
-      };
-      const res = await runEvaluation({ instances: generateShopInstances(2, 1, "test"), config: cfg, policy, stepIndex: 0 });
-      const t = res.trajectories[0];
-      expect(t.testTime?.attempts).toHaveLength(3);
-      expect(t.testTime?.memory).toBe("MEMO: use get_item");
-      expect(t.paradigm).toBe("environment");
-      expect(t.turns.some((x) => x.role === "environment")).toBe(true);
-      expect(t.messages[0].content).toContain("Notes from private rehearsal:\nMEMO: use get_item");
-      expect(t.reward).toBeCloseTo(1, 9);
-      const sawEarlier = prompts.some((p) => p.includes("Earlier practice runs:"));
-      expect(sawEarlier).toBe(mode === "sequential");
-    });
-  }
 });

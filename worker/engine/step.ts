@@ -17,8 +17,17 @@ import {
   runRollouts,
   type TurnRecord,
 } from "./rollout";
-import { runTestTimeRehearsal, type TestTimeRecord } from "./testtime";
-import { assertGenerationsHealthy, assertTrainingData, generationHealth, generationHealthMetrics } from "./health";
+import { runTestTimeRehearsal, type TestTimeOptions, type TestTimeRecord } from "./testtime";
+import {
+  assertEnvironmentHealthy,
+  assertGenerationsHealthy,
+  assertTrainingData,
+  environmentHealth,
+  environmentHealthMetrics,
+  generationHealth,
+  generationHealthMetrics,
+} from "./health";
+import { isEnvironmentError } from "./machine";
 import type { TaskInstance } from "./types";
 
 // ---------------------------------------------------------------------------------------------
@@ -61,6 +70,8 @@ export interface TrajectoryResult {
   wallMs: number;
   /** Test-time rehearsal record (evaluation with config.testTime.enabled). */
   testTime?: TestTimeRecord;
+  /** The private attempts that preceded this (committed) execution, as trajectories of their own. */
+  privateAttempts?: TrajectoryResult[];
 }
 
 export interface StepResult {
@@ -128,6 +139,39 @@ export function driverConfigFrom(config: RunConfig, mode: "train" | "eval", inpu
     maxChecklists: config.reward.maxChecklists,
     sleep: input.sleep,
   };
+}
+
+/** The test-time options of a run config: each phase's sampling, the transcript bounds, the policy's token count. */
+export function testTimeOptionsFrom(config: RunConfig, countTokens?: (t: string) => number): TestTimeOptions {
+  const t = config.testTime;
+  return {
+    attempts: t.attempts,
+    mode: t.mode,
+    sampling: {
+      act: toSampling(t.sampling.act),
+      rehearse: toSampling(t.sampling.rehearse),
+      assessment: toSampling(t.sampling.assessment),
+      memory: toSampling(t.sampling.memory),
+    },
+    transcriptTokens: t.transcriptTokens,
+    thinkingTokens: t.thinkingTokens,
+    countTokens,
+  };
+}
+
+/** What test-time rehearsal cost and how its private attempts ended (committed trajectories carry the records). */
+export function testTimeMetrics(trajectories: TrajectoryResult[]): Record<string, number> {
+  const m: Record<string, number> = {};
+  const records = trajectories.flatMap((t) => (t.testTime ? [t.testTime] : []));
+  if (records.length === 0) return m;
+  addStats(m, "testtime/private_tokens", records.map((r) => r.privateTokens));
+  const attempts = records.flatMap((r) => r.attempts);
+  m["testtime/attempts"] = attempts.length;
+  m["testtime/feedback_failed"] = attempts.filter((a) => a.feedbackError !== undefined).length;
+  m["testtime/memory_failed"] = records.filter((r) => r.memoryError !== undefined).length;
+  addStats(m, "testtime/memory_chars", records.map((r) => r.memory.length));
+  for (const a of attempts) m[`testtime/private_termination/${a.terminationReason}`] = (m[`testtime/private_termination/${a.terminationReason}`] ?? 0) + 1;
+  return m;
 }
 
 export function createJudge(config: RunConfig, client: ChatClient | undefined, sleep?: (ms: number) => Promise<void>): ChecklistJudge {
@@ -319,11 +363,15 @@ export async function runTrainingStep(input: TrainingStepInput): Promise<StepRes
   const label = `training step ${stepIndex}`;
   const health = generationHealth(trajectories.flatMap((t) => t.turns));
   assertGenerationsHealthy(health, stepIndex, config.rollout.maxFailedGenerationShare, label);
+  const envHealth = environmentHealth(trajectories);
+  assertEnvironmentHealthy(envHealth, stepIndex, config.rollout.maxEnvironmentErrorShare, label);
 
   // 2. Row scores and role-wise advantages.
   const tAdv = performance.now();
   const rows: (GenerationRow & { turn: TurnResult })[] = [];
   for (const t of trajectories) {
+    // An episode whose environment broke says nothing about the policy: it is recorded, not trained on.
+    if (isEnvironmentError(t.terminationReason)) continue;
     for (const turn of t.turns) {
       if (!isGeneration(turn)) continue;
       rows.push({
@@ -365,7 +413,12 @@ export async function runTrainingStep(input: TrainingStepInput): Promise<StepRes
   // the caller's business (checkpoints only).
   await input.trainer.updateSampler();
 
-  Object.assign(metrics, rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "episode"), generationHealthMetrics(health));
+  Object.assign(
+    metrics,
+    rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "episode"),
+    generationHealthMetrics(health),
+    environmentHealthMetrics(envHealth),
+  );
   for (const role of ["act", "rehearse"] as const) {
     const rr = rows.map((r, i) => ({ r, a: advantages[i] })).filter((x) => x.r.role === role);
     addStats(metrics, `critic/${role}/score`, rr.map((x) => x.r.score));
@@ -399,20 +452,24 @@ export async function runEvaluation(input: EvaluationInput): Promise<StepResult>
   const jobs = expandJobs(input.instances, K, `${input.runId ?? "run"}:eval${stepIndex}`);
   let trajectories: TrajectoryResult[];
   let done = 0;
+  // Generations outside the committed rollouts (private attempts, assessments, memory) count toward health too.
+  const sideTurns: Pick<TurnResult, "role" | "error">[] = [];
   if (config.testTime.enabled) {
     const results: TrajectoryResult[] = new Array(jobs.length);
     let next = 0;
-    const width = Math.max(1, Math.min(config.rollout.maxConcurrentRollouts, jobs.length));
+    // maxConcurrentRollouts bounds every rollout in flight, private ones included: parallel mode runs N per job at once.
+    const perJob = config.testTime.mode === "parallel" ? config.testTime.attempts : 1;
+    const width = Math.max(1, Math.min(Math.floor(config.rollout.maxConcurrentRollouts / perJob), jobs.length));
+    const options = testTimeOptionsFrom(config, input.countTokens);
     await Promise.all(
       Array.from({ length: width }, async () => {
         while (next < jobs.length) {
           const i = next++;
-          const tt = await runTestTimeRehearsal(jobs[i], { policy: input.policy, simulator: input.simulator, userSimulator: input.userSimulator }, driver, hook, {
-            attempts: config.testTime.attempts,
-            mode: config.testTime.mode,
-            sampling: driver.sampling.act,
-          });
-          results[i] = { ...toTrajectory(tt.committed, tt.committedParadigm), testTime: tt.record };
+          const tt = await runTestTimeRehearsal(jobs[i], { policy: input.policy, simulator: input.simulator, userSimulator: input.userSimulator }, driver, hook, options);
+          const privateAttempts = tt.attempts.map((a) => toTrajectory(a.result, "rehearse"));
+          for (const p of privateAttempts) sideTurns.push(...p.turns);
+          sideTurns.push(...tt.sideGenerations);
+          results[i] = { ...toTrajectory(tt.committed, tt.committedParadigm), testTime: tt.record, privateAttempts };
           input.onRolloutDone?.(++done, jobs.length);
         }
       }),
@@ -422,9 +479,16 @@ export async function runEvaluation(input: EvaluationInput): Promise<StepResult>
     const results = await runRollouts(jobs, { policy: input.policy, simulator: input.simulator, userSimulator: input.userSimulator }, driver, hook, () => input.onRolloutDone?.(++done, jobs.length));
     trajectories = results.map((r) => toTrajectory(r, config.rollout.paradigm));
   }
-  const health = generationHealth(trajectories.flatMap((t) => t.turns));
+  const health = generationHealth([...trajectories.flatMap((t) => t.turns), ...sideTurns]);
   assertGenerationsHealthy(health, stepIndex, config.rollout.maxFailedGenerationShare, `evaluation at step ${stepIndex}`);
-  const metrics = { ...rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "val"), ...generationHealthMetrics(health) };
+  const envHealth = environmentHealth(trajectories);
+  assertEnvironmentHealthy(envHealth, stepIndex, config.rollout.maxEnvironmentErrorShare, `evaluation at step ${stepIndex}`);
+  const metrics = {
+    ...rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "val"),
+    ...generationHealthMetrics(health),
+    ...environmentHealthMetrics(envHealth),
+  };
+  if (config.testTime.enabled) Object.assign(metrics, testTimeMetrics(trajectories));
   metrics["timing_s/testing"] = secondsSince(tStep);
   metrics["training/global_step"] = stepIndex;
   return { kind: "eval", stepIndex, trajectories, metrics };

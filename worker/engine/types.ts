@@ -42,9 +42,36 @@ export interface ChecklistItem {
 /** checklists[c][turn] = items of checklist c for user turn `turn`. */
 export type ChecklistList = ChecklistItem[][][];
 
+/**
+ * A tool's answer together with the environment's own error flag (an MCP result's `isError`): the
+ * fidelity score then trusts the flag instead of guessing an error from the text.
+ */
+export interface ToolOutcome {
+  content: string;
+  isError: boolean;
+}
+
+/**
+ * The environment itself failed — its server did not start, crashed, hung, answered out of protocol
+ * or beyond its size limit — as opposed to a tool answering with an error. Thrown by
+ * `EnvironmentFactory.create` or `ToolEnvironment.execute`; the episode then ends with
+ * `environment_error:<code>`, is recorded, and is left out of the training update.
+ */
+export class EnvironmentFailure extends Error {
+  constructor(
+    /** Upper-case reason, e.g. START_FAILED, CRASHED, TIMEOUT, RESULT_TOO_LARGE, MALFORMED_RESULT. */
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "EnvironmentFailure";
+  }
+}
+
 /** A real, executable world for one episode. `execute` returns the tool message content (compact JSON). */
 export interface ToolEnvironment {
-  execute(name: string, argumentsJson: string): string | Promise<string>;
+  /** The tool message content, or the content with the environment's error flag; throws EnvironmentFailure when the world itself broke. */
+  execute(name: string, argumentsJson: string): string | ToolOutcome | Promise<string | ToolOutcome>;
   /** JSON view of the world state (for `state_equals` checks). */
   snapshot(): unknown;
   /** Releases what the world holds (e.g. a server process started for this episode); called once after the episode or replay. */

@@ -22,6 +22,8 @@ export interface EnvironmentContext {
   prisma: PrismaClient;
   /** A warning for the run's log (e.g. "no test split: evaluating on the training split"). */
   note(message: string): void;
+  /** An informational line for the run's log (e.g. the tools an MCP server offers). */
+  info?(message: string): void;
   /** Aborted when the run is cancelled or the worker stops. */
   signal: AbortSignal;
 }

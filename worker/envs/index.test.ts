@@ -13,7 +13,10 @@ describe("the environment registry", () => {
     expect(environmentKindOf("builtin:shop").prefix).toBe("builtin:");
     expect(environmentKindOf("tau2:retail").prefix).toBe("tau2:");
     expect(environmentKindOf("dataset:weather").prefix).toBe("dataset:");
-    expect(() => environmentKindOf("bogus:x" as RunConfig["data"]["dataset"])).toThrow(/not available to the engine \(supported: builtin:<name>, tau2:retail, dataset:<id or name>\)/);
+    expect(environmentKindOf("mcp:memory/tasks").prefix).toBe("mcp:");
+    expect(() => environmentKindOf("bogus:x" as RunConfig["data"]["dataset"])).toThrow(
+      /not available to the engine \(supported: builtin:<name>, tau2:retail, dataset:<id or name>, mcp:<server>\/<dataset id or name>\)/,
+    );
   });
 
   it("opens a run's environment (no database needed for built-in domains) and names unknown ones", async () => {

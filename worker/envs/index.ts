@@ -6,11 +6,12 @@ import type { RunConfig } from "../../contracts/run-config";
 import { builtinEnvironments } from "./builtin";
 import { importedDatasets } from "./dataset";
 import type { EnvironmentContext, EnvironmentKind, RunEnvironment } from "./environment";
+import { mcpEnvironments } from "./mcp";
 import { tau2Environments } from "./tau2/environment";
 
 export type { ContextAwarePolicy, EnvironmentContext, EnvironmentKind, NodePolicy, RunEnvironment } from "./environment";
 
-const kinds: readonly EnvironmentKind[] = [builtinEnvironments, tau2Environments, importedDatasets];
+const kinds: readonly EnvironmentKind[] = [builtinEnvironments, tau2Environments, importedDatasets, mcpEnvironments];
 
 /** The kind serving a dataset reference; throws a message listing the available forms. */
 export function environmentKindOf(dataset: RunConfig["data"]["dataset"]): EnvironmentKind {

@@ -250,6 +250,21 @@ export function targetLogprobs(
   return { logprobs, entropy };
 }
 
+/**
+ * Tinker's `prompt_logprobs`: the log-probability of each prompt token given the ones before it, at
+ * temperature 1 (null for the first token, which has no context), as hosted Tinker and SkyRL tx
+ * return them.
+ */
+export function promptLogprobs(params: ParamMap, cfg: GPTConfig, prompt: number[]): Array<number | null> {
+  if (prompt.length < 2) return prompt.map(() => null);
+  const values = tf.tidy(() => {
+    const tokens = tf.tensor2d([prompt.slice(0, -1)], [1, prompt.length - 1], "int32");
+    const targets = tf.tensor2d([prompt.slice(1)], [1, prompt.length - 1], "int32");
+    return targetLogprobs(params, cfg, tokens, targets).logprobs.dataSync();
+  });
+  return [null, ...Array.from(values)];
+}
+
 // ---------------------------------------------------------------------------------------------
 // Sampling with a KV cache
 

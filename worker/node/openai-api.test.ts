@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { withToolCallIds } from "../clients/chat-policy";
-import { toOpenAIMessages } from "../clients/openai-chat";
+import { toOpenAIMessages } from "../../lib/clients/openai-chat";
 import type { ChatMessage } from "../engine/io";
-import { renderPrompt } from "./chat-format";
+import { renderPrompt } from "../../lib/renderers/tiny-gpt/chat-format";
 import { chatCompletion, parseToolCallBlocks, splitReasoning, toChatMessages } from "./openai-api";
 import { UserError } from "./protocol";
 import type { NodeService } from "./service";
-import { END_TOKEN, encodeText } from "./tokenizer";
+import { END_TOKEN, encodeText } from "../../lib/renderers/tiny-gpt/tokenizer";
 
 /** A NodeService stand-in whose "model" writes a fixed text, recording what it was asked to sample. */
 function scriptedService(text: string, stopReason: "stop" | "length" = "stop") {

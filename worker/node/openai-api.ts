@@ -7,7 +7,7 @@
  *   be JSON strings; fields vLLM ignores are accepted.
  * - Tool messages are rendered with the name of the call they answer (looked up by `tool_call_id`), and
  *   assistant messages with their tool calls, so a conversation sent here renders to the same prompt as
- *   the same conversation sampled through the Tinker API (chat-format.ts).
+ *   the same conversation sampled through the Tinker API (lib/renderers/tiny-gpt/chat-format.ts).
  * - With `tools` (and `tool_choice` not "none") the model's own `<tool_call>` blocks are parsed the way
  *   vLLM's Hermes parser does: every block must be a JSON object with `name` and `arguments`, else the
  *   whole text stays content; on success `content` is the text before the first block (null when empty),
@@ -20,10 +20,10 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { ChatMessage } from "../engine/io";
-import { decode as decodeChat, renderPrompt, stopTokens as chatStopTokens } from "./chat-format";
+import { decode as decodeChat, renderPrompt, stopTokens as chatStopTokens } from "../../lib/renderers/tiny-gpt/chat-format";
 import { MAX_NUM_SAMPLES, UserError, parseBody } from "./protocol";
 import type { NodeService } from "./service";
-import { tokenBytes, tokenString } from "./tokenizer";
+import { tokenBytes, tokenString } from "../../lib/renderers/tiny-gpt/tokenizer";
 
 // ------------------------------------------------------------------ request schema
 

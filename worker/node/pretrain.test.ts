@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureBackend } from "./model";
 import { type Transcript, pretrain, transcriptDatum, DEFAULT_PRETRAIN } from "./pretrain";
-import { renderPrompt } from "./chat-format";
-import { VOCAB_SIZE } from "./tokenizer";
+import { renderPrompt } from "../../lib/renderers/tiny-gpt/chat-format";
+import { VOCAB_SIZE } from "../../lib/renderers/tiny-gpt/tokenizer";
 
 beforeAll(async () => {
   await ensureBackend("wasm");

@@ -14,7 +14,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import type { ChatMessage, ToolSchema } from "../engine/io";
-import { decode, renderCompletion, renderPrompt, stopTokens } from "./chat-format";
+import { decode, renderCompletion, renderPrompt, stopTokens } from "../../lib/renderers/tiny-gpt/chat-format";
 import { loadCheckpoint, saveCheckpoint } from "./checkpoint";
 import { DEFAULT_CONFIG, type GPTConfig, countParams, ensureBackend, initParamValues, makeRng, sampleRows } from "./model";
 import { DEFAULT_LOSS_CONFIG, Trainer, type TrainDatum } from "./train";

@@ -5,8 +5,8 @@ import { promises as fs } from "node:fs";
 import OpenAI from "openai";
 import { startNode, type RunningNode } from "./server";
 import { TinkerClient, TinkerError, tokensInput, type Datum } from "../../lib/clients/tinker-client";
-import { renderPrompt, stopTokens } from "./chat-format";
-import { VOCAB_SIZE } from "./tokenizer";
+import { renderPrompt, stopTokens } from "../../lib/renderers/tiny-gpt/chat-format";
+import { VOCAB_SIZE } from "../../lib/renderers/tiny-gpt/tokenizer";
 
 const SMALL = { vocabSize: VOCAB_SIZE, contextLength: 96, nLayer: 1, nHead: 2, dModel: 32 };
 const API_KEY = "test-key-123456";

@@ -33,6 +33,7 @@ import {
   type SampleOptions,
   disposeParams,
   initParamValues,
+  promptLogprobs,
   sampleRows,
   tensorsFromValues,
 } from "./model";
@@ -53,7 +54,7 @@ import {
   type saveWeightsSchema,
   modelInputTokens,
 } from "./protocol";
-import { encodeText } from "./tokenizer";
+import { encodeText } from "../../lib/renderers/tiny-gpt/tokenizer";
 import type { KlType } from "./loss";
 import { type LossConfig, DEFAULT_LOSS_CONFIG, Trainer, TrainingInputError, type TrainDatum, defaultTrainThreads } from "./train";
 
@@ -837,9 +838,11 @@ export class NodeService {
       stop: sp.stop,
       seed: sp.seed,
     });
+    // Scored now (sample() has validated the prompt), while this sampler's weights are certainly alive.
+    const scored = body.prompt_logprobs ? promptLogprobs(sampler.params, sampler.cfg, prompt) : null;
     const reply = this.detached("sample", async () => {
       const seqs = await run;
-      return { type: "sample", sequences: seqs.map((q) => ({ stop_reason: q.stopReason, tokens: q.tokens, logprobs: q.logprobs })), prompt_logprobs: null };
+      return { type: "sample", sequences: seqs.map((q) => ({ stop_reason: q.stopReason, tokens: q.tokens, logprobs: q.logprobs })), prompt_logprobs: scored };
     });
     if (rec && body.seq_id != null) {
       rec.seen.set(body.seq_id, { requestId: reply.request_id, hash });

@@ -1,8 +1,10 @@
 /**
  * Fail fast end to end: a run whose node returns token ids outside the vocabulary the run renders for
- * fails with a message naming the cause, and commits no step. The node is the real embedded node
- * (tiny-gpt, 264 byte-level ids); the node's settings make the run render for a 31-id character
- * tokenizer (test/fixtures/renderers/tiny-charset), as if the node served another model.
+ * never trains on them. The node is the real embedded node (tiny-gpt, 264 byte-level ids); the node's
+ * settings make the run render for a 31-id character tokenizer (test/fixtures/renderers/tiny-charset),
+ * as if the node served another model. The node doctor's tokenizer check catches it: at launch when the
+ * launching user may probe the node (runs.create refuses), else in the worker before the first step
+ * (the run fails naming the check); no step is ever committed.
  */
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -29,16 +31,20 @@ const config: RunConfigInput = {
 
 describe("a run against a node whose ids do not fit the run's renderer", () => {
   let member: TestUser;
+  let other: TestUser;
   let node: Awaited<ReturnType<typeof startEmbeddedNode>>;
   let worker: Child;
 
   beforeAll(async () => {
     await resetDatabase();
     member = await signUp("member");
+    other = await signUp("member");
     node = await startEmbeddedNode();
-    await prisma.node.create({
-      data: { name: "mismatched", kind: "embedded", baseUrl: node.url, settings: { models: { "tiny-gpt": { renderer: "hf", tokenizer: tokenizerDir } } } },
-    });
+    const settings = { models: { "tiny-gpt": { renderer: "hf", tokenizer: tokenizerDir } } };
+    // Registered by the system: any member may have the server probe it.
+    await prisma.node.create({ data: { name: "mismatched", kind: "embedded", baseUrl: node.url, settings } });
+    // Added by another member: the server does not probe it for this member; the worker does.
+    await prisma.node.create({ data: { name: "mismatched-own", kind: "embedded", baseUrl: node.url, settings, createdById: other.id } });
     worker = spawnTsx("worker/main.ts", { DATABASE_URL: databaseUrl, ENVACE_SECRET: process.env.ENVACE_SECRET, WORKER_CONCURRENCY: "1" });
   });
   afterAll(async () => {
@@ -48,17 +54,32 @@ describe("a run against a node whose ids do not fit the run's renderer", () => {
     await (await getBoss()).stop({ graceful: false, wait: false }).catch(() => {});
   });
 
-  it("fails the run naming the vocabulary, with no step committed", async () => {
+  const vocabulary = /tokenizer mismatch: node "mismatched(-own)?" returned ids outside the tiny-charset vocabulary \(.*valid ids are 0–30, renderer "hf:.*tiny-charset"\) — the node's model does not use this renderer's tokenizer/;
+
+  it("refuses the launch naming the node, the tokenizer check and the vocabulary", async () => {
     const caller = await callerFor(member.headers);
-    const run = await caller.runs.create({ name: "garbage-ids", config });
+    const before = await prisma.run.count();
+    const err = await caller.runs.create({ name: "garbage-ids", config }).then(
+      () => null,
+      (e: Error) => e,
+    );
+    expect(err?.message).toMatch(/^cannot launch: node "mismatched" \(policy, model "tiny-gpt"\) failed the node doctor's tokenizer check/);
+    expect(err?.message).toMatch(vocabulary);
+    expect(await prisma.run.count()).toBe(before);
+  });
+
+  it("a run the server could not check fails in the worker's doctor before any step, with no step committed", async () => {
+    const caller = await callerFor(member.headers);
+    const run = await caller.runs.create({ name: "garbage-ids-own", config: { ...config, policy: { node: "mismatched-own", model: "tiny-gpt" } } });
     const done = await eventually(async () => {
       const r = await caller.runs.get({ id: run.id });
       return r.status === "succeeded" || r.status === "failed" ? r : null;
     }, 240_000, `run to finish\n${worker.output()}`);
     expect(done.status, worker.output()).toBe("failed");
-    expect(done.error).toMatch(/^training step 1: node "mismatched", model "tiny-gpt": node returned token ids outside the tiny-charset vocabulary \(.*valid ids are 0–30, renderer "hf:.*tiny-charset"\) — is the node's model the one this run renders for\?$/);
+    expect(done.error).toMatch(/node "mismatched-own" \(policy, model "tiny-gpt"\) failed the node doctor's tokenizer check/);
+    expect(done.error).toMatch(vocabulary);
     expect(await prisma.step.count({ where: { runId: run.id } })).toBe(0);
-    const logs = (await caller.runs.logs({ runId: run.id, limit: 100 })).map((l) => l.message);
-    expect(logs.some((m) => m.includes("outside the tiny-charset vocabulary"))).toBe(true);
+    const report = await prisma.nodeDoctorReport.findFirstOrThrow({ where: { node: { name: "mismatched-own" } } });
+    expect(report).toMatchObject({ model: "tiny-gpt", ok: false, checkedBy: "worker" });
   });
 });

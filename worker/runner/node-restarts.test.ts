@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TinkerError } from "../../lib/clients/tinker-client";
-import { ChatCallError } from "../clients/openai-chat";
+import { ChatCallError } from "../../lib/clients/openai-chat";
 import type { PolicyClient } from "../engine/io";
 import { NodeFailureError, nodeFailureCause, withNodeRestarts, type Ping } from "./node-restarts";
 

@@ -8,7 +8,7 @@ import { parseNodeSettings, type NodeSettings } from "../../contracts/node-setti
 import type { PolicyModel } from "../../contracts/run-config";
 import { attributeRenderer, resolveRenderer } from "../../lib/renderers";
 import { decryptSecret } from "../../lib/secrets";
-import { createOpenAIChatClient } from "../clients/openai-chat";
+import { createOpenAIChatClient } from "../../lib/clients/openai-chat";
 import { TinkerPolicy } from "../clients/tinker-policy";
 import type { ChatClient } from "../engine/io";
 
@@ -49,9 +49,16 @@ export function chatClientFor(node: ResolvedNode, model: string, timeoutMs?: num
  * The Tinker-compatible policy of a run, configured from the node's settings (renderer per model, server
  * profile, deadline, the LoRA rank limit the server does not advertise, wire format) and the run's LoRA
  * rank. `onWarning` receives, once each, the settings the node's server cannot honour and recoveries
- * from lost replies (for the run log).
+ * from lost replies (for the run log). `sampleOnly` (evaluation runs): no training model is created;
+ * the policy samples the base model through a sampling session.
  */
-export async function trainingPolicyFor(node: ResolvedNode, model: PolicyModel, resumeFrom?: string, onWarning?: (message: string) => void): Promise<TinkerPolicy> {
+export async function trainingPolicyFor(
+  node: ResolvedNode,
+  model: PolicyModel,
+  resumeFrom?: string,
+  onWarning?: (message: string) => void,
+  opts: { sampleOnly?: boolean } = {},
+): Promise<TinkerPolicy> {
   if (node.kind === "openai") {
     throw new Error(`node "${node.name}" is OpenAI-compatible only; training needs a Tinker-compatible node (embedded, Tinker or SkyRL tx)`);
   }
@@ -65,6 +72,7 @@ export async function trainingPolicyFor(node: ResolvedNode, model: PolicyModel, 
     nodeName: node.name,
     model: model.model,
     resumeFrom,
+    sampleOnly: opts.sampleOnly,
     renderer: attributeRenderer(renderer, `node "${node.name}", model "${model.model}"`),
     enableThinking,
     contextLength: settings?.contextLength,

@@ -8,6 +8,10 @@
  * - Trajectory: reward = R (normalised), outcome success|failure|error, terminationReason, token counts,
  *   fidelity = mean fidelity score (null without shadow execution), summary = {episodeReward, won,
  *   assistantTurns, userTurns, microSteps, toolCalls, dataSource, rolloutId, judgements, fidelity, testTime?}.
+ *   Test-time evaluations add each committed rollout's private attempts as trajectories of phase "private"
+ *   (outcome "private", parentId = the committed trajectory, groupId = its rollout id, rolloutIndex = the
+ *   attempt, summary.privateAttempt = {index, mode, assessment, suggestion, feedbackError?, tokens}); the
+ *   committed one's summary.testTime holds the record (worker/engine/testtime.ts TestTimeRecord).
  * - Turn: role act|rehearse|environment|simulator|user; text = the raw output / message; toolCalls = parsed
  *   calls [{id,name,arguments}] (act) or the answered call {id,name,arguments} (tool roles); rehearsedResponse
  *   = the response that entered the conversation; realResponse = the real environment's response (shadow
@@ -58,24 +62,26 @@ export function trajectoryRows(runId: string, result: StepResult, phase: "train"
   const trajectories: Prisma.TrajectoryCreateManyInput[] = [];
   const turns: TurnRow[] = [];
   const verdicts: VerdictRow[] = [];
-  for (const t of result.trajectories) {
+
+  const add = (t: TrajectoryResult, rowPhase: "train" | "eval" | "private", link: { parentId: string; groupId: string; rolloutIndex: number; summary: object } | null): string => {
     const id = crypto.randomUUID();
     trajectories.push({
       id,
       runId,
       step: result.stepIndex,
-      phase,
+      phase: rowPhase,
       instanceId: t.instanceId,
-      groupId: t.groupId,
-      rolloutIndex: t.rolloutIndex,
+      groupId: link?.groupId ?? t.groupId,
+      rolloutIndex: link?.rolloutIndex ?? t.rolloutIndex,
       paradigm: t.paradigm,
       reward: t.reward,
-      outcome: outcomeOf(t),
+      outcome: link ? "private" : outcomeOf(t),
       terminationReason: t.terminationReason,
       actTokens: t.tokenCounts.actResponse,
       rehearseTokens: t.tokenCounts.rehearseResponse,
       numTurns: t.turns.length,
       fidelity: t.fidelity?.meanScore ?? null,
+      parentId: link?.parentId ?? null,
       summary: {
         episodeReward: t.episodeReward,
         won: t.won,
@@ -89,6 +95,7 @@ export function trajectoryRows(runId: string, result: StepResult, phase: "train"
         judgements: t.judgements,
         fidelity: t.fidelity,
         ...(t.testTime ? { testTime: t.testTime } : {}),
+        ...(link?.summary ?? {}),
       } as unknown as Prisma.InputJsonValue,
     });
     // act step k of user turn u → Turn.index, so verdicts sit on the step they judge.
@@ -142,6 +149,30 @@ export function trajectoryRows(runId: string, result: StepResult, phase: "train"
         } as unknown as Prisma.InputJsonValue,
       });
     }
+    return id;
+  };
+
+  for (const t of result.trajectories) {
+    const committedId = add(t, phase, null);
+    // Private test-time attempts: one group per committed rollout (groupId = its rollout id), the attempt as rolloutIndex.
+    t.privateAttempts?.forEach((attempt, i) => {
+      const record = t.testTime?.attempts[i];
+      add(attempt, "private", {
+        parentId: committedId,
+        groupId: t.rolloutId,
+        rolloutIndex: record?.index ?? i,
+        summary: {
+          privateAttempt: {
+            index: record?.index ?? i,
+            mode: t.testTime?.mode,
+            assessment: record?.assessment ?? "",
+            suggestion: record?.suggestion ?? "",
+            ...(record?.feedbackError ? { feedbackError: record.feedbackError } : {}),
+            tokens: record?.tokens ?? 0,
+          },
+        },
+      });
+    });
   }
   return { trajectories, turns, verdicts };
 }
@@ -172,7 +203,7 @@ const CHUNK = 5000;
 const TRAJECTORY_COLUMNS = {
   id: "text", runId: "text", step: "int", phase: "text", instanceId: "text", groupId: "text", rolloutIndex: "int",
   paradigm: "text", reward: "float8", outcome: "text", terminationReason: "text", actTokens: "int", rehearseTokens: "int",
-  numTurns: "int", fidelity: "float8", summary: "jsonb",
+  numTurns: "int", fidelity: "float8", summary: "jsonb", parentId: "text",
 } as const;
 const TURN_COLUMNS = {
   id: "text", trajectoryId: "text", index: "int", role: "text", text: "text", toolCalls: "jsonb", rehearsedResponse: "text",

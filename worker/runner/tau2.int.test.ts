@@ -18,6 +18,7 @@ import { retailDataFiles, loadTasks } from "../envs/tau2/tasks";
 import { loadRetailDb } from "../envs/tau2/model";
 import { replayGoldActions } from "../envs/tau2/replay";
 import { ScriptedUser } from "../../test/doubles/scripted-user";
+import { markDoctorPassed } from "../../test/fixtures/doctor-report";
 import { evalExecutor } from "./executors/eval";
 import { RunWorker } from "./worker";
 
@@ -173,6 +174,8 @@ describe("tau2 retail evaluation runs", () => {
         settings: { openai: { stream: true, maxConcurrency: 2, extraBody: { top_k: 20, chat_template_kwargs: { enable_thinking: true } } } },
       },
     });
+    // Checked a moment ago: the double receives exactly the run's requests (its first three get 429).
+    await markDoctorPassed(prisma, "scripted", ["scripted"]);
     const w = spawnTsx("worker/main.ts", { DATABASE_URL: databaseUrl, ENVACE_SECRET: process.env.ENVACE_SECRET, ENVACE_HEARTBEAT_STALE_S: "2", WORKER_CONCURRENCY: "1" });
     workers.push(w);
     const caller = await callerFor(member.headers);

@@ -1,8 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { promises as fs } from "node:fs";
 import { inject } from "vitest";
 import { callerFor, eventually, prisma, resetDatabase, signUp, type TestUser } from "../../test/helpers";
 import { RunWorker } from "./worker";
+import { DEFAULT_WEIGHTS_DIR, startNode } from "../node/server";
 import { nodeCheckExecutor } from "./executors/node-check";
 import type { Executor } from "./context";
 
@@ -125,34 +128,39 @@ describe("run worker against real Postgres and pg-boss", () => {
     expect(done.error).toMatch(/node "ghost" \(policy\) is not registered/);
   });
 
-  it("records a healthy node check against a node speaking both protocols", async () => {
-    // A minimal protocol responder (the real embedded node has its own tests); the subject here is the run path.
-    const server = http.createServer((req, res) => {
-      res.setHeader("content-type", "application/json");
-      if (req.url === "/v1/models") return res.end(JSON.stringify({ object: "list", data: [{ id: "tiny-gpt" }] }));
-      if (req.url === "/api/v1/healthz") return res.end(JSON.stringify({ status: "ok" }));
-      if (req.url === "/api/v1/get_server_capabilities") return res.end(JSON.stringify({ supported_models: [{ model_name: "tiny-gpt" }] }));
-      res.statusCode = 404;
-      res.end("{}");
-    });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    const port = (server.address() as { port: number }).port;
+  it("runs the node doctor before the run and records the report, against a node speaking both protocols", async () => {
+    // The real embedded node (tiny-gpt weights), in-process: the doctor samples through it.
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "worker-node-"));
+    const node = await startNode({ port: 0, host: "127.0.0.1", dataDir, warmStartDir: DEFAULT_WEIGHTS_DIR, seed: 1 });
     try {
       const caller = await callerFor(member.headers);
-      await caller.nodes.add({ name: "local", kind: "embedded", baseUrl: `http://127.0.0.1:${port}` });
+      // A member's node: not probed from the server, so the worker's check is the first.
+      await caller.nodes.add({ name: "local", kind: "embedded", baseUrl: node.url });
       await startWorker(nodeCheckExecutor, "w-nodes-ok");
       const run = await caller.runs.create({ name: "check", config: { policy: { node: "local", model: "tiny-gpt" } } });
       const done = await eventually(async () => {
         const r = await caller.runs.get({ id: run.id });
         return r.status === "succeeded" || r.status === "failed" ? r : null;
-      }, 20_000, "finished");
+      }, 60_000, "finished");
       expect(done.error).toBeNull();
       expect(done.status).toBe("succeeded");
-      const node = await prisma.node.findUniqueOrThrow({ where: { name: "local" } });
-      expect(node.health).toBe("healthy");
-      expect(node.models).toEqual(["tiny-gpt"]);
+      const row = await prisma.node.findUniqueOrThrow({ where: { name: "local" }, include: { doctorReports: true } });
+      expect(row.health).toBe("healthy");
+      expect(row.models).toEqual(["tiny-gpt"]);
+      expect(row.doctorReports.map((r) => [r.model, r.ok, r.checkedBy])).toEqual([["tiny-gpt", true, "worker"]]);
+      const logs = (await caller.runs.logs({ runId: run.id })).map((l) => l.message);
+      expect(logs.some((m) => /^node "local" \(policy\) passed the node doctor in \d+ ms for "tiny-gpt"$/.test(m))).toBe(true);
+
+      // A second run moments later reuses that report: the node is probed once, not per run.
+      const checkedAt = row.doctorReports[0]!.checkedAt;
+      const again = await caller.runs.create({ name: "check-again", config: { policy: { node: "local", model: "tiny-gpt" } } });
+      await eventually(async () => ((await caller.runs.get({ id: again.id })).status === "succeeded" ? true : null), 60_000, "second check");
+      const againLogs = (await caller.runs.logs({ runId: again.id })).map((l) => l.message);
+      expect(againLogs.some((m) => /^node "local" \(policy\) passed the node doctor \d+ s ago for "tiny-gpt"$/.test(m))).toBe(true);
+      expect((await prisma.nodeDoctorReport.findFirstOrThrow({ where: { nodeId: row.id } })).checkedAt).toEqual(checkedAt);
     } finally {
-      server.close();
+      await node.close();
+      await fs.rm(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -5,6 +5,7 @@
  * to reset, and arrow keys to move the read-out when focused.
  */
 import { useId, useMemo, useRef, useState } from "react";
+import { chartPalette } from "../../../lib/reports/chart-svg";
 import { formatTick, nearestIndex, niceTicks } from "./chart-math";
 
 export interface ChartPoint {
@@ -24,7 +25,8 @@ export interface ChartSeries {
   band?: boolean;
 }
 
-export const palette = ["#2f5bea", "#d9480f", "#2b8a3e", "#ae3ec9", "#e67700", "#0c8599", "#c2255c", "#5c940d"];
+/** Series colours (shared with the report's SVG export, so a run keeps its colour in both). */
+export const palette = chartPalette;
 
 const W = 480;
 const H = 220;

@@ -14,7 +14,19 @@ export function ReportView({ id }: { id: string }) {
   const qc = useQueryClient();
   const router = useRouter();
   const me = useMe();
-  const report = useQuery(trpc.reports.get.queryOptions({ id }, { staleTime: 0 }));
+  const report = useQuery(
+    trpc.reports.get.queryOptions(
+      { id },
+      {
+        staleTime: 0,
+        // A launched test-time comparison fills its Table 3 as its runs finish: poll while any arm is still under way.
+        refetchInterval: (q) =>
+          q.state.data?.document.testTime?.rows.some((r) => Object.values(r.cells).some((c) => c != null && c.value == null && (c.status === "queued" || c.status === "running")))
+            ? 5000
+            : false,
+      },
+    ),
+  );
   const freeze = useMutation(trpc.reports.freeze.mutationOptions());
   const unfreeze = useMutation(trpc.reports.unfreeze.mutationOptions());
   const remove = useMutation(trpc.reports.remove.mutationOptions());

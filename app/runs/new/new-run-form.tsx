@@ -1,11 +1,18 @@
 "use client";
+/**
+ * The new-run form. Every setting shows its label, unit, one-line help and default, all from the run
+ * settings description (contracts/run-settings.ts); advanced settings and whole sections start
+ * collapsed; the summary says what the run will do and how long it should take on the chosen node.
+ */
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useState } from "react";
 import { TRPCClientError } from "@trpc/client";
-import { parseRunConfig, presets, runConfigSchema, type PresetKey, type RunConfigInput } from "@/contracts/run-config";
+import { parseRunConfig, presets, type PresetKey, type RunConfigInput } from "@/contracts/run-config";
+import { formatSettingValue, settingTitle, type RunSetting } from "@/contracts/run-settings";
 import { useTRPC } from "../../_lib/trpc";
-import { describeSchema, getPath, setPath, type FieldDescriptor } from "../../_lib/schema-form";
+import { describeEstimate, describePlan } from "../../_lib/run-summary";
+import { formSections, getPath, panelsOf, setPath, type FormSection } from "../../_lib/schema-form";
 
 type Errors = Record<string, string>;
 
@@ -22,34 +29,43 @@ function prune(value: unknown): unknown {
   return out;
 }
 
-function Field({ field, value, error, onChange }: { field: FieldDescriptor; value: unknown; error?: string; onChange: (v: unknown) => void }) {
-  const id = `field-${field.path.join("-")}`;
-  const describedBy = error ? `${id}-error` : undefined;
+function defaultText(s: RunSetting): string {
+  if (s.default === undefined) return s.optional ? "Default: unset" : "No default";
+  return `Default: ${formatSettingValue(s.default)}${s.unit && typeof s.default === "number" ? ` ${s.unit}` : ""}`;
+}
+
+function Field({ setting, value, error, onChange }: { setting: RunSetting; value: unknown; error?: string; onChange: (v: unknown) => void }) {
+  const id = `field-${setting.path.join("-")}`;
+  const describedBy = [`${id}-help`, `${id}-default`, error ? `${id}-error` : null].filter(Boolean).join(" ");
+  const placeholder = setting.default === undefined ? "unset" : formatSettingValue(setting.default);
   let input: React.ReactNode;
-  if (field.kind === "boolean") {
+  if (setting.kind === "boolean") {
     input = <input id={id} type="checkbox" checked={Boolean(value)} onChange={(e) => onChange(e.target.checked)} aria-describedby={describedBy} />;
-  } else if (field.kind === "enum") {
+  } else if (setting.kind === "enum") {
     input = (
       <select id={id} value={(value as string) ?? ""} onChange={(e) => onChange(e.target.value || undefined)} aria-describedby={describedBy}>
-        {field.optional && <option value="">(default)</option>}
-        {field.options.map((o) => (
+        <option value="">(default{setting.default !== undefined ? `: ${formatSettingValue(setting.default)}` : ""})</option>
+        {setting.options.map((o) => (
           <option key={o}>{o}</option>
         ))}
       </select>
     );
-  } else if (field.kind === "number") {
+  } else if (setting.kind === "number") {
     input = (
       <input
         id={id}
         type="number"
         step="any"
+        min={setting.min}
+        max={setting.max}
+        placeholder={placeholder}
         value={value === undefined || value === null ? "" : String(value)}
         onChange={(e) => onChange(e.target.value === "" ? undefined : Number(e.target.value))}
         aria-invalid={Boolean(error)}
         aria-describedby={describedBy}
       />
     );
-  } else if (field.kind === "string-list") {
+  } else if (setting.kind === "string-list") {
     input = (
       <input
         id={id}
@@ -61,13 +77,22 @@ function Field({ field, value, error, onChange }: { field: FieldDescriptor; valu
     );
   } else {
     input = (
-      <input id={id} value={(value as string) ?? ""} onChange={(e) => onChange(e.target.value || undefined)} aria-invalid={Boolean(error)} aria-describedby={describedBy} />
+      <input id={id} value={(value as string) ?? ""} placeholder={placeholder} onChange={(e) => onChange(e.target.value || undefined)} aria-invalid={Boolean(error)} aria-describedby={describedBy} />
     );
   }
   return (
-    <div className={`field ${error ? "has-error" : ""}`} data-field={field.path.join(".")}>
-      <label htmlFor={id}>{field.path.length > 2 ? `${field.path[field.path.length - 2]} · ${field.label}` : field.label}</label>
+    <div className={`field ${error ? "has-error" : ""}`} data-field={setting.key}>
+      <label htmlFor={id}>
+        {settingTitle(setting)}
+        {setting.unit && <span className="unit"> ({setting.unit})</span>}
+      </label>
       {input}
+      <span id={`${id}-help`} className="help">
+        {setting.description}
+      </span>
+      <span id={`${id}-default`} className="default" data-testid="setting-default">
+        {defaultText(setting)}
+      </span>
       {error && (
         <span id={`${id}-error`} role="alert" className="error">
           {error}
@@ -77,18 +102,77 @@ function Field({ field, value, error, onChange }: { field: FieldDescriptor; valu
   );
 }
 
+function Section({
+  section,
+  config,
+  errors,
+  open,
+  setOpen,
+  onChange,
+}: {
+  section: FormSection;
+  config: RunConfigInput;
+  errors: Errors;
+  open: Set<string>;
+  setOpen: (panel: string, isOpen: boolean) => void;
+  onChange: (path: string[], v: unknown) => void;
+}) {
+  const fields = (list: RunSetting[]) => (
+    <div className="grid">
+      {list.map((s) => (
+        <Field key={s.key} setting={s} value={getPath(config, s.path)} error={errors[s.key]} onChange={(v) => onChange(s.path, v)} />
+      ))}
+    </div>
+  );
+  const advancedKey = `${section.key}:advanced`;
+  const body = (
+    <>
+      {section.basic.length > 0 && fields(section.basic)}
+      {section.advanced.length > 0 && (
+        <details className="advanced" open={open.has(advancedKey)} onToggle={(e) => setOpen(advancedKey, (e.target as HTMLDetailsElement).open)}>
+          <summary>Advanced ({section.advanced.length})</summary>
+          {fields(section.advanced)}
+        </details>
+      )}
+    </>
+  );
+  if (section.collapsed) {
+    return (
+      <details className="card section" open={open.has(section.key)} onToggle={(e) => setOpen(section.key, (e.target as HTMLDetailsElement).open)} data-section={section.key}>
+        <summary className="legend">{section.label}</summary>
+        {body}
+      </details>
+    );
+  }
+  return (
+    <fieldset className="card section" data-section={section.key}>
+      <legend>{section.label}</legend>
+      {body}
+    </fieldset>
+  );
+}
+
 export function NewRunForm() {
   const trpc = useTRPC();
   const router = useRouter();
   const params = useSearchParams();
   const cloneFrom = params.get("from");
-  const groups = useMemo(() => describeSchema(runConfigSchema), []);
+  const sections = useMemo(() => formSections(), []);
   const [preset, setPreset] = useState<PresetKey>("quickstart");
   const [config, setConfig] = useState<RunConfigInput>(structuredClone(presets.quickstart.config));
   const [name, setName] = useState("quickstart");
   const [tags, setTags] = useState("");
   const [errors, setErrors] = useState<Errors>({});
   const [formError, setFormError] = useState<string | null>(null);
+  const [open, setOpenState] = useState<Set<string>>(new Set());
+  const setOpen = (panel: string, isOpen: boolean) =>
+    setOpenState((prev) => {
+      if (prev.has(panel) === isOpen) return prev;
+      const next = new Set(prev);
+      if (isOpen) next.add(panel);
+      else next.delete(panel);
+      return next;
+    });
 
   const source = useQuery({ ...trpc.runs.get.queryOptions({ id: cloneFrom ?? "" }), enabled: Boolean(cloneFrom) });
   useEffect(() => {
@@ -100,21 +184,22 @@ export function NewRunForm() {
   }, [source.data]);
 
   const create = useMutation(trpc.runs.create.mutationOptions());
-  const summary = useMemo(() => {
-    const parsed = parseRunConfig(prune(config));
-    if (!parsed.ok) return null;
-    const c = parsed.config;
-    const rollouts = c.data.instancesPerStep * c.data.rolloutsPerInstance;
-    return c.kind === "train"
-      ? `${c.schedule.steps} steps × ${c.data.instancesPerStep} instances × ${c.data.rolloutsPerInstance} rollouts = ${rollouts} rollouts per step, ${rollouts * c.schedule.steps} in all; ${c.rollout.paradigm} paradigm${c.rollout.shadowExecution ? " with shadow execution" : ""}${c.reward.rehearsalGrounding > 0 ? ` (rehearsals grounded, weight ${c.reward.rehearsalGrounding})` : ""} on node "${c.policy.node}" (${c.policy.model}); checkpoint every ${c.schedule.saveEvery}, evaluate every ${c.schedule.evalEvery}.`
-      : `evaluation: ${c.data.instancesPerStep} instances × ${c.trialsPerTask} trial(s) on node "${c.policy.node}" (${c.policy.model}), ${c.rollout.paradigm} paradigm.`;
-  }, [config]);
+  const parsed = useMemo(() => parseRunConfig(prune(config)), [config]);
+  const node = parsed.ok ? parsed.config.policy.node : null;
+  const model = parsed.ok ? parsed.config.policy.model : undefined;
+  const pace = useQuery({ ...trpc.nodes.throughput.queryOptions({ node: node ?? "", model }), enabled: Boolean(node), staleTime: 60_000 });
 
-  function focusFirstError(errs: Errors) {
+  function showErrors(errs: Errors) {
+    setErrors(errs);
+    // Open the collapsed panels that hold an error, then focus the first offending field.
+    const panels = Object.keys(errs).flatMap((k) => panelsOf(sections, k));
+    setOpenState((prev) => new Set([...prev, ...panels]));
     const first = Object.keys(errs)[0];
     if (!first) return;
-    const el = document.querySelector<HTMLElement>(`[data-field="${CSS.escape(first)}"] input, [data-field="${CSS.escape(first)}"] select`);
-    el?.focus();
+    requestAnimationFrame(() => {
+      const el = document.querySelector<HTMLElement>(`[data-field="${CSS.escape(first)}"] input, [data-field="${CSS.escape(first)}"] select`);
+      el?.focus();
+    });
   }
 
   async function onSubmit(e: React.FormEvent) {
@@ -122,13 +207,9 @@ export function NewRunForm() {
     setFormError(null);
     const errs: Errors = {};
     if (!name.trim()) errs["name"] = "name is required";
-    const parsed = parseRunConfig(prune(config));
     if (!parsed.ok) parsed.errors.forEach((er) => (errs[er.path] ??= er.message));
-    setErrors(errs);
-    if (Object.keys(errs).length) {
-      focusFirstError(errs);
-      return;
-    }
+    if (Object.keys(errs).length) return showErrors(errs);
+    setErrors({});
     try {
       const run = await create.mutateAsync({
         name: name.trim(),
@@ -143,8 +224,7 @@ export function NewRunForm() {
         if (fieldErrors?.length) {
           const mapped: Errors = {};
           fieldErrors.forEach((f) => (mapped[f.path.replace(/^config\./, "")] ??= f.message));
-          setErrors(mapped);
-          focusFirstError(mapped);
+          showErrors(mapped);
         }
         setFormError(err.message);
       } else setFormError(String(err));
@@ -189,25 +269,18 @@ export function NewRunForm() {
             </div>
           )}
         </div>
+        <p className="muted small">Empty boxes take the default shown under them. Every setting is also documented in the <a href="/api-docs#run-settings">API reference</a>.</p>
       </div>
-      {groups.map((g) => (
-        <fieldset key={g.label} className="card">
-          <legend>{g.label}</legend>
-          <div className="grid">
-            {g.fields.map((f) => (
-              <Field
-                key={f.path.join(".")}
-                field={f}
-                value={getPath(config, f.path)}
-                error={errors[f.path.join(".")]}
-                onChange={(v) => setConfig((c) => setPath(c, f.path, v))}
-              />
-            ))}
-          </div>
-        </fieldset>
+      {sections.map((s) => (
+        <Section key={s.key} section={s} config={config} errors={errors} open={open} setOpen={setOpen} onChange={(path, v) => setConfig((c) => setPath(c, path, v))} />
       ))}
-      <div className="card summary" data-testid="run-summary">
-        <strong>What will run:</strong> {summary ?? "fix the highlighted fields to see a summary"}
+      <div className="card summary" data-testid="run-summary" aria-live="polite">
+        <strong>What will run:</strong> {parsed.ok ? describePlan(parsed.config, pace.data) : "fix the highlighted fields to see a summary"}
+        {parsed.ok && (
+          <p className="estimate" data-testid="run-estimate">
+            {describeEstimate(parsed.config, pace.isError ? null : pace.data)}
+          </p>
+        )}
       </div>
       {formError && <p role="alert" className="error">{formError}</p>}
       <button type="submit" className="primary" disabled={create.isPending}>

@@ -221,6 +221,14 @@ export function TrajectoryView({ id }: { id: string }) {
           {downloading ? "Preparing…" : "Download JSON"}
         </button>
       </div>
+      {(t.privateAttempts > 0 || t.phase === "private") && (
+        <p className="card tt-banner" data-testid="test-time-link">
+          {t.phase === "private"
+            ? `Private test-time attempt ${t.rolloutIndex + 1}: the policy rehearsed the task in its own imagined world before the committed execution; nothing here was executed for real.`
+            : `This execution followed ${t.privateAttempts} private test-time attempt${t.privateAttempts === 1 ? "" : "s"} and was conditioned on their memory.`}{" "}
+          <Link href={`/trajectories/${t.id}/test-time`}>View the test-time episode</Link>
+        </p>
+      )}
       <div className="card tv-summary">
         <dl className="tv-facts">
           <div>

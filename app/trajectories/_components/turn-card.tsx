@@ -107,15 +107,17 @@ export interface TurnCardProps {
   verdicts: VerdictRow[];
   current: boolean;
   terminationReason: string | null;
+  /** Prefix of the card's id and anchor when a page shows several timelines (ids stay unique). */
+  anchorPrefix?: string;
 }
 
 /** One turn of the timeline; id="turn-N" is the deep-link target. */
-export const TurnCard = memo(function TurnCard({ turn, verdicts, current, terminationReason }: TurnCardProps) {
+export const TurnCard = memo(function TurnCard({ turn, verdicts, current, terminationReason, anchorPrefix = "" }: TurnCardProps) {
   const segments = useMemo(() => splitOutput(turn.text), [turn.text]);
   const isTool = toolRoles.has(turn.role);
   return (
     <article
-      id={`turn-${turn.index}`}
+      id={`${anchorPrefix}turn-${turn.index}`}
       data-turn={turn.index}
       data-testid="turn"
       tabIndex={-1}
@@ -123,7 +125,7 @@ export const TurnCard = memo(function TurnCard({ turn, verdicts, current, termin
       aria-current={current ? "step" : undefined}
     >
       <header className="tv-turn-head">
-        <a className="tv-anchor" href={`#turn-${turn.index}`} aria-label={`link to turn ${turn.index}`}>
+        <a className="tv-anchor" href={`#${anchorPrefix}turn-${turn.index}`} aria-label={`link to turn ${turn.index}`}>
           #{turn.index}
         </a>
         <span className={`tv-role role-${turn.role}`}>{turn.role}</span>

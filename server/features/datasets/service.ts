@@ -6,7 +6,8 @@
  * JSON; the worker reads it back for runs whose config names `dataset:<id or name>`.
  */
 import { Prisma } from "@prisma/client";
-import { importCm2, type Cm2ImportError } from "../../../lib/cm2";
+import { importCm2, type Cm2ImportError, type Cm2ImportResult } from "../../../lib/cm2";
+import { importTasks, looksLikeTasks } from "../../../lib/tasks-jsonl";
 import { prisma } from "../../../lib/db";
 import { qwen3PromptLength } from "./prompt-length";
 import { DomainError, notFound } from "../../lib/errors";
@@ -20,9 +21,13 @@ const INSERT_CHUNK = 500;
 /** Names are referenced from run configs as `dataset:<name>`, so they use the config's character set. */
 export const DATASET_NAME_PATTERN = /^[A-Za-z0-9_-]{1,100}$/;
 
+/** `cm2`: CM2 checklist rows; `tasks`: the simple JSONL of instructions plus checklist items (lib/tasks-jsonl.ts); `auto`: decided by the first row. */
+export const datasetFormats = ["auto", "cm2", "tasks"] as const;
+
 export interface ImportDatasetInput {
   name: string;
   text: string;
+  format?: (typeof datasetFormats)[number];
   split: "train" | "test";
   skipInvalid: boolean;
   maxChecklists?: number;
@@ -55,11 +60,19 @@ export async function importDataset(input: ImportDatasetInput) {
       [{ path: "text", message: `file too large (${megabytes(bytes)} > ${megabytes(MAX_DATASET_BYTES)})` }],
     );
   }
-  const parsed = importCm2(input.text, {
-    skipInvalid: input.skipInvalid,
-    maxChecklists: input.maxChecklists,
-    promptLength: input.maxPromptLength === null ? undefined : { maxTokens: input.maxPromptLength - PROMPT_LENGTH_MARGIN, count: qwen3PromptLength },
-  });
+  const format = input.format === "cm2" || input.format === "tasks" ? input.format : looksLikeTasks(input.text) ? "tasks" : "cm2";
+  // Task lists carry no tool schemas of their own (their server's come at run time): no prompt-length filter.
+  const parsed: Cm2ImportResult =
+    format === "tasks"
+      ? (() => {
+          const r = importTasks(input.text, { skipInvalid: input.skipInvalid });
+          return r.ok ? { ...r, filtered: [] } : r;
+        })()
+      : importCm2(input.text, {
+          skipInvalid: input.skipInvalid,
+          maxChecklists: input.maxChecklists,
+          promptLength: input.maxPromptLength === null ? undefined : { maxTokens: input.maxPromptLength - PROMPT_LENGTH_MARGIN, count: qwen3PromptLength },
+        });
   if (!parsed.ok) {
     const shown = lineErrors(parsed.errors);
     const more = parsed.errors.length - shown.length;
@@ -87,7 +100,7 @@ export async function importDataset(input: ImportDatasetInput) {
   try {
     const dataset = await prisma.$transaction(
       async (tx) => {
-        const created = await tx.dataset.create({ data: { name: input.name, format: "cm2", instanceCount: parsed.instances.length } });
+        const created = await tx.dataset.create({ data: { name: input.name, format, instanceCount: parsed.instances.length }, select: datasetSelect });
         const rows = parsed.instances.map((instance) => ({
           datasetId: created.id,
           externalId: instance.id,
@@ -117,8 +130,11 @@ export async function importDataset(input: ImportDatasetInput) {
   }
 }
 
+/** Columns a dataset is shown with (the API's Dataset schema in schemas.ts mirrors them). */
+export const datasetSelect = { id: true, name: true, format: true, instanceCount: true, createdAt: true } satisfies Prisma.DatasetSelect;
+
 export async function listDatasets() {
-  return prisma.dataset.findMany({ orderBy: { createdAt: "desc" }, select: { id: true, name: true, format: true, instanceCount: true, createdAt: true } });
+  return prisma.dataset.findMany({ orderBy: { createdAt: "desc" }, select: datasetSelect });
 }
 
 export async function getDataset(id: string) {

@@ -1,6 +1,7 @@
 /**
- * Nodes through the real tRPC router against real Postgres: write-only keys, the probe, roles, the deletion
- * guard; no credentials in URLs, owner-or-admin removal, and only admins probe URLs members typed.
+ * Nodes through the real tRPC router against real Postgres: write-only keys, the node doctor, roles, the
+ * deletion guard; no credentials in URLs, owner-or-admin removal, and only admins probe URLs members typed.
+ * The doctor's own behaviour through the API: doctor.int.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRPCError } from "@trpc/server";
@@ -32,8 +33,8 @@ describe("nodes API against real Postgres", () => {
     const row = await prisma.node.findUniqueOrThrow({ where: { name: "gpu-a" } });
     expect(row.apiKeyEnc).not.toContain("sk-very-secret");
     // A URL a member typed is probed by an admin (see "lets members test only URLs an admin vouched for").
-    const tested = await (await callerFor(admin.headers)).nodes.test({ id: node.id });
-    expect(tested.probe.healthy).toBe(false);
+    const tested = await (await callerFor(admin.headers)).nodes.doctor({ id: node.id });
+    expect(tested.reports[0]!.ok).toBe(false);
     expect(tested.node.health).toBe("unhealthy");
     await expectTrpcError(caller.nodes.add({ name: "gpu-a", kind: "openai", baseUrl: "http://x:1" }), "CONFLICT");
     await expectTrpcError(caller.nodes.add({ name: "Bad Name", kind: "openai", baseUrl: "nope" }), "BAD_REQUEST");
@@ -45,7 +46,8 @@ describe("nodes API against real Postgres", () => {
     await expectTrpcError(v.nodes.add({ name: "n1", kind: "openai", baseUrl: "http://127.0.0.1:1" }), "FORBIDDEN");
     const [node] = await v.nodes.list();
     await expectTrpcError(v.nodes.remove({ id: node!.id }), "FORBIDDEN");
-    await expectTrpcError(v.nodes.test({ id: node!.id }), "FORBIDDEN");
+    await expectTrpcError(v.nodes.doctor({ id: node!.id }), "FORBIDDEN");
+    await expectTrpcError(v.nodes.update({ id: node!.id, baseUrl: "http://127.0.0.1:2" }), "FORBIDDEN");
   });
 
   it("refuses to delete a node that a queued or running run uses in any role, naming the runs and roles", async () => {
@@ -149,15 +151,15 @@ describe("nodes: URLs, ownership and probing", () => {
     const alices = await callerFor(alice.headers);
 
     // Even her own node: a member must not learn which ports answer on the server's network.
-    const denied = await rejection(alices.nodes.test({ id: mine.id }));
+    const denied = await rejection(alices.nodes.doctor({ id: mine.id }));
     expect(denied.code).toBe("FORBIDDEN");
     expect(denied.message).toMatch(/members may test only nodes an admin added/);
     expect((await prisma.node.findUniqueOrThrow({ where: { id: mine.id } })).health).toBe("unknown");
 
-    expect((await alices.nodes.test({ id: vetted.id })).probe.healthy).toBe(false);
-    expect((await alices.nodes.test({ id: system.id })).probe.healthy).toBe(false);
-    expect((await (await callerFor(admin.headers)).nodes.test({ id: mine.id })).node.health).toBe("unhealthy");
-    expect((await rejection((await callerFor(viewer.headers)).nodes.test({ id: vetted.id }))).code).toBe("FORBIDDEN");
+    expect((await alices.nodes.doctor({ id: vetted.id })).reports[0]!.ok).toBe(false);
+    expect((await alices.nodes.doctor({ id: system.id })).reports[0]!.ok).toBe(false);
+    expect((await (await callerFor(admin.headers)).nodes.doctor({ id: mine.id })).node.health).toBe("unhealthy");
+    expect((await rejection((await callerFor(viewer.headers)).nodes.doctor({ id: vetted.id }))).code).toBe("FORBIDDEN");
 
     const listed = await alices.nodes.list();
     expect(listed.find((n) => n.id === mine.id)).toMatchObject({ canTest: false, canRemove: true });

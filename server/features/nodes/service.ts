@@ -2,19 +2,25 @@
  * Attached model nodes. API keys are encrypted at rest and never selected for responses; URLs never carry
  * credentials (they are shown to every viewer).
  *
- * Who may do what: any member adds nodes; the member who added a node, or an admin, removes it. Testing
- * probes the node's URL from the server, so a member may test only nodes whose URL an admin vouched for
- * (added by an admin, or registered by the system like the embedded node); testing any other URL is for
- * admins — otherwise "test" would tell a member which ports are open on the server's network.
+ * Who may do what: any member adds nodes; the member who added a node, or an admin, edits and removes
+ * it. The node doctor (lib/node-doctor) probes the node's URL from the server, so it runs — on add, on
+ * edit and on "Run doctor" — only for callers who may probe that URL: admins, and members for nodes
+ * whose URL an admin vouched for (added by an admin, or registered by the system like the embedded
+ * node). Otherwise the doctor would tell a member which ports are open on the server's network; such a
+ * node is checked by an admin, or by the worker before its first run.
  */
 import type { Prisma } from "@prisma/client";
 import type { NodeSettings } from "../../../contracts/node-settings";
-import { probeAndRecord, type NodeKind } from "../../../lib/node-health";
+import { doctorAndRecord, type NodeKind } from "../../../lib/node-health";
+import { parseDoctorReport, type DoctorReport } from "../../../lib/node-doctor";
 import { nodeRefsOf } from "../../../lib/node-refs";
 import { prisma } from "../../../lib/db";
 import { DomainError, notFound } from "../../lib/errors";
 import { encryptSecret } from "../../../lib/secrets";
-import { mayRemoveNode, mayTestNode, NODE_REMOVE_RULE, NODE_TEST_RULE, type Actor } from "../../../lib/permissions";
+import { mayEditNode, mayRemoveNode, mayTestNode, NODE_EDIT_RULE, NODE_REMOVE_RULE, NODE_TEST_RULE, type Actor } from "../../../lib/permissions";
+
+/** Per request and per awaited result when the server runs the doctor (add, edit, Run doctor, launch). */
+export const SERVER_DOCTOR_TIMEOUT_MS = 30_000;
 
 export const nodeSelect = {
   id: true,
@@ -31,6 +37,19 @@ export const nodeSelect = {
   createdBy: { select: { name: true, email: true, role: true } },
 } satisfies Prisma.NodeSelect;
 
+/** The node doctor's latest reports of a node, newest first (unreadable ones left out). */
+const reportSelect = { orderBy: { checkedAt: "desc" }, select: { report: true, checkedBy: true } } satisfies Prisma.Node$doctorReportsArgs;
+
+function readReports(rows: { report: Prisma.JsonValue; checkedBy: string }[]): (DoctorReport & { checkedBy: string })[] {
+  return rows.flatMap((r) => {
+    const report = parseDoctorReport(r.report);
+    return report ? [{ ...report, checkedBy: r.checkedBy }] : [];
+  });
+}
+
+/** Why the doctor did not run for this caller (null: it did). */
+const DOCTOR_NOT_RUN = `the node doctor did not run: ${NODE_TEST_RULE}; the worker checks the node before its first run`;
+
 /** "http://user:pw@host/" → "http://host/": for rows stored before credentials in URLs were refused. */
 export function withoutCredentials(url: string): string {
   try {
@@ -45,22 +64,36 @@ export function withoutCredentials(url: string): string {
 }
 
 export async function listNodes(actor: Actor) {
-  const rows = await prisma.node.findMany({ orderBy: { name: "asc" }, select: { ...nodeSelect, apiKeyEnc: true } });
+  const rows = await prisma.node.findMany({ orderBy: { name: "asc" }, select: { ...nodeSelect, settings: true, apiKeyEnc: true, doctorReports: reportSelect } });
   // Only whether a key is set ever leaves the server; what the caller may do is said per node.
-  return rows.map(({ apiKeyEnc, createdBy, ...n }) => ({
+  return rows.map(({ apiKeyEnc, createdBy, doctorReports, ...n }) => ({
     ...n,
     baseUrl: withoutCredentials(n.baseUrl),
     addedBy: createdBy ? { name: createdBy.name, email: createdBy.email } : null,
     hasApiKey: apiKeyEnc != null,
+    doctor: readReports(doctorReports),
     canRemove: mayRemoveNode({ createdById: n.createdById, createdBy }, actor),
+    canEdit: mayEditNode({ createdById: n.createdById, createdBy }, actor),
     canTest: mayTestNode({ createdById: n.createdById, createdBy }, actor),
   }));
 }
 
+/** The node as the API returns it after a change, with its doctor reports and a note when the doctor did not run. */
+async function nodeWithReports(id: string, doctorNote: string | null) {
+  const node = await prisma.node.findUniqueOrThrow({ where: { id }, select: { ...nodeSelect, settings: true, doctorReports: reportSelect } });
+  const { doctorReports, ...rest } = node;
+  return { ...rest, doctor: readReports(doctorReports), doctorNote };
+}
+
+/**
+ * Registers a node, then runs the node doctor on it when the caller may probe its URL. A node that
+ * fails the doctor is still registered (it may be started later): its report says what is wrong, and
+ * runs on it are refused at launch until it passes.
+ */
 export async function addNode(input: { name: string; kind: NodeKind; baseUrl: string; apiKey?: string; settings?: NodeSettings }, actor: Actor) {
   const exists = await prisma.node.findUnique({ where: { name: input.name }, select: { id: true } });
   if (exists) throw new DomainError("CONFLICT", `a node named ${input.name} already exists`, [{ path: "name", message: "already taken" }]);
-  return prisma.node.create({
+  const created = await prisma.node.create({
     data: {
       name: input.name,
       kind: input.kind,
@@ -69,19 +102,50 @@ export async function addNode(input: { name: string; kind: NodeKind; baseUrl: st
       ...(input.settings ? { settings: input.settings as Prisma.InputJsonObject } : {}),
       createdById: actor.id,
     },
-    select: nodeSelect,
+    select: { id: true },
   });
+  // The creator's own role decides: an admin's node is vetted by being added.
+  const probe = mayTestNode({ createdById: actor.id, createdBy: { role: actor.role } }, actor);
+  if (probe) await doctorAndRecord(prisma, { id: created.id }, { by: "server", timeoutMs: SERVER_DOCTOR_TIMEOUT_MS });
+  return nodeWithReports(created.id, probe ? null : DOCTOR_NOT_RUN);
 }
 
-/** Probe the node now and record the result (the same probe the worker runs before every run). */
-export async function testNode(id: string, actor: Actor) {
+/**
+ * Edits a node's URL, API key or settings. Its doctor reports described the node before the change,
+ * so they are dropped in the same transaction (health back to unknown); the doctor then runs again when
+ * the caller may probe the URL.
+ */
+export async function updateNode(input: { id: string; baseUrl?: string; apiKey?: string | null; settings?: NodeSettings }, actor: Actor) {
+  const node = await prisma.node.findUnique({ where: { id: input.id }, select: { id: true, name: true, createdById: true, createdBy: { select: { role: true } } } });
+  if (!node) throw notFound("node", input.id);
+  if (!mayEditNode(node, actor)) throw new DomainError("FORBIDDEN", `you cannot edit node ${node.name}: ${NODE_EDIT_RULE}`);
+  await prisma.$transaction([
+    prisma.nodeDoctorReport.deleteMany({ where: { nodeId: node.id } }),
+    prisma.node.update({
+      where: { id: node.id },
+      data: {
+        ...(input.baseUrl !== undefined ? { baseUrl: input.baseUrl } : {}),
+        ...(input.apiKey !== undefined ? { apiKeyEnc: input.apiKey === null ? null : encryptSecret(input.apiKey) } : {}),
+        ...(input.settings !== undefined ? { settings: input.settings as Prisma.InputJsonObject } : {}),
+        health: "unknown",
+        healthDetail: "edited; not checked since",
+      },
+    }),
+  ]);
+  const probe = mayTestNode(node, actor);
+  if (probe) await doctorAndRecord(prisma, { id: node.id }, { by: "server", timeoutMs: SERVER_DOCTOR_TIMEOUT_MS });
+  return nodeWithReports(node.id, probe ? null : DOCTOR_NOT_RUN);
+}
+
+/** Run the node doctor now (for `model`, or the node's default models) and record its report. */
+export async function doctorNode(id: string, model: string | undefined, actor: Actor) {
   const owner = await prisma.node.findUnique({ where: { id }, select: { createdById: true, createdBy: { select: { role: true } } } });
   if (!owner) throw notFound("node", id);
-  if (!mayTestNode(owner, actor)) throw new DomainError("FORBIDDEN", `you cannot test this node: ${NODE_TEST_RULE}`);
-  const tested = await probeAndRecord(prisma, { id });
-  if (!tested) throw notFound("node", id);
-  const node = await prisma.node.findUniqueOrThrow({ where: { id }, select: nodeSelect });
-  return { node, probe: tested.probe };
+  if (!mayTestNode(owner, actor)) throw new DomainError("FORBIDDEN", `you cannot run the doctor on this node: ${NODE_TEST_RULE}`);
+  const checked = await doctorAndRecord(prisma, { id }, { by: "server", models: model ? [model] : undefined, timeoutMs: SERVER_DOCTOR_TIMEOUT_MS });
+  if (!checked) throw notFound("node", id);
+  const { doctor, doctorNote: _, ...node } = await nodeWithReports(id, null);
+  return { node, doctor, reports: checked.reports };
 }
 
 /** Delete a node, unless a queued or running run uses it in any role (policy, simulators, judge). */
@@ -108,4 +172,56 @@ export async function removeNode(id: string, actor: Actor) {
   }
   await prisma.node.delete({ where: { id } });
   return { id };
+}
+
+/** Steps a throughput estimate averages over. */
+const THROUGHPUT_STEPS = 20;
+
+export interface NodeThroughput {
+  node: string;
+  /** The model the steps ran, or null when no step of the asked model exists and the node's others were used. */
+  model: string | null;
+  /** Committed steps measured (0: no history, no estimate). */
+  steps: number;
+  /** Wall-clock seconds per rollout at that pace (step duration over its trajectories, summed over the steps). */
+  secondsPerRollout: number | null;
+  /** Generations (act + rehearse) per rollout, when the steps recorded generation/attempted. */
+  generationsPerRollout: number | null;
+  lastStepAt: Date | null;
+}
+
+/**
+ * The pace of a policy node from its last committed steps (train and eval) whose run named it as the
+ * policy: total step time over total trajectories. Steps of the same model are preferred.
+ */
+export async function nodeThroughput(node: string, model?: string): Promise<NodeThroughput> {
+  const measure = async (sameModel: boolean) =>
+    prisma.$queryRaw<{ durationMs: number; rollouts: number; generations: number | null; finishedAt: Date }[]>`
+      select s."durationMs", s."finishedAt",
+             (select count(*)::int from trajectory t where t."runId" = s."runId" and t.step = s.index and t.phase = s.kind) as rollouts,
+             (s.metrics->>'generation/attempted')::float8 as generations
+      from step s join run r on r.id = s."runId"
+      where r."policyNode" = ${node}
+        and (${!sameModel} or r.config->'policy'->>'model' = ${model ?? ""})
+      order by s."finishedAt" desc
+      limit ${THROUGHPUT_STEPS}`;
+  let rows = model ? await measure(true) : [];
+  let measuredModel: string | null = model ?? null;
+  if (rows.length === 0) {
+    rows = await measure(false);
+    measuredModel = null;
+  }
+  const counted = rows.filter((r) => r.rollouts > 0);
+  const rollouts = counted.reduce((s, r) => s + r.rollouts, 0);
+  const ms = counted.reduce((s, r) => s + r.durationMs, 0);
+  const withGen = counted.filter((r) => r.generations != null);
+  const genRollouts = withGen.reduce((s, r) => s + r.rollouts, 0);
+  return {
+    node,
+    model: measuredModel,
+    steps: counted.length,
+    secondsPerRollout: rollouts > 0 ? ms / 1000 / rollouts : null,
+    generationsPerRollout: genRollouts > 0 ? withGen.reduce((s, r) => s + r.generations!, 0) / genRollouts : null,
+    lastStepAt: rows[0]?.finishedAt ?? null,
+  };
 }

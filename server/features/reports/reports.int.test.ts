@@ -192,4 +192,27 @@ describe("reports and share links against real Postgres", () => {
     await expect(m.reports.create({ title: "x", runIds: [some] })).rejects.toThrow(/run\(s\) not found/);
     await expect(m.reports.shareCreate({ reportId: some, expiresInDays: 0 })).rejects.toThrow(/at least 1 day/);
   });
+
+  it("computes, freezes and shares the charts the notes embed by reference", async () => {
+    // "loss/act" is never an automatic chart: only the embed asks for it.
+    await prisma.metricPoint.createMany({ data: [1, 2].map((step) => ({ runId: runA, key: "loss/act", step, value: step / 4 })) });
+    const caller = await callerFor(member.headers);
+    const notes = "```envace-chart\nmetric: loss/act\ncaption: Act loss\n```\n\n```envace-table\n```";
+    const { id } = await caller.reports.create({ title: "Paper", body: notes, runIds: [runA, runB] });
+    const live = (await caller.reports.get({ id })).document;
+    expect(live.charts.map((c) => c.key)).toEqual(["reward/mean", "val/avg@4", "loss/act"]);
+    expect(live.charts[2]!.series).toEqual([{ runId: runA, runName: "EnvACE A", points: [{ step: 1, value: 0.25 }, { step: 2, value: 0.5 }] }]);
+
+    await caller.reports.freeze({ id });
+    await prisma.metricPoint.deleteMany({ where: { runId: runA, key: "loss/act" } });
+    const frozen = (await caller.reports.get({ id })).document;
+    expect(frozen.charts.find((c) => c.key === "loss/act")?.series[0]?.points).toHaveLength(2);
+
+    const link = await caller.reports.shareCreate({ reportId: id, expiresInDays: 1 });
+    const shared = (await (await callerFor()).reports.shared({ token: link.token })).document;
+    expect(shared.charts.find((c) => c.key === "loss/act")?.series[0]).toMatchObject({ runId: "run-1", runName: "EnvACE A" });
+    const md = (await caller.reports.export({ id, format: "md" })).content;
+    expect(md).toContain("*Figure 1: Act loss*");
+    expect(md).toContain("*Table 1: Success rates in percent*");
+  });
 });

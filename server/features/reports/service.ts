@@ -10,11 +10,17 @@ import { DomainError, notFound } from "../../lib/errors";
 import { randomToken, sha256 } from "../../../lib/secrets";
 import { instanceOutcomes } from "../compare/service";
 import { listMetricKeys, metricSeries } from "../metrics/service";
+import { chartKeysIn } from "../../../lib/reports/embeds";
+import { exportFileName, exportFormats, exportReport, type ExportFormat } from "../../../lib/reports/export";
 import { buildResultTable, scrubForShare, type ReportChart, type ReportDocument, type ReportRun, type ResultTable } from "../../../lib/reports/document";
+import { buildTestTimeTable, type TestTimeTable } from "../../../lib/reports/test-time";
+import { parseRunConfig } from "../../../contracts/run-config";
 
 /** Charts a report shows, when the runs have them: the first matching key per pattern, at most four. */
 const CHART_PATTERNS = [/^reward\/mean$/, /^val\/avg@\d+$/, /^val\/pass@\d+$/, /^fidelity\/mean$/, /^judge\/pass_rate$/];
 const MAX_CHARTS = 4;
+/** Charts the notes embed by reference (```envace-chart), computed beside the automatic ones. */
+const MAX_EMBEDDED_CHARTS = 16;
 const CHART_POINTS = 200;
 
 interface Snapshot {
@@ -23,26 +29,41 @@ interface Snapshot {
   runs: ReportRun[];
   table: ResultTable;
   charts: ReportChart[];
+  /** Table 3 (test-time rehearsal), when the runs include test-time evaluations. */
+  testTime?: TestTimeTable | null;
 }
 
-/** Results of a set of runs, computed now. Deleted runs are left out. */
-export async function computeResults(runIds: string[]): Promise<Snapshot> {
+/** Results of a set of runs, computed now, with the charts the notes embed. Deleted runs are left out. */
+export async function computeResults(runIds: string[], embeddedChartKeys: string[] = []): Promise<Snapshot> {
   const found = await prisma.run.findMany({
     where: { id: { in: runIds } },
-    select: { id: true, name: true, kind: true, paradigm: true, status: true },
+    select: { id: true, name: true, kind: true, paradigm: true, status: true, config: true },
   });
-  const ordered = runIds.map((id) => found.find((r) => r.id === id)).filter((r) => r != null);
+  const ordered = runIds
+    .map((id) => found.find((r) => r.id === id))
+    .filter((r) => r != null)
+    .map(({ config, ...r }) => ({ ...r, config }));
   const ids = ordered.map((r) => r.id);
   const { sets, outcomes } = await instanceOutcomes(ids);
-  const runs: ReportRun[] = ordered.map((r) => {
+  const runs: ReportRun[] = ordered.map(({ config: _config, ...r }) => {
     const set = sets.find((s) => s.runId === r.id);
     return { ...r, evaluated: set ? { phase: set.phase, step: set.step } : null };
   });
   const table = buildResultTable(ordered, outcomes);
+  // Stored configs are read back through the schema; a run whose config no longer parses is left out of Table 3.
+  const testTime = buildTestTimeTable(
+    ordered.flatMap((r) => {
+      const parsed = parseRunConfig(r.config);
+      return parsed.ok ? [{ id: r.id, name: r.name, status: r.status, config: parsed.config }] : [];
+    }),
+    outcomes,
+  );
 
   const keysByRun = await Promise.all(ids.map((id) => listMetricKeys(id)));
   const allKeys = [...new Set(keysByRun.flat())];
-  const chartKeys = CHART_PATTERNS.map((p) => allKeys.find((k) => p.test(k))).filter((k): k is string => k != null).slice(0, MAX_CHARTS);
+  const automatic = CHART_PATTERNS.map((p) => allKeys.find((k) => p.test(k))).filter((k): k is string => k != null).slice(0, MAX_CHARTS);
+  const embedded = embeddedChartKeys.filter((k) => allKeys.includes(k)).slice(0, MAX_EMBEDDED_CHARTS);
+  const chartKeys = [...new Set([...automatic, ...embedded])];
   const charts: ReportChart[] = chartKeys.map((key) => ({ key, series: [] }));
   if (chartKeys.length) {
     await Promise.all(
@@ -60,7 +81,7 @@ export async function computeResults(runIds: string[]): Promise<Snapshot> {
     // Keep series in run order whatever order the queries finished in.
     for (const c of charts) c.series.sort((a, b) => ids.indexOf(a.runId) - ids.indexOf(b.runId));
   }
-  return { version: 1, generatedAt: new Date().toISOString(), runs, table, charts };
+  return { version: 1, generatedAt: new Date().toISOString(), runs, table, charts, testTime };
 }
 
 const reportSelect = {
@@ -79,7 +100,7 @@ const reportSelect = {
 type ReportRow = Prisma.ReportGetPayload<{ select: typeof reportSelect }>;
 
 async function documentOf(report: Pick<ReportRow, "title" | "body" | "runIds" | "snapshot" | "frozenAt">): Promise<ReportDocument> {
-  const results = report.snapshot ? (report.snapshot as unknown as Snapshot) : await computeResults(report.runIds);
+  const results = report.snapshot ? (report.snapshot as unknown as Snapshot) : await computeResults(report.runIds, chartKeysIn(report.body));
   return {
     title: report.title,
     notes: report.body,
@@ -88,6 +109,7 @@ async function documentOf(report: Pick<ReportRow, "title" | "body" | "runIds" | 
     runs: results.runs,
     table: results.table,
     charts: results.charts,
+    testTime: results.testTime ?? null,
   };
 }
 
@@ -133,6 +155,14 @@ export async function getReport(id: string) {
   return { report, document: await documentOf(row) };
 }
 
+/** One export file of a report, as the app's export buttons make it. */
+export async function exportReportFile(id: string, format: "md" | "csv" | "latex" | "json") {
+  const { document } = await getReport(id);
+  const as: ExportFormat = format === "md" ? "markdown" : format;
+  const spec = exportFormats.find((f) => f.format === as)!;
+  return { fileName: exportFileName(document, as), mediaType: spec.mime, content: exportReport(document, as) };
+}
+
 export async function createReport(user: SessionUser, input: { title: string; body: string; runIds: string[] }) {
   const runIds = [...new Set(input.runIds)];
   await assertRunsExist(runIds);
@@ -164,7 +194,7 @@ export async function updateReport(user: SessionUser, input: { id: string; title
 export async function freezeReport(user: SessionUser, id: string) {
   const report = await loadReport(id);
   assertCanChange(report, user);
-  const snapshot = await computeResults(report.runIds);
+  const snapshot = await computeResults(report.runIds, chartKeysIn(report.body));
   await prisma.report.update({
     where: { id },
     data: { snapshot: snapshot as unknown as Prisma.InputJsonValue, frozenAt: new Date(snapshot.generatedAt) },

@@ -5,8 +5,10 @@ import { create } from "./procedures/create";
 import { get } from "./procedures/get";
 import { list } from "./procedures/list";
 import { logs } from "./procedures/logs";
+import { metrics } from "./procedures/metrics";
 import { nodes } from "./procedures/nodes";
 import { resume } from "./procedures/resume";
+import { launchTestTimeComparisonProcedure } from "./procedures/test-time-comparison";
 import { worldModelProcedure } from "./procedures/world-model";
 
-export const runsRouter = router({ create, list, get, cancel, resume, logs, nodes, checkpoints, worldModel: worldModelProcedure });
+export const runsRouter = router({ create, list, get, cancel, resume, logs, metrics, nodes, checkpoints, worldModel: worldModelProcedure, launchTestTimeComparison: launchTestTimeComparisonProcedure });

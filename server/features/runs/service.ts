@@ -1,13 +1,17 @@
 /** Run lifecycle on the web side: create (validated, queued in one transaction), list, read, cancel, resume. */
 import type { Prisma } from "@prisma/client";
-import { parseRunConfig } from "../../../contracts/run-config";
+import { parseRunConfig, type RunConfig } from "../../../contracts/run-config";
 import { terminalStatuses, type RunStatus } from "../../../contracts/jobs";
 import { prisma } from "../../../lib/db";
 import { DomainError, notFound } from "../../lib/errors";
 import { sendRunJob } from "../../lib/queue";
-import { mayChangeRun, RUN_CHANGE_RULE, type Actor as PermissionActor } from "../../../lib/permissions";
-import { nodeRefsOf } from "../../../lib/node-refs";
-import { nodeSelect } from "../nodes/service";
+import { listMetricKeys, metricSeries } from "../metrics/service";
+import { mayChangeRun, mayTestNode, RUN_CHANGE_RULE, type Actor as PermissionActor } from "../../../lib/permissions";
+import { nodeFieldOf, nodeRefsOf, type NodeRef } from "../../../lib/node-refs";
+import { refusalFor } from "../../../lib/node-doctor";
+import { DOCTOR_REPORT_MAX_AGE_MS, doctorAndRecord, latestReport } from "../../../lib/node-health";
+import { nodeSelect, SERVER_DOCTOR_TIMEOUT_MS } from "../nodes/service";
+import { assertMcpDatasetUsable } from "../mcp-servers/service";
 
 /** Columns for run lists: no config body, no logs. */
 export const runListSelect = {
@@ -50,39 +54,95 @@ export interface CreateRunInput {
   parentRunId?: string;
 }
 
-export async function createRun(userId: string, input: CreateRunInput) {
-  const parsed = parseRunConfig(input.config);
+/** The run config, parsed, or a BAD_REQUEST naming every bad field (under `config.`, or `prefix` when given). */
+export function validRunConfig(input: unknown, prefix = "config") {
+  const parsed = parseRunConfig(input);
   if (!parsed.ok) {
     const first = parsed.errors[0]!;
     throw new DomainError(
       "BAD_REQUEST",
       `invalid run config: ${first.path || "(root)"}: ${first.message}`,
-      parsed.errors.map((e) => ({ path: e.path ? `config.${e.path}` : "config", message: e.message })),
+      parsed.errors.map((e) => ({ path: e.path ? `${prefix}.${e.path}` : prefix, message: e.message })),
     );
   }
-  const config = parsed.config;
+  return parsed.config;
+}
+
+/** Insert one queued run, its first log line and its job inside the caller's transaction (the config already validated). */
+export async function insertRun(tx: Prisma.TransactionClient, userId: string, input: Omit<CreateRunInput, "config">, config: RunConfig) {
   const totalSteps = config.kind === "train" ? config.schedule.steps : 1;
-  return prisma.$transaction(async (tx) => {
-    const run = await tx.run.create({
-      data: {
-        name: input.name,
-        kind: config.kind,
-        status: "queued",
-        config: config as unknown as Prisma.InputJsonValue,
-        configVersion: config.schemaVersion,
-        paradigm: config.rollout.paradigm,
-        policyNode: config.policy.node,
-        tags: input.tags,
-        totalSteps,
-        parentRunId: input.parentRunId,
-        createdById: userId,
-      },
-      select: runDetailSelect,
-    });
-    await tx.runLog.create({ data: { runId: run.id, level: "info", message: `run queued (${config.kind}, ${totalSteps} steps)` } });
-    await sendRunJob(tx, { runId: run.id, reason: "created" });
-    return run;
+  const run = await tx.run.create({
+    data: {
+      name: input.name,
+      kind: config.kind,
+      status: "queued",
+      config: config as unknown as Prisma.InputJsonValue,
+      configVersion: config.schemaVersion,
+      paradigm: config.rollout.paradigm,
+      policyNode: config.policy.node,
+      tags: input.tags,
+      totalSteps,
+      parentRunId: input.parentRunId,
+      createdById: userId,
+    },
+    select: runDetailSelect,
   });
+  await tx.runLog.create({ data: { runId: run.id, level: "info", message: `run queued (${config.kind}, ${totalSteps} steps)` } });
+  await sendRunJob(tx, { runId: run.id, reason: "created" });
+  return run;
+}
+
+/**
+ * The launch gate: a run is refused when a node it names fails the node doctor for the model and role
+ * it is used in (or its LoRA rank is above the node's limit). Per (node, model):
+ * - a report younger than DOCTOR_REPORT_MAX_AGE_MS is taken as it is;
+ * - a missing or older one is re-checked now when the launching user may probe the node's URL
+ *   (lib/permissions.ts mayTestNode); otherwise a failed report still refuses, and a node never checked
+ *   is left to the worker, which runs the same doctor before the first step;
+ * - nodes that are not registered are left to the worker too (it fails the run naming them).
+ * Refusals name the node, its role and model, the failed check and its reason, on the config field.
+ */
+export async function launchRefusals(config: RunConfig, actor: PermissionActor): Promise<{ path: string; message: string }[]> {
+  const refs = nodeRefsOf(config);
+  const pairs = new Map<string, NodeRef[]>();
+  for (const ref of refs) pairs.set(JSON.stringify([ref.node, ref.model]), [...(pairs.get(JSON.stringify([ref.node, ref.model])) ?? []), ref]);
+  const nodes = await prisma.node.findMany({
+    where: { name: { in: [...new Set(refs.map((r) => r.node))] } },
+    select: { id: true, name: true, createdById: true, createdBy: { select: { role: true } } },
+  });
+  const refusals: { path: string; message: string }[] = [];
+  for (const [key, pairRefs] of pairs) {
+    const [nodeName, model] = JSON.parse(key) as [string, string];
+    const node = nodes.find((n) => n.name === nodeName);
+    if (!node) continue;
+    let report = await latestReport(prisma, node.id, model);
+    const stale = !report || Date.now() - Date.parse(report.checkedAt) > DOCTOR_REPORT_MAX_AGE_MS;
+    if (stale && mayTestNode(node, actor)) {
+      const checked = await doctorAndRecord(prisma, { id: node.id }, { models: [model], by: "server", timeoutMs: SERVER_DOCTOR_TIMEOUT_MS });
+      report = checked?.reports[0] ? { ...checked.reports[0], checkedBy: "server" } : report;
+    }
+    if (!report) continue;
+    for (const ref of pairRefs) {
+      const refusal = refusalFor(ref, report, { loraRank: ref.role === "policy" ? config.policy.loraRank : undefined });
+      if (refusal) refusals.push({ path: `config.${nodeFieldOf(ref.role)}`, message: refusal });
+    }
+  }
+  return refusals;
+}
+
+/** Throws a BAD_REQUEST naming every refusal of the launch gate (each on its config field). */
+export async function assertLaunchable(config: RunConfig, actor: PermissionActor): Promise<void> {
+  const refusals = await launchRefusals(config, actor);
+  if (refusals.length === 0) return;
+  const more = refusals.length > 1 ? ` (and ${refusals.length - 1} more)` : "";
+  throw new DomainError("BAD_REQUEST", `cannot launch: ${refusals[0]!.message}${more}`, refusals);
+}
+
+export async function createRun(userId: string, input: CreateRunInput, role = "member") {
+  const config = validRunConfig(input.config);
+  await assertMcpDatasetUsable(config.data.dataset);
+  await assertLaunchable(config, { id: userId, role });
+  return prisma.$transaction((tx) => insertRun(tx, userId, input, config));
 }
 
 /**
@@ -217,4 +277,33 @@ export async function runNodeHealth(id: string) {
     const roles = refs.filter((r) => r.node === name).map((r) => `${r.role} (${r.model})`);
     return { name, roles: roles.length ? roles : ["policy"], node: nodes.find((n) => n.name === name) ?? null };
   });
+}
+
+/** A run's metric keys and their series (all keys unless some are named), downsampled by step. */
+export async function runMetrics(input: { id: string; keys?: string[]; maxPoints: number; fromStep?: number; toStep?: number }) {
+  const run = await prisma.run.findUnique({ where: { id: input.id }, select: { id: true } });
+  if (!run) throw notFound("run", input.id);
+  const keys = await listMetricKeys(input.id);
+  const wanted = input.keys?.length ? [...new Set(input.keys)] : keys;
+  const from = input.fromStep ?? null;
+  const to = input.toStep ?? null;
+  if (from != null && to != null && from > to) {
+    throw new DomainError("BAD_REQUEST", "fromStep must not exceed toStep", [{ path: "fromStep", message: "must not exceed toStep" }]);
+  }
+  const { series } = await metricSeries({
+    runId: input.id,
+    keys: wanted,
+    maxPoints: input.maxPoints,
+    axis: "step",
+    stepRange: from != null || to != null ? { from: from ?? -2147483648, to: to ?? 2147483647 } : null,
+  });
+  return {
+    keys,
+    series: series.map((s) => ({
+      key: s.key,
+      total: s.total,
+      bucketSize: s.bucketSize,
+      points: s.points.map((p) => ({ step: p.step, value: p.mean, min: p.min, max: p.max, n: p.n })),
+    })),
+  };
 }

@@ -5,6 +5,7 @@ import { group } from "./procedures/group";
 import { list } from "./procedures/list";
 import { neighbours } from "./procedures/neighbours";
 import { raw } from "./procedures/raw";
+import { testTimeEpisode } from "./procedures/test-time";
 import { turns } from "./procedures/turns";
 
-export const trajectoriesRouter = router({ list, group, get, turns, raw, neighbours, facets });
+export const trajectoriesRouter = router({ list, group, get, turns, raw, neighbours, facets, testTimeEpisode });

@@ -65,7 +65,7 @@ export interface TrajectoryFilters {
   outcome?: string;
   instanceId?: string;
   paradigm?: string;
-  phase?: "train" | "eval";
+  phase?: "train" | "eval" | "private";
   sort?: TrajectorySort;
 }
 
@@ -123,7 +123,8 @@ function filterWhere(f: TrajectoryFilters): Prisma.TrajectoryWhereInput {
   if (f.outcome) where.outcome = f.outcome;
   if (f.instanceId) where.instanceId = f.instanceId;
   if (f.paradigm) where.paradigm = f.paradigm;
-  if (f.phase) where.phase = f.phase;
+  // Private test-time attempts are listed only when asked for: they belong to their committed execution.
+  where.phase = f.phase ?? { not: "private" };
   if (and.length) where.AND = and;
   return where;
 }
@@ -141,9 +142,14 @@ export async function listTrajectories(input: TrajectoryFilters & { limit: numbe
     if (!anchor) throw notFound("trajectory cursor", input.cursor);
     where.AND = [...((where.AND as Prisma.TrajectoryWhereInput[]) ?? []), keyset(anchor, input.sort ?? "step", "after")];
   }
-  const rows = await prisma.trajectory.findMany({ where, orderBy: orderOf(input.sort ?? "step", "after"), take: input.limit + 1, select: trajectoryListSelect });
+  const rows = await prisma.trajectory.findMany({
+    where,
+    orderBy: orderOf(input.sort ?? "step", "after"),
+    take: input.limit + 1,
+    select: { ...trajectoryListSelect, _count: { select: { privateAttempts: true } } },
+  });
   const hasMore = rows.length > input.limit;
-  const items = hasMore ? rows.slice(0, input.limit) : rows;
+  const items = (hasMore ? rows.slice(0, input.limit) : rows).map(({ _count, ...row }) => ({ ...row, privateAttempts: _count.privateAttempts }));
   return { items, nextCursor: hasMore ? items[items.length - 1]!.id : null };
 }
 
@@ -166,7 +172,7 @@ type AdvantageRow = { trajectoryId: string; role: string; mean: number | null; m
 type PreviewRow = { trajectoryId: string; role: string; text: string; errorCode: string | null };
 
 /** The K rollouts of one instance group at one step, with group statistics and per-role advantages. */
-export async function getGroup(input: { runId: string; step: number; groupId: string; phase: "train" | "eval" }) {
+export async function getGroup(input: { runId: string; step: number; groupId: string; phase: "train" | "eval" | "private" }) {
   const members = await prisma.trajectory.findMany({
     where: { runId: input.runId, step: input.step, groupId: input.groupId, phase: input.phase },
     orderBy: { rolloutIndex: "asc" },
@@ -223,11 +229,20 @@ export async function listTurns(trajectoryId: string, from: number, limit: numbe
 
 /** One trajectory: header, all verdicts, and the first page of turns (later pages through listTurns). */
 export async function getTrajectory(input: { id: string; turnsFrom: number; turnsLimit: number }) {
-  const trajectory = await prisma.trajectory.findUnique({
+  const row = await prisma.trajectory.findUnique({
     where: { id: input.id },
-    select: { ...trajectoryListSelect, summary: true, createdAt: true, run: { select: { name: true, paradigm: true } } },
+    select: {
+      ...trajectoryListSelect,
+      summary: true,
+      createdAt: true,
+      parentId: true,
+      run: { select: { name: true, paradigm: true } },
+      _count: { select: { privateAttempts: true } },
+    },
   });
-  if (!trajectory) throw notFound("trajectory", input.id);
+  if (!row) throw notFound("trajectory", input.id);
+  const { _count, ...rest } = row;
+  const trajectory = { ...rest, privateAttempts: _count.privateAttempts };
   const [verdicts, page] = await Promise.all([
     prisma.checklistVerdict.findMany({ where: { trajectoryId: input.id }, orderBy: [{ userTurn: "asc" }, { turnIndex: "asc" }, { itemId: "asc" }], select: verdictSelect }),
     listTurns(input.id, input.turnsFrom, input.turnsLimit),
@@ -254,10 +269,14 @@ export async function rawTrajectory(id: string) {
  * the step and reward ranges from index ends. Outcome, phase and paradigm are fixed enumerations.
  */
 export async function facets(runId: string, maxInstances: number) {
-  const [reasons, instances, ranges] = await Promise.all([
+  const [allReasons, privateReasons, instances, ranges] = await Promise.all([
     prisma.$queryRaw<{ value: string; count: number }[]>`
       select "terminationReason" as value, count(*)::int as count from trajectory where "runId" = ${runId}
       group by "terminationReason" order by count(*) desc, "terminationReason"`,
+    // Private test-time attempts are not listed: their counts come off (their rows are found through the (runId, phase, …) key).
+    prisma.$queryRaw<{ value: string; count: number }[]>`
+      select "terminationReason" as value, count(*)::int as count from trajectory where "runId" = ${runId} and phase = 'private'
+      group by "terminationReason"`,
     prisma.$queryRaw<{ value: string }[]>`
       with recursive i(v, n) as (
         select min("instanceId"), 1 from trajectory where "runId" = ${runId}
@@ -273,6 +292,11 @@ export async function facets(runId: string, maxInstances: number) {
              (select max(reward) from trajectory where "runId" = ${runId}) as "rewardMax"`,
   ]);
   const r = ranges[0]!;
+  const hidden = new Map(privateReasons.map((x) => [x.value, x.count]));
+  const reasons = allReasons
+    .map((x) => ({ value: x.value, count: x.count - (hidden.get(x.value) ?? 0) }))
+    .filter((x) => x.count > 0)
+    .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
   return {
     total: reasons.reduce((s, x) => s + x.count, 0),
     stepRange: r.stepMin == null ? null : { min: r.stepMin, max: r.stepMax! },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { quickstartPreset } from "../../../contracts/run-config";
-import { renderCompletion } from "../../node/chat-format";
+import { renderCompletion } from "../../../lib/renderers/tiny-gpt/chat-format";
 import { parseActOutput, parseRehearseOutput } from "../../engine/parsers";
 import { generateShopInstances, shopTasks } from "./tasks";
 import { generateTrainingTranscripts, goldEpisodeTranscripts } from "./transcripts";

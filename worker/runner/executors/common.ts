@@ -40,7 +40,14 @@ export function untilCancelled<T>(p: Promise<T>, signal: AbortSignal): Promise<T
 /** Open the run's environment (worker/envs), run `body` with it, and close it however `body` ends. */
 export async function withEnvironment<T>(ctx: RunContext, body: (env: RunEnvironment) => Promise<T>): Promise<T> {
   const env = await whileDatabaseDown(
-    () => openEnvironment({ config: ctx.config, prisma: ctx.prisma, signal: ctx.signal, note: (m) => void ctx.log("warn", m).catch(() => {}) }),
+    () =>
+      openEnvironment({
+        config: ctx.config,
+        prisma: ctx.prisma,
+        signal: ctx.signal,
+        note: (m) => void ctx.log("warn", m).catch(() => {}),
+        info: (m) => void ctx.log("info", m).catch(() => {}),
+      }),
     { signal: ctx.signal },
   );
   try {

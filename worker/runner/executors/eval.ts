@@ -43,11 +43,13 @@ export async function evalExecutor(ctx: RunContext, overrides: ClientOverrides =
 
     const policyNode = await whileDatabaseDown(() => resolveNode(prisma, config.policy.node, "policy"), wait);
     // The sampled policy; after a node restart it is opened again (a Tinker session the node forgot).
+    // Nothing is trained: the base model is sampled through a sampling session (no LoRA model is created).
     let tinker: TinkerPolicy | null = null;
     let policy: PolicyClient | null = null;
     const open = async () => {
       if (policy) return policy;
-      tinker = policyNode.kind === "openai" ? null : await trainingPolicyFor(policyNode, config.policy, undefined, (m) => void ctx.log("warn", m));
+      tinker =
+        policyNode.kind === "openai" ? null : await trainingPolicyFor(policyNode, config.policy, undefined, (m) => void ctx.log("warn", m), { sampleOnly: true });
       policy = samplingPolicy(env, tinker ? { protocol: "tinker", policy: tinker } : { protocol: "chat", chat: chatClientFor(policyNode, config.policy.model) });
       return policy;
     };
@@ -65,6 +67,13 @@ export async function evalExecutor(ctx: RunContext, overrides: ClientOverrides =
         "info",
         `evaluating ${instances.length} instance(s) of ${config.data.dataset} (${config.data.split} split) × ${config.trialsPerTask} trial(s), ${config.rollout.paradigm} paradigm${user}${config.fidelityProbe ? ", fidelity probe on" : ""}`,
       );
+      if (config.testTime.enabled) {
+        const s = config.testTime.sampling;
+        await ctx.log(
+          "info",
+          `test-time rehearsal: ${config.testTime.attempts} private attempt(s) per task (${config.testTime.mode}), then one committed execution; sampling act ${s.act.temperature}/${s.act.topP}, rehearse ${s.rehearse.temperature}/${s.rehearse.topP}, assessment ${s.assessment.temperature}, memory ${s.memory.temperature}; private attempts contact nothing external`,
+        );
+      }
       const startedAt = new Date();
       const result = await withNodeRestarts({
         node: { name: policyNode.name, kind: policyNode.kind, baseUrl: policyNode.baseUrl, apiKey: policyNode.apiKey },
@@ -76,13 +85,22 @@ export async function evalExecutor(ctx: RunContext, overrides: ClientOverrides =
         reset: close,
         attempt: async (watch) => {
           const sampled = watch.observe(await untilCancelled(open(), signal));
-          return untilCancelled(runEvaluation({ instances, config, policy: sampled, ...aux, stepIndex: 1, runId, onRolloutDone: throttledProgress(ctx) }), signal);
+          // Test-time transcripts are bounded with the policy's own tokenizer when the node has one.
+          const renderer = (tinker as TinkerPolicy | null)?.renderer;
+          const countTokens = renderer ? (text: string) => renderer.countTokens(text) : undefined;
+          return untilCancelled(
+            runEvaluation({ instances, config, policy: sampled, ...aux, countTokens, stepIndex: 1, runId, onRolloutDone: throttledProgress(ctx) }),
+            signal,
+          );
         },
       });
       Object.assign(result.metrics, env.evaluationMetrics?.(result));
       await commitStep(prisma, { runId, workerId: ctx.workerId, result, phase: "eval", startedAt }, wait);
       const report = env.evaluationReport?.(result);
       await ctx.log("info", `evaluation: ${[report?.headline, stepSummary(result)].filter(Boolean).join("; ")}`);
+      if (config.testTime.enabled && result.metrics["testtime/private_tokens/mean"] !== undefined) {
+        await ctx.log("info", `test-time rehearsal: ${result.metrics["testtime/attempts"]} private attempt(s), ${Math.round(result.metrics["testtime/private_tokens/mean"])} private tokens per task on average`);
+      }
       for (const line of report?.lines ?? []) await ctx.log("info", line);
     } finally {
       close();

@@ -1,9 +1,12 @@
 /**
- * Verifies that every node a run's config names is registered and answers its protocol's health check,
- * recording the result on the node (lib/node-health.ts probeAndRecord, the same probe as the Nodes
- * page's Test button). Both executors run it first; it is also the whole job of `nodeCheckExecutor`.
+ * Before a run: every node its config names is registered and passes the node doctor
+ * (lib/node-doctor) for each model and role it is used in — the same doctor and the same verdict as
+ * the Nodes page and the launch gate of runs.create (lib/node-health.ts doctorAndRecord records the
+ * report on the node). A report younger than WORKER_REPORT_REUSE_MS (the one the launch just made) is
+ * taken as it is. Both executors run it first; it is also the whole job of `nodeCheckExecutor`.
  */
-import { probeAndRecord } from "../../../lib/node-health";
+import { type DoctorReport, refusalFor } from "../../../lib/node-doctor";
+import { WORKER_REPORT_REUSE_MS, doctorAndRecord, latestReport } from "../../../lib/node-health";
 import { nodesWithRoles } from "../../../lib/node-refs";
 import type { RunContext } from "../context";
 import { throwIfCancelled } from "../context";
@@ -11,15 +14,43 @@ import { whileDatabaseDown } from "../durable";
 
 export async function checkNodes(ctx: RunContext, opts: { reportProgress: boolean } = { reportProgress: true }) {
   const nodes = nodesWithRoles(ctx.config);
+  // Reading the node and recording its report wait out a database outage (worker/runner/durable.ts).
+  const wait = { signal: ctx.signal };
   let done = 0;
   for (const { node: name, refs } of nodes) {
     throwIfCancelled(ctx.signal);
     const roles = refs.map((r) => r.role).join(", ");
-    const tested = await whileDatabaseDown(() => probeAndRecord(ctx.prisma, { name }), { signal: ctx.signal });
-    if (!tested) throw new Error(`node "${name}" (${roles}) is not registered; add it on the Nodes page`);
-    const { probe } = tested;
-    if (!probe.healthy) throw new Error(`node "${name}" (${roles}) failed its health check: ${probe.detail}`);
-    await ctx.log("info", `node "${name}" (${roles}) healthy in ${probe.latencyMs} ms: ${probe.models.join(", ") || "no models listed"}`);
+    const models = [...new Set(refs.map((r) => r.model))];
+    const node = await whileDatabaseDown(() => ctx.prisma.node.findUnique({ where: { name }, select: { id: true } }), wait);
+    if (!node) throw new Error(`node "${name}" (${roles}) is not registered; add it on the Nodes page`);
+    const reports: DoctorReport[] = [];
+    const reused: string[] = [];
+    for (const model of models) {
+      const recent = await whileDatabaseDown(() => latestReport(ctx.prisma, node.id, model), wait);
+      if (recent && Date.now() - Date.parse(recent.checkedAt) < WORKER_REPORT_REUSE_MS) {
+        reports.push(recent);
+        reused.push(model);
+      }
+    }
+    const toCheck = models.filter((m) => !reused.includes(m));
+    if (toCheck.length > 0) {
+      const recorded = await whileDatabaseDown(() => doctorAndRecord(ctx.prisma, { id: node.id }, { models: toCheck, by: "worker" }), wait);
+      if (!recorded) throw new Error(`node "${name}" (${roles}) is not registered; add it on the Nodes page`);
+      reports.push(...recorded.reports);
+    }
+    for (const ref of refs) {
+      const report = reports.find((r) => r.model === ref.model);
+      if (!report) throw new Error(`node "${name}" (${ref.role}): the doctor did not check model "${ref.model}"`);
+      const refusal = refusalFor(ref, report, { loraRank: ref.role === "policy" ? ctx.config.policy.loraRank : undefined });
+      if (refusal) throw new Error(refusal);
+    }
+    const checked = reports.filter((r) => toCheck.includes(r.model ?? ""));
+    const ms = checked.reduce((n, r) => n + r.durationMs, 0);
+    const parts = [
+      checked.length ? `in ${ms} ms for ${toCheck.map((m) => `"${m}"`).join(", ")}` : null,
+      reused.length ? `${Math.round((Date.now() - Math.min(...reports.filter((r) => reused.includes(r.model ?? "")).map((r) => Date.parse(r.checkedAt)))) / 1000)} s ago for ${reused.map((m) => `"${m}"`).join(", ")}` : null,
+    ].filter(Boolean);
+    await ctx.log("info", `node "${name}" (${roles}) passed the node doctor ${parts.join(", and ")}`);
     done += 1;
     if (opts.reportProgress) await ctx.progress(done, nodes.length);
   }

@@ -6,7 +6,8 @@ import { formatNumber } from "../../../_lib/format";
 import { splitOutput } from "../../../trajectories/_lib/act-text";
 
 export interface GroupKey {
-  phase: "train" | "eval";
+  /** "private": the private attempts of one committed test-time execution (its rollout id is the group id). */
+  phase: "train" | "eval" | "private";
   step: number;
   groupId: string;
 }
@@ -20,7 +21,7 @@ export function parseGroupParam(v: string | null): GroupKey | null {
   const phase = v.slice(0, a);
   const step = Number(v.slice(a + 1, b));
   const groupId = v.slice(b + 1);
-  if ((phase !== "train" && phase !== "eval") || !Number.isInteger(step) || step < 0 || !groupId) return null;
+  if ((phase !== "train" && phase !== "eval" && phase !== "private") || !Number.isInteger(step) || step < 0 || !groupId) return null;
   return { phase, step, groupId };
 }
 

@@ -276,6 +276,16 @@ export function TrajectoryBrowser({ runId }: { runId: string }) {
                     <span className={`tv-outcome o-${t.outcome}`}>{t.outcome}</span>
                   </span>
                   <span role="cell" className="tb-ellipsis" title={t.terminationReason}>
+                    {t.privateAttempts > 0 && (
+                      <Link
+                        href={`/trajectories/${t.id}/test-time`}
+                        className="tv-outcome o-private tb-tt"
+                        title={`test-time episode: ${t.privateAttempts} private attempts, their assessments, the memory and this committed execution`}
+                        data-testid="test-time-episode-link"
+                      >
+                        test-time ×{t.privateAttempts}
+                      </Link>
+                    )}
                     {t.terminationReason}
                   </span>
                   <span role="cell">{t.numTurns}</span>

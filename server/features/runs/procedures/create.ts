@@ -1,13 +1,31 @@
 import { z } from "zod";
+import { rest } from "../../../trpc/rest";
 import { memberProcedure } from "../../../trpc/init";
+import { runDetailOutput } from "../schemas";
 import { createRun } from "../service";
 
 export const createRunInput = z.object({
-  name: z.string().trim().min(1, "name is required").max(200),
+  name: z.string().trim().min(1, "name is required").max(200).describe("Shown in run lists and reports"),
   tags: z.array(z.string().trim().min(1).max(50)).max(20).default([]),
-  /** Validated by the shared run-config schema in the service (errors name the field). */
-  config: z.unknown(),
-  parentRunId: z.string().uuid().optional(),
+  /** Validated by the shared run-config schema in the service (errors name the field, as `config.<path>`). */
+  config: z.unknown().openapi({
+    description: "Run settings; omitted fields take their defaults (RunConfigInput in this document)",
+    "x-envace-schema": "RunConfigInput",
+  }),
+  parentRunId: z.string().uuid().optional().describe("The run this one was cloned from"),
 });
 
-export const create = memberProcedure.input(createRunInput).mutation(({ ctx, input }) => createRun(ctx.user.id, input));
+export const create = memberProcedure
+  .meta(
+    rest({
+      method: "POST",
+      path: "/runs",
+      tag: "runs",
+      access: "write",
+      summary: "Launch a run",
+      description: "Validates the config with the shared run-config schema and queues the run and its job in one transaction.",
+    }),
+  )
+  .input(createRunInput)
+  .output(runDetailOutput)
+  .mutation(({ ctx, input }) => createRun(ctx.user.id, input, ctx.user.role));

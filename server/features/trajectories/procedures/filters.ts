@@ -11,7 +11,8 @@ export const trajectoryFiltersInput = z.object({
   outcome: z.enum(["success", "failure", "error"]).optional(),
   instanceId: z.string().min(1).max(300).optional(),
   paradigm: z.enum(["rehearse", "simulator", "environment"]).optional(),
-  phase: z.enum(["train", "eval"]).optional(),
+  /** Absent: train and eval trajectories; "private": the private attempts of test-time evaluations. */
+  phase: z.enum(["train", "eval", "private"]).optional(),
   sort: z.enum(["step", "reward_asc", "reward_desc"]).optional(),
 });
 

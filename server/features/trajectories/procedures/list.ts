@@ -1,11 +1,47 @@
 import { z } from "zod";
+import { rest, storedEnum } from "../../../trpc/rest";
 import { authedProcedure } from "../../../trpc/init";
 import { listTrajectories } from "../service";
 import { trajectoryFiltersInput } from "./filters";
 
 export const listTrajectoriesInput = trajectoryFiltersInput.extend({
   limit: z.number().int().min(1).max(500).default(100),
-  cursor: z.string().uuid().nullish(),
+  cursor: z.string().uuid().nullish().describe("nextCursor of the previous page"),
 });
 
-export const list = authedProcedure.input(listTrajectoriesInput).query(({ input }) => listTrajectories(input));
+/** Mirrors trajectoryListSelect in the service plus its private-attempt count (a field missing here is stripped from the response). */
+export const trajectorySummaryOutput = z
+  .object({
+    id: z.string().uuid(),
+    runId: z.string().uuid(),
+    step: z.number().int(),
+    phase: storedEnum(["train", "eval"]),
+    instanceId: z.string(),
+    groupId: z.string(),
+    rolloutIndex: z.number().int(),
+    paradigm: storedEnum(["rehearse", "simulator", "environment"]),
+    reward: z.number(),
+    outcome: storedEnum(["success", "failure", "error"]),
+    terminationReason: z.string().describe("Why the rollout ended, e.g. finished, max_turns, act_parse_error:<CODE>"),
+    actTokens: z.number().int(),
+    rehearseTokens: z.number().int(),
+    numTurns: z.number().int(),
+    fidelity: z.number().nullable().describe("Mean rehearsal fidelity (shadow execution), when measured"),
+    privateAttempts: z.number().int().describe("Private test-time rehearsal attempts behind this trajectory (0 without test-time rehearsal)"),
+  })
+  .openapi({ ref: "TrajectorySummary" });
+
+export const list = authedProcedure
+  .meta(
+    rest({
+      method: "GET",
+      path: "/runs/{runId}/trajectories",
+      tag: "runs",
+      access: "read",
+      summary: "List a run's trajectories with filters (keyset pages)",
+      description: "Turn bodies are not included; the app's trajectory view reads them page by page.",
+    }),
+  )
+  .input(listTrajectoriesInput)
+  .output(z.object({ items: z.array(trajectorySummaryOutput), nextCursor: z.string().uuid().nullable() }))
+  .query(({ input }) => listTrajectories(input));

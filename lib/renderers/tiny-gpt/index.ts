@@ -1,10 +1,10 @@
 /**
  * The embedded node's tiny GPT behind the renderer interface. Its byte-level chat format stays the
- * node's own (worker/node/chat-format.ts); this only adapts OpenAI-style messages to it.
+ * node's own (chat-format.ts beside this file, which the embedded node in worker/node also uses); this only adapts OpenAI-style messages to it.
  */
-import * as chat from "../../worker/node/chat-format";
-import { decode as decodeBytes, VOCAB_SIZE } from "../../worker/node/tokenizer";
-import { type ChatRenderer, type RenderMessage, type RenderOptions, TokenOutOfVocabularyError } from "./types";
+import * as chat from "./chat-format";
+import { decode as decodeBytes, VOCAB_SIZE } from "./tokenizer";
+import { type ChatRenderer, type RenderMessage, type RenderOptions, TokenOutOfVocabularyError } from "../types";
 
 type TinyMessage = Parameters<typeof chat.renderPrompt>[0][number];
 

@@ -13,10 +13,17 @@
  * its domain during warm start; `tools` is accepted for interface compatibility and ignored.
  * The same weights play both roles: act and rehearse differ only by the messages the engine builds.
  */
-import type { ChatMessage, ToolSchema } from "../engine/io";
 import { END_TOKEN, SPECIAL_TOKENS, decode as decodeTokens, encodeText } from "./tokenizer";
 
-const ROLE_TOKEN: Record<ChatMessage["role"], number> = {
+/** An OpenAI-style message as the tiny format renders it (tool-call arguments as JSON strings). */
+export interface TinyChatMessage {
+  role: "system" | "user" | "assistant" | "tool";
+  content: string;
+  name?: string;
+  tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[];
+}
+
+const ROLE_TOKEN: Record<TinyChatMessage["role"], number> = {
   system: SPECIAL_TOKENS["<|system|>"],
   user: SPECIAL_TOKENS["<|user|>"],
   assistant: SPECIAL_TOKENS["<|assistant|>"],
@@ -27,7 +34,7 @@ const ROLE_TOKEN: Record<ChatMessage["role"], number> = {
 export const stopTokens: number[] = [END_TOKEN];
 
 /** Text of an assistant message including its tool calls, as the model would have written it. */
-export function assistantText(message: Pick<ChatMessage, "content" | "tool_calls">): string {
+export function assistantText(message: Pick<TinyChatMessage, "content" | "tool_calls">): string {
   let text = message.content ?? "";
   for (const call of message.tool_calls ?? []) {
     let args: unknown = call.function.arguments;
@@ -41,7 +48,7 @@ export function assistantText(message: Pick<ChatMessage, "content" | "tool_calls
   return text;
 }
 
-export function renderMessage(message: ChatMessage): number[] {
+export function renderMessage(message: TinyChatMessage): number[] {
   const body =
     message.role === "assistant"
       ? assistantText(message)
@@ -52,7 +59,7 @@ export function renderMessage(message: ChatMessage): number[] {
 }
 
 /** Renders a conversation and appends the generation prompt for the next assistant message. */
-export function renderPrompt(messages: ChatMessage[], _tools?: ToolSchema[]): number[] {
+export function renderPrompt(messages: TinyChatMessage[], _tools?: unknown[]): number[] {
   const out: number[] = [];
   for (const m of messages) out.push(...renderMessage(m));
   out.push(SPECIAL_TOKENS["<|assistant|>"]);

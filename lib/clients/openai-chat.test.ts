@@ -2,7 +2,7 @@ import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { nodeSettingsSchema, parseNodeSettings } from "../../contracts/node-settings";
 import { startVllmDouble, type VllmDouble, type VllmDoubleOptions } from "../../test/doubles/vllm-openai";
-import type { ToolSchema } from "../engine/io";
+import type { ToolSchema } from "../../worker/engine/io";
 import { createOpenAIChatClient, retryAfterMs, type OpenAIChatOptions } from "./openai-chat";
 
 const MODEL = "Qwen/Qwen3-30B-A3B";

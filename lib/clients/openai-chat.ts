@@ -19,7 +19,7 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import { z } from "zod";
 import { openAINodeSettingsSchema, type OpenAINodeSettings } from "../../contracts/node-settings";
-import type { ChatClient, ChatMessage, ChatReply, ChatRequest } from "../engine/io";
+import type { ChatClient, ChatMessage, ChatReply, ChatRequest } from "../../worker/engine/io";
 
 export interface OpenAIChatOptions {
   /** The OpenAI API root, e.g. `http://host:8000/v1`. */

@@ -1,0 +1,85 @@
+/**
+ * `--set key=value` for `envace runs create`: dotted keys are the run settings' paths (contracts/run-settings.ts);
+ * values are JSON when they parse as JSON (numbers, true/false, null, [lists], {objects}, "quoted"), else
+ * text. A key that is no setting is refused here, before anything is sent, naming the nearest ones.
+ */
+import { runSettings } from "../contracts/run-settings";
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+export interface Override {
+  path: string[];
+  value: unknown;
+}
+
+/** Keys `--set` accepts: every setting, and the groups that can be set whole as JSON (e.g. reward.judge). */
+function knownKeys(): Set<string> {
+  const keys = new Set<string>();
+  for (const s of runSettings()) {
+    for (let i = 1; i <= s.path.length; i++) keys.add(s.path.slice(0, i).join("."));
+  }
+  return keys;
+}
+
+function parseValue(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = up;
+    }
+  }
+  return row[b.length]!;
+}
+
+/** Up to three known keys closest to a mistyped one. */
+export function nearestKeys(key: string, known: Iterable<string>): string[] {
+  const k = key.toLowerCase();
+  return [...known]
+    .map((candidate) => ({ candidate, d: editDistance(k, candidate.toLowerCase()) }))
+    .filter((c) => c.d <= Math.max(2, Math.floor(k.length / 4)))
+    .sort((a, b) => a.d - b.d || a.candidate.localeCompare(b.candidate))
+    .slice(0, 3)
+    .map((c) => c.candidate);
+}
+
+export function parseOverride(arg: string, known: Set<string> = knownKeys()): Override {
+  const eq = arg.indexOf("=");
+  if (eq <= 0) throw new UsageError(`--set ${arg}: expected key=value, e.g. --set data.instancesPerStep=8`);
+  const key = arg.slice(0, eq).trim();
+  if (!known.has(key)) {
+    const near = nearestKeys(key, known);
+    throw new UsageError(`--set ${key}: no such run setting${near.length ? ` (did you mean ${near.join(", ")}?)` : ""}; \`envace runs settings\` lists them all`);
+  }
+  return { path: key.split("."), value: parseValue(arg.slice(eq + 1)) };
+}
+
+/** A copy of `config` with each override applied in order (later ones win). */
+export function applyOverrides(config: Record<string, unknown>, overrides: Override[]): Record<string, unknown> {
+  const root = structuredClone(config);
+  for (const { path, value } of overrides) {
+    let cur = root;
+    for (const k of path.slice(0, -1)) {
+      if (typeof cur[k] !== "object" || cur[k] === null || Array.isArray(cur[k])) cur[k] = {};
+      cur = cur[k] as Record<string, unknown>;
+    }
+    cur[path[path.length - 1]!] = value;
+  }
+  return root;
+}

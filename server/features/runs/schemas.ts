@@ -1,0 +1,58 @@
+/**
+ * Output schemas of the run procedures: what the API returns, documented in the OpenAPI document
+ * (server/openapi.ts). They mirror `runListSelect` / `runDetailSelect` in service.ts field by field —
+ * a field missing here is stripped from the response, so add it to both.
+ */
+import { z } from "zod";
+import { runStatuses } from "../../../contracts/jobs";
+import { paradigms } from "../../../contracts/run-config";
+import { jsonColumn, storedEnum } from "../../trpc/rest";
+
+const metricValues = jsonColumn(z.record(z.number().nullable())).describe("Metric key → value (e.g. reward/mean); denormalised on the run, no history");
+
+export const runSummaryOutput = z
+  .object({
+    id: z.string().uuid(),
+    name: z.string(),
+    kind: storedEnum(["train", "eval"]),
+    status: storedEnum(runStatuses),
+    paradigm: storedEnum(paradigms).describe("rollout.paradigm of the config"),
+    policyNode: z.string().describe("policy.node of the config"),
+    tags: z.array(z.string()),
+    progressStep: z.number().int().describe("Committed steps so far"),
+    totalSteps: z.number().int(),
+    etaSeconds: z.number().nullable().describe("Estimated seconds to finish, while running"),
+    latestMetrics: metricValues,
+    bestMetrics: metricValues,
+    error: z.string().nullable(),
+    statusDetail: z.string().nullable().describe("What a running run is doing beside progressing, e.g. \"waiting for node …\" after a node restart; null otherwise"),
+    cancelRequested: z.boolean(),
+    createdAt: z.date(),
+    startedAt: z.date().nullable(),
+    finishedAt: z.date().nullable(),
+    createdById: z.string().describe("Who launched the run: they (or an admin) may cancel or resume it"),
+    createdBy: z.object({ name: z.string(), email: z.string() }),
+  })
+  .openapi({ ref: "RunSummary" });
+
+/**
+ * The stored config as the worker read it. Not re-validated on the way out: a run keeps the config it
+ * was launched with even after the schema gains or tightens fields. Shape: RunConfig (see /api/openapi.json).
+ */
+export const storedRunConfig = jsonColumn(z.record(z.unknown())).openapi({ description: "The run's settings as launched (the RunConfig shape)", "x-envace-schema": "RunConfig" });
+
+export const runDetailOutput = runSummaryOutput
+  .extend({
+    config: storedRunConfig,
+    configVersion: z.number().int(),
+    attempts: z.number().int().describe("How many times a worker has claimed the run"),
+    heartbeatAt: z.date().nullable(),
+    parentRunId: z.string().uuid().nullable(),
+    updatedAt: z.date(),
+  })
+  .openapi({ ref: "Run" });
+
+export const runPageOutput = z.object({
+  items: z.array(runSummaryOutput),
+  nextCursor: z.string().uuid().nullable().describe("Pass as cursor for the next page; null on the last page"),
+});
