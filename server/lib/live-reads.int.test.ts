@@ -54,6 +54,17 @@ describe("shared live reads", () => {
     getChangeFeed().off("change", onStep);
   });
 
+  it("gives every viewer of a REST-exposed read the one validated result (runs.get has an output schema)", async () => {
+    const reads = liveReads();
+    reads.clear();
+    const misses = reads.misses;
+    const viewers = await Promise.all(Array.from({ length: 5 }, async () => (await callerFor(member.headers)).runs.get({ id: runId })));
+    expect(reads.misses - misses).toBe(1);
+    // The same object, not a copy per caller: output validation ran once and serialisation is shared.
+    expect(new Set(viewers).size).toBe(1);
+    expect(viewers[0]!.statusDetail).toBeNull();
+  });
+
   it("reads back a change made through the API at once, without waiting for its signal", async () => {
     const caller = await callerFor(member.headers);
     expect((await caller.runs.get({ id: runId })).cancelRequested).toBe(false);
