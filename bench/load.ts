@@ -132,19 +132,22 @@ let loggedErrors = 0;
 // Plain node:http with keep-alive: fetch's web streams would cost this process more CPU than the server spends.
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 
-/** A GET on a kept-alive socket; one retry when the server had just closed that socket (as browsers do). */
+/**
+ * A GET on a kept-alive socket; when the server had just closed that socket, one retry on a new
+ * connection, as browsers do (a retry through the pool could meet another socket closed the same way).
+ */
 async function get(url: string, headers: Record<string, string>): Promise<{ status: number; body: Buffer }> {
   try {
-    return await getOnce(url, headers);
+    return await getOnce(url, headers, agent);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ECONNRESET") throw err;
-    return getOnce(url, headers);
+    return getOnce(url, headers, false);
   }
 }
 
-function getOnce(url: string, headers: Record<string, string>): Promise<{ status: number; body: Buffer }> {
+function getOnce(url: string, headers: Record<string, string>, via: http.Agent | false): Promise<{ status: number; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    const req = http.get(url, { agent, headers }, (res) => {
+    const req = http.get(url, { agent: via, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
