@@ -4,6 +4,7 @@
  * design-brief §4). Every field has a default so `{}` parses to the reference config.
  */
 import { z } from "zod";
+import { BFCL_DATASET_PREFIX, bfclConfigProblem } from "../lib/bfcl/categories";
 
 export const RUN_CONFIG_SCHEMA_VERSION = 1;
 
@@ -75,18 +76,18 @@ export const runConfigSchema = z
     data: z
       .object({
         /**
-         * "builtin:shop" | "tau2:retail" | "dataset:<id>" (an imported dataset) | "mcp:<server>/<dataset>"
-         * (an imported dataset's tasks against a registered MCP server).
+         * "builtin:shop" | "tau2:retail" | "bfcl:<categories or groups>" | "dataset:<id>" (an imported dataset) |
+         * "mcp:<server>/<dataset>" (an imported dataset's tasks against a registered MCP server).
          */
         dataset: z
           .string()
           .regex(
-            /^(builtin:[a-z0-9_-]+|tau2:retail|dataset:[A-Za-z0-9_-]+|mcp:[a-z0-9][a-z0-9_-]{0,62}\/[A-Za-z0-9_-]{1,100})$/,
-            "must be builtin:<name>, tau2:retail, dataset:<id> or mcp:<server>/<dataset>",
+            /^(builtin:[a-z0-9_-]+|tau2:retail|bfcl:[a-z_]+(,[a-z_]+)*|dataset:[A-Za-z0-9_-]+|mcp:[a-z0-9][a-z0-9_-]{0,62}\/[A-Za-z0-9_-]{1,100})$/,
+            "must be builtin:<name>, tau2:retail, bfcl:<category or group>[,…], dataset:<id> or mcp:<server>/<dataset>",
           )
           .default("builtin:shop")
           .describe(
-            "Where the tasks come from: builtin:<name> (e.g. builtin:shop), tau2:retail, dataset:<id or name> of an imported dataset, or mcp:<server>/<dataset> to run an imported dataset's tasks against a registered MCP server",
+            "Where the tasks come from: builtin:<name> (e.g. builtin:shop), tau2:retail, bfcl:<categories or groups> (BFCL v4, e.g. bfcl:multi_turn,simple_python), dataset:<id or name> of an imported dataset, or mcp:<server>/<dataset> to run an imported dataset's tasks against a registered MCP server",
           ),
         split: z.enum(["train", "test"]).default("train").describe("Which split of the dataset to draw tasks from"),
         /** Explicit instance ids; empty = sample from the split. */
@@ -325,6 +326,10 @@ export const runConfigSchema = z
         message: "tau2 retail tasks need a user-simulator node and model",
       });
     }
+    if (cfg.data.dataset.startsWith(BFCL_DATASET_PREFIX)) {
+      const problem = bfclConfigProblem(cfg.data.dataset, cfg.kind);
+      if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["data", "dataset"], message: problem });
+    }
     if (cfg.optim.clipLow >= 1) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["optim", "clipLow"], message: "must be below 1" });
     }
@@ -396,6 +401,20 @@ export const paperReferencePreset: RunConfigInput = {
 };
 
 /**
+ * BFCL v4 evaluation on the embedded node: the multi-turn categories against the real back ends. Up to 20
+ * steps per user turn upstream, so the per-episode caps leave room for them; pick categories and a subset of
+ * tasks (data.instanceIds) in the form.
+ */
+export const bfclEvalPreset: RunConfigInput = {
+  kind: "eval",
+  policy: { node: "embedded", model: "tiny-gpt" },
+  data: { dataset: "bfcl:multi_turn" },
+  trialsPerTask: 1,
+  rollout: { paradigm: "environment", maxAssistantTurns: 120, maxUserTurns: 30, maxMicroSteps: 500, promptBudgetTokens: 32_000, maxConcurrentRollouts: 16 },
+  sampling: { evalAct: { temperature: 0.6, topP: 0.95, maxTokens: 256 }, evalRehearse: { temperature: 0.6, topP: 0.95, maxTokens: 256 } },
+};
+
+/**
  * Test-time rehearsal on the embedded node: an evaluation of the shop's test split where every task is
  * rehearsed privately four times in parallel before one real execution, with the paper's sampling per
  * phase (act and rehearse 1.0 / 1.0, assessment and memory 0.01) and lengths that fit the tiny model.
@@ -437,6 +456,7 @@ export const presets = {
       reward: { ...quickstartPreset.reward, rehearsalGrounding: 0 },
     } satisfies RunConfigInput,
   },
+  bfclEval: { label: "BFCL v4 evaluation (choose categories)", config: bfclEvalPreset },
   environmentBaseline: {
     label: "Baseline: real environment (classic agentic RL)",
     config: {

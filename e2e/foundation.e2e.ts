@@ -54,6 +54,7 @@ test.describe.serial("foundation flows", () => {
     await expect(page.getByRole("progressbar")).toHaveAttribute("aria-valuenow", /^[1-9]\d*$/, { timeout: 120_000 });
     await expect(page.getByTestId("run-logs")).toContainText(/step 1\/40: reward/);
     await expect(page.getByTestId("run-eta")).toHaveText(/\d+(s|m)/);
+    await expect(page.getByTestId("run-progress")).toContainText(/^step \d+ of 40 · ETA/);
 
     await page.getByRole("button", { name: "Cancel run" }).click();
     await expect(page.getByTestId("run-status")).toHaveText("cancelled", { timeout: 30_000 });

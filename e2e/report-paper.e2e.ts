@@ -10,6 +10,7 @@ import path from "node:path";
 import type { PrismaClient } from "@prisma/client";
 import { createPrisma } from "../lib/db";
 import { seedRun } from "../test/seed";
+import { signUp } from "./sign-up";
 
 const suffix = crypto.randomBytes(3).toString("hex");
 const email = `paper-${suffix}@example.test`;
@@ -64,8 +65,7 @@ test.describe.serial("a report written like a paper", () => {
   test.beforeAll(async ({ browser, baseURL }) => {
     prisma = createPrisma(fs.readFileSync(path.resolve(".run/e2e-db-url"), "utf8").trim());
     author = await browser.newContext({ baseURL, acceptDownloads: true });
-    const res = await author.request.post("/api/auth/sign-up/email", { data: { email, password, name: "Paper Author" }, headers: { origin: baseURL! } });
-    expect(res.ok(), await res.text()).toBe(true);
+    await signUp(author.request, baseURL!, { email, password, name: "Paper Author" });
     const user = await prisma.user.update({ where: { email }, data: { role: "member" }, select: { id: true } });
     const { runId } = await seedRun(prisma, { userId: user.id, name: runName, trajectories: 32, steps: 4, turnsPerTrajectory: 4, instances: 4, metricSeries: 3, metricPoints: 20 });
     await prisma.trajectory.createMany({

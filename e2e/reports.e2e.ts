@@ -10,6 +10,7 @@ import path from "node:path";
 import type { PrismaClient } from "@prisma/client";
 import { createPrisma } from "../lib/db";
 import { seedRun } from "../test/seed";
+import { signUp } from "./sign-up";
 
 const suffix = crypto.randomBytes(3).toString("hex");
 const email = `reports-${suffix}@example.test`;
@@ -52,8 +53,7 @@ test.describe.serial("compare, reports and share links", () => {
     prisma = createPrisma(fs.readFileSync(path.resolve(".run/e2e-db-url"), "utf8").trim());
     author = await browser.newContext({ baseURL });
     // Sign-up answers with a session cookie, which stays in this context.
-    const res = await author.request.post("/api/auth/sign-up/email", { data: { email, password, name: "Report Author" }, headers: { origin: baseURL! } });
-    expect(res.ok(), await res.text()).toBe(true);
+    await signUp(author.request, baseURL!, { email, password, name: "Report Author" });
     const user = await prisma.user.findUniqueOrThrow({ where: { email }, select: { id: true } });
     // Viewers cannot write reports: make sure this account can, whatever ran before.
     await prisma.user.update({ where: { id: user.id }, data: { role: "member" } });

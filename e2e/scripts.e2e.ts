@@ -14,6 +14,7 @@ import path from "node:path";
 import type { PrismaClient } from "@prisma/client";
 import { createPrisma } from "../lib/db";
 import { sha256 } from "../lib/secrets";
+import { signUp } from "./sign-up";
 
 const suffix = crypto.randomBytes(3).toString("hex");
 const email = `scripts-${suffix}@example.test`;
@@ -29,8 +30,7 @@ test.describe.serial("scripts and the self-explaining form", () => {
   test.beforeAll(async ({ browser, baseURL }) => {
     prisma = createPrisma(fs.readFileSync(path.resolve(".run/e2e-db-url"), "utf8").trim());
     ctx = await browser.newContext({ baseURL });
-    const res = await ctx.request.post("/api/auth/sign-up/email", { data: { email, password, name: "Script Author" }, headers: { origin: baseURL! } });
-    expect(res.ok(), await res.text()).toBe(true);
+    await signUp(ctx.request, baseURL!, { email, password, name: "Script Author" });
     const user = await prisma.user.update({ where: { email }, data: { role: "member" }, select: { id: true } });
     token = `envace_e2e_${crypto.randomBytes(24).toString("base64url")}`;
     await prisma.apiToken.create({ data: { userId: user.id, name: "e2e cli", prefix: token.slice(0, 14), tokenHash: sha256(token) } });

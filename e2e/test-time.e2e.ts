@@ -11,6 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { PrismaClient } from "@prisma/client";
 import { createPrisma } from "../lib/db";
+import { signUp } from "./sign-up";
 
 const suffix = crypto.randomBytes(3).toString("hex");
 const email = `tts-${suffix}@example.test`;
@@ -24,8 +25,7 @@ test.describe.serial("test-time comparison", () => {
   test.beforeAll(async ({ browser, baseURL }) => {
     prisma = createPrisma(fs.readFileSync(path.resolve(".run/e2e-db-url"), "utf8").trim());
     context = await browser.newContext({ baseURL });
-    const res = await context.request.post("/api/auth/sign-up/email", { data: { email, password, name: "Test-time Tester" }, headers: { origin: baseURL! } });
-    expect(res.ok(), await res.text()).toBe(true);
+    await signUp(context.request, baseURL!, { email, password, name: "Test-time Tester" });
     await prisma.user.update({ where: { email }, data: { role: "member" } });
   });
 
@@ -99,6 +99,9 @@ test.describe.serial("test-time comparison", () => {
     await shopCells.nth(1).getByRole("link").click();
     await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
     const runId = page.url().split("/runs/")[1]!;
+    // An evaluation counts its progress in episodes, not steps.
+    await expect(page.getByTestId("run-progress")).toContainText(/^episode \d+ of \d+ · ETA/);
+    await expect(page.getByRole("progressbar")).toHaveAttribute("aria-label", /^episode \d+ of \d+$/);
     await page.goto(`/runs/${runId}/trajectories`);
     const rows = page.getByTestId("trajectory-row");
     await expect(rows).toHaveCount(2);

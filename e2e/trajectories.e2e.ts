@@ -10,6 +10,7 @@ import path from "node:path";
 import type { PrismaClient } from "@prisma/client";
 import { createPrisma } from "../lib/db";
 import { seedRun, seedTrajectory, seedXssTrajectory, XSS } from "../test/seed";
+import { signUp } from "./sign-up";
 
 const password = "trajectory-viewer-pw";
 const email = `traj-${crypto.randomBytes(4).toString("hex")}@example.test`;
@@ -28,8 +29,7 @@ test.describe.serial("trajectory browsing", () => {
     const url = fs.readFileSync(path.resolve(".run/e2e-db-url"), "utf8").trim();
     prisma = createPrisma(url);
     const ctx = await browser.newContext({ baseURL });
-    const res = await ctx.request.post("/api/auth/sign-up/email", { data: { email, password, name: "Trajectory Reader" }, headers: { origin: baseURL! } });
-    expect(res.ok(), await res.text()).toBe(true);
+    await signUp(ctx.request, baseURL!, { email, password, name: "Trajectory Reader" });
     session = await ctx.cookies();
     await ctx.close();
     const user = await prisma.user.findUniqueOrThrow({ where: { email }, select: { id: true } });

@@ -11,6 +11,7 @@ import path from "node:path";
 import type { PrismaClient } from "@prisma/client";
 import { createPrisma } from "../lib/db";
 import { seedRun } from "../test/seed";
+import { signUp } from "./sign-up";
 
 const password = "world-model-viewer-pw";
 const email = `wm-${crypto.randomBytes(4).toString("hex")}@example.test`;
@@ -25,8 +26,7 @@ test.describe.serial("world-model view", () => {
     const url = fs.readFileSync(path.resolve(".run/e2e-db-url"), "utf8").trim();
     prisma = createPrisma(url);
     const ctx = await browser.newContext({ baseURL });
-    const res = await ctx.request.post("/api/auth/sign-up/email", { data: { email, password, name: "World Model Reader" }, headers: { origin: baseURL! } });
-    expect(res.ok(), await res.text()).toBe(true);
+    await signUp(ctx.request, baseURL!, { email, password, name: "World Model Reader" });
     session = await ctx.cookies();
     await ctx.close();
     const user = await prisma.user.findUniqueOrThrow({ where: { email }, select: { id: true } });

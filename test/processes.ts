@@ -54,12 +54,12 @@ export function spawnTsx(script: string, env: Record<string, string | undefined>
 /**
  * Start the real embedded node with its own data directory, on a free port unless `port` is given (a
  * restart test starts it again on the same port and data directory: the node's saved states survive,
- * its sessions and pending results do not).
+ * its sessions and pending results do not). `env`: e.g. NODE_WEIGHTS_DIR.
  */
 export async function startEmbeddedNode(opts: { port?: number; dataDir?: string; env?: Record<string, string> } = {}): Promise<Child & { url: string; dataDir: string; port: number }> {
   const port = opts.port ?? (await freePort());
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "envace-node-"));
-  const node = spawnTsx("worker/node/main.ts", { PORT: String(port), HOST: "127.0.0.1", NODE_DATA_DIR: dataDir, ...opts.env });
+  const node = spawnTsx("worker/node/main.ts", { ...opts.env, PORT: String(port), HOST: "127.0.0.1", NODE_DATA_DIR: dataDir });
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitForHttp(`${url}/api/v1/healthz`, 120_000, () => node.child.exitCode === null);

@@ -5,7 +5,7 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../_lib/trpc";
 import { formatDuration, formatNumber, formatTime } from "../_lib/format";
-import { ProgressBar, StatusBadge } from "../_components/status";
+import { ProgressBar, progressUnit, StatusBadge } from "../_components/status";
 import { useMe } from "../_components/require-user";
 
 const statuses = ["queued", "running", "succeeded", "failed", "cancelled"] as const;
@@ -140,7 +140,7 @@ export function RunsTable() {
                   <StatusBadge status={r.status} detail={r.statusDetail} />
                 </td>
                 <td>
-                  <ProgressBar step={r.progressStep} total={r.totalSteps} />
+                  <ProgressBar step={r.progressStep} total={r.totalSteps} unit={progressUnit(r.kind)} />
                 </td>
                 <td>{r.status === "running" ? formatDuration(r.etaSeconds) : "—"}</td>
                 {keyMetrics.map((m) => (

@@ -2,6 +2,7 @@
  * The report document: what a report shows, whether computed live or frozen as a snapshot, and what
  * every export is made from. Pure (no database), so the browser and the tests use the same code.
  */
+import type { BfclTable } from "./bfcl";
 import type { TestTimeTable } from "./test-time";
 
 export interface OutcomeCount {
@@ -64,6 +65,8 @@ export interface ReportDocument {
   runs: ReportRun[];
   table: ResultTable;
   charts: ReportChart[];
+  /** The paper's BFCL V4 columns for the runs that evaluated on BFCL (lib/reports/bfcl.ts); absent or null otherwise. */
+  bfcl?: BfclTable | null;
   /** The paper's Table 3 when the report's evaluation runs include test-time rehearsal (lib/reports/test-time.ts); absent in older snapshots. */
   testTime?: TestTimeTable | null;
 }
@@ -118,6 +121,7 @@ export function scrubForShare(doc: ReportDocument): ReportDocument {
     runs: doc.runs.map((r) => ({ ...r, id: a(r.id) })),
     table: { ...doc.table, rows: doc.table.rows.map((row) => ({ ...row, runId: a(row.runId) })) },
     charts: doc.charts.map((c) => ({ ...c, series: c.series.map((s) => ({ ...s, runId: a(s.runId) })) })),
+    ...(doc.bfcl ? { bfcl: { ...doc.bfcl, rows: doc.bfcl.rows.map((row) => ({ ...row, runId: a(row.runId) })) } } : {}),
     testTime: doc.testTime
       ? {
           ...doc.testTime,

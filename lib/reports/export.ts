@@ -6,6 +6,7 @@ import { chartSvg } from "./chart-svg";
 import { metricLabels, type ReportChart, type ReportDocument, type ResultCell, type ResultTable } from "./document";
 import { embedCaption, findEmbeds, reportLayout, resolveChart, resolveTable } from "./embeds";
 import { testTimeCsvRows, testTimeLatex, testTimeMarkdown } from "./test-time";
+import { bfclCsvRows, bfclLatex, bfclMarkdown } from "./bfcl";
 
 export type ExportFormat = "markdown" | "csv" | "latex" | "json";
 
@@ -115,6 +116,7 @@ export function toMarkdown(doc: ReportDocument): string {
   if (layout.notesFirst && notes) lines.push(notes, "");
   if (layout.showTable) lines.push(...(layout.notesFirst ? ["## Results", ""] : []), ...markdownTable(doc.table), "");
   if (doc.testTime) lines.push(...testTimeMarkdown(doc.testTime), "");
+  if (doc.bfcl) lines.push(...bfclMarkdown(doc.bfcl), "");
   if (layout.charts.length) {
     lines.push("## Charts", "");
     for (const chart of layout.charts) lines.push(...markdownFigure(chart, order, chart.key), "");
@@ -145,6 +147,8 @@ export function toCsv(doc: ReportDocument): string {
     lines.push("", ["test_time_setting", "benchmark", "k", "instances", "avg_at_k"].join(","));
     for (const r of testTimeCsvRows(doc.testTime)) lines.push(r.map(csvField).join(","));
   }
+  // The paper's BFCL columns, in the rows' layout (Avg@k only; a column that was not run has an empty value).
+  for (const r of doc.bfcl ? bfclCsvRows(doc.bfcl) : []) lines.push(r.map(csvField).join(","));
   return `${lines.join("\r\n")}\r\n`;
 }
 
@@ -202,6 +206,7 @@ export function toLatex(doc: ReportDocument): string {
   }
   out.push("\\bottomrule", "\\end{tabular}", "\\end{table}");
   if (doc.testTime) out.push("", ...testTimeLatex(doc.testTime));
+  if (doc.bfcl) out.push("", ...bfclLatex(doc.bfcl, latexEscape));
   return `${out.join("\n")}\n`;
 }
 

@@ -49,6 +49,12 @@ export const Termination = {
   userError: "user_error",
   /** Live user: the agent's reply is blank (a prompt that fills the context gives an empty "length" generation). */
   emptyAgentReply: "empty_agent_reply",
+  /** Scripted user turns (TaskInstance.scoreEpisode without checklist): every scripted turn was played. */
+  scriptComplete: "script_complete",
+  /** TaskInstance.maxActsPerUserTurn: more act steps than allowed within one user turn. */
+  maxActsPerUserTurn: "max_acts_per_user_turn",
+  /** TaskInstance.answerOnly: the policy's one reply was given. */
+  answered: "answered",
   /** The episode's environment itself failed (EnvironmentFailure: did not start, crashed, hung, broke its protocol). */
   environmentError: (code: string) => `environment_error:${code}`,
 } as const;
@@ -129,6 +135,16 @@ export interface RolloutState {
   hasEnvironment: boolean;
   /** The instance has a live user: user messages come from `user` events, not from followUpUserMessages. */
   liveUser: boolean;
+  /** Scored at the end without a checklist or live user: every scripted follow-up turn is played. */
+  scripted: boolean;
+  /** TaskInstance.toolsByUserTurn (tools per user turn), when the tools change between turns. */
+  toolsByUserTurn?: ToolSchema[][];
+  /** TaskInstance.maxActsPerUserTurn. */
+  maxActsPerUserTurn?: number;
+  /** Act steps in the current user turn. */
+  turnActs: number;
+  /** TaskInstance.answerOnly: the first reply ends the episode, its calls are never executed. */
+  answerOnly: boolean;
   options: RolloutOptions;
   rehearsePromptStyle: RehearsePromptStyle;
   assistantTurns: number;
@@ -185,12 +201,17 @@ export function startRollout(instance: TaskInstance, options: RolloutOptions, ro
     instanceId: instance.id,
     status: "pending",
     messages: instance.messages.map((m) => ({ ...m })),
-    tools: instance.tools,
+    tools: instance.toolsByUserTurn?.[0] ?? instance.tools,
     followUpUserMessages: instance.followUpUserMessages,
     fewShot: instance.fewShot ?? fewShotFromReference(instance.reference),
     numChecklistTurns: hasChecklist ? instance.checklists[0].length : 0,
     hasEnvironment: instance.environment !== undefined,
     liveUser: instance.liveUser !== undefined,
+    scripted: !hasChecklist && instance.scoreEpisode !== undefined && instance.liveUser === undefined,
+    ...(instance.toolsByUserTurn ? { toolsByUserTurn: instance.toolsByUserTurn } : {}),
+    ...(instance.maxActsPerUserTurn !== undefined ? { maxActsPerUserTurn: instance.maxActsPerUserTurn } : {}),
+    turnActs: 0,
+    answerOnly: instance.answerOnly === true,
     options,
     rehearsePromptStyle: options.rehearsePromptStyle ?? instance.rehearsePromptStyle ?? "full",
     assistantTurns: 0,
@@ -311,6 +332,7 @@ function toAwaitCaller(state: RolloutState): RolloutState {
       return terminate({ ...state, lastErrorCode: "LENGTH_EXCEEDED" }, Termination.lengthExceeded);
     }
   }
+  if (state.maxActsPerUserTurn !== undefined && state.turnActs > state.maxActsPerUserTurn) return terminate(state, Termination.maxActsPerUserTurn);
   if (atMicroStepCap(state)) return terminate(state, Termination.maxMicroSteps);
   return { ...state, status: "await_caller" };
 }
@@ -389,10 +411,20 @@ function onAct(state: RolloutState, output: GenerateResult): RolloutState {
     ...state,
     microSteps: state.microSteps + 1,
     assistantTurns: state.assistantTurns + 1,
+    turnActs: state.turnActs + 1,
     lastActText: output.text,
     lastActMeasured: measured,
   };
   const gen = generationFields(output);
+  if (state.answerOnly) {
+    // The reply is the answer: recorded as parsed (a parse error is kept for the view), never executed.
+    const outcome =
+      parsed.kind === "error"
+        ? { error: { code: parsed.code, payload: parsed.payload } }
+        : { calls: (assistant.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, argumentsJson: c.function.arguments })) };
+    const records = record(state, { role: "act", microStep, ...gen, ...outcome });
+    return terminate({ ...base, messages: [...state.messages, assistant], records }, Termination.answered);
+  }
   if (parsed.kind === "error") {
     const messages = [...state.messages, assistant, actErrorMessage(parsed.payload)];
     const records = record(state, { role: "act", microStep, ...gen, error: { code: parsed.code, payload: parsed.payload } });
@@ -411,6 +443,8 @@ function onAct(state: RolloutState, output: GenerateResult): RolloutState {
     }
     // A live user with no checklist items left for this turn: nothing to judge, the user answers next.
     if (state.liveUser && state.userTurnIndex >= state.numChecklistTurns) return endTurn({ ...base, messages, records }, false);
+    // Scripted turns are scored at the end of the episode: a reply without calls ends the turn.
+    if (state.scripted) return endTurn({ ...base, messages, records }, false);
     return { ...base, messages, records, status: "interacting" };
   }
   const withCalls: RolloutState = {
@@ -517,7 +551,9 @@ function endTurn(state: RolloutState, stop: boolean, reason?: string): RolloutSt
     if (userTurns >= state.options.maxUserTurns) return terminate(next, Termination.maxUserTurns);
     return { ...next, status: "await_user" };
   }
-  if (state.userTurnIndex + 1 >= state.numChecklistTurns) return terminate(next, Termination.checklistComplete);
+  if (state.scripted) {
+    if (state.userTurnIndex >= state.followUpUserMessages.length) return terminate(next, Termination.scriptComplete);
+  } else if (state.userTurnIndex + 1 >= state.numChecklistTurns) return terminate(next, Termination.checklistComplete);
   if (state.assistantTurns >= state.options.maxAssistantTurns) return terminate(next, Termination.maxAssistantTurns);
   if (userTurns >= state.options.maxUserTurns) return terminate(next, Termination.maxUserTurns);
   const followUp = state.followUpUserMessages[state.userTurnIndex];
@@ -526,8 +562,10 @@ function endTurn(state: RolloutState, stop: boolean, reason?: string): RolloutSt
   const withUser: RolloutState = {
     ...next,
     messages,
+    tools: state.toolsByUserTurn?.[state.userTurnIndex + 1] ?? state.tools,
     userTurnIndex: state.userTurnIndex + 1,
     turnStartIndex: messages.length - 1,
+    turnActs: 0,
   };
   const records = record(withUser, { role: "user", microStep: state.microSteps, text: followUp, ...noTokens, valid: true });
   return toAwaitCaller({ ...withUser, records });
@@ -552,6 +590,7 @@ function onUser(state: RolloutState, rawText: unknown, stop?: string): RolloutSt
     messages,
     userTurnIndex: first ? state.userTurnIndex : state.userTurnIndex + 1,
     turnStartIndex: messages.length - 1,
+    turnActs: 0,
   };
   const records = record(withUser, { role: "user", microStep: state.microSteps, text, ...noTokens, valid: true });
   if (stop) return terminate({ ...withUser, records }, stop);

@@ -20,7 +20,7 @@ import {
 import { buildSimulatorPrompt, parseSimulatorResponse, SIMULATOR_RESPONSE_SCHEMA } from "./prompts";
 import { normalizedEpisodeReward, type TurnJudgement } from "./reward";
 import { pyDumps, toolErrorContent } from "./parsers";
-import { EnvironmentFailure, type EpisodeScore, type TaskInstance, type ToolEnvironment } from "./types";
+import { EnvironmentFailure, type EpisodeScore, type TaskInstance, type ToolEnvironment, type WorldContext } from "./types";
 import type { ChatMessage } from "./io";
 
 export * from "./machine";
@@ -182,11 +182,18 @@ export async function runOneRollout(
   const needsEnv =
     job.instance.environment &&
     (config.options.paradigm === "environment" || (config.options.paradigm === "rehearse" && config.options.shadowExecution));
+  const world: WorldContext = {
+    rolloutIndex: job.rolloutIndex,
+    async runEpisode(instance, label) {
+      const r = await runOneRollout({ ...job, instance, rolloutId: `${job.rolloutId}:${label}` }, clients, config, judgeTurnHook);
+      return { messages: r.state.messages, records: r.state.records, terminationReason: r.terminationReason };
+    },
+  };
   let env: ToolEnvironment | undefined;
   let startFailure: { code: string; detail: string } | undefined;
   if (needsEnv) {
     try {
-      env = await job.instance.environment!.create();
+      env = await job.instance.environment!.create(world);
     } catch (e) {
       // The world could not be created (a server that does not start): this episode ends, the step goes on.
       startFailure = e instanceof EnvironmentFailure ? { code: e.code, detail: e.message } : { code: "START_FAILED", detail: e instanceof Error ? e.message : String(e) };
@@ -209,7 +216,8 @@ async function driveRollout(
   startFailure?: { code: string; detail: string },
 ): Promise<RolloutResult> {
   const started = performance.now();
-  let state = startRollout(job.instance, config.options, job.rolloutId);
+  // A world may decide the opening messages (what it shows of itself); the instance's are the default.
+  let state = startRollout(env?.messages ? { ...job.instance, messages: env.messages } : job.instance, config.options, job.rolloutId);
   if (startFailure) state = applyEvent(state, { kind: "environment_failed", ...startFailure });
   const judgements: TurnJudgement[] = [];
 
@@ -279,7 +287,7 @@ async function driveRollout(
     // Episode-level reward (e.g. tau2's end state × communicate): it is already normalised to [0, 1].
     let score: EpisodeScore;
     try {
-      score = await job.instance.scoreEpisode({ messages: state.messages, records: state.records, terminationReason });
+      score = await job.instance.scoreEpisode({ messages: state.messages, records: state.records, terminationReason, rolloutIndex: job.rolloutIndex });
     } catch (e) {
       score = { reward: 0, verdicts: [], detail: { error: `scoring failed: ${e instanceof Error ? e.message : String(e)}` } };
     }

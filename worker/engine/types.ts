@@ -76,11 +76,28 @@ export interface ToolEnvironment {
   snapshot(): unknown;
   /** Releases what the world holds (e.g. a server process started for this episode); called once after the episode or replay. */
   close?(): void | Promise<void>;
+  /**
+   * The episode's initial messages when the world decides them (BFCL memory: the system message shows the
+   * memory the prerequisite conversations left); absent: the instance's own `messages`.
+   */
+  messages?: ChatMessage[];
+}
+
+/** What the rollout tells an environment factory about the episode it creates a world for. */
+export interface WorldContext {
+  /** The rollout's index among the K rollouts of its instance (trial k of an evaluation). */
+  rolloutIndex: number;
+  /**
+   * Runs another episode with the same policy and settings, to completion (e.g. BFCL memory: the
+   * prerequisite conversations that fill the memory before a question). Its world is created from its
+   * own instance; it is not scored into the step and not stored as a trajectory.
+   */
+  runEpisode(instance: TaskInstance, label: string): Promise<{ messages: ChatMessage[]; records: TurnRecord[]; terminationReason: string }>;
 }
 
 export interface EnvironmentFactory {
   /** A fresh world in the instance's initial state (may start processes, hence async). */
-  create(): ToolEnvironment | Promise<ToolEnvironment>;
+  create(ctx?: WorldContext): ToolEnvironment | Promise<ToolEnvironment>;
 }
 
 /** A reference call and its result, for few-shot blocks (§1.5 `id_by_tool_call_response`). */
@@ -111,6 +128,8 @@ export interface EpisodeScoreContext {
   messages: ChatMessage[];
   records: TurnRecord[];
   terminationReason: string;
+  /** The rollout's index among the K rollouts of its instance (as WorldContext.rolloutIndex). */
+  rolloutIndex?: number;
 }
 
 /** An episode-level reward in [0, 1] computed after termination (replaces the sum of turn rewards). */
@@ -141,6 +160,25 @@ export interface TaskInstance {
   rehearsePromptStyle?: RehearsePromptStyle;
   /** Simulated user asked at turn ends (needs `userSimulator` among the rollout clients). */
   liveUser?: LiveUser;
-  /** End-of-episode reward; with it an instance needs no checklist. */
+  /**
+   * End-of-episode reward; with it an instance needs no checklist. Without a checklist and without a
+   * live user, every scripted user turn is played (`followUpUserMessages`): a reply without calls ends
+   * the turn and the next scripted message follows (BFCL multi-turn).
+   */
   scoreEpisode?(ctx: EpisodeScoreContext): EpisodeScore | Promise<EpisodeScore>;
+  /**
+   * Tools offered from each user turn on (index 0 = the first turn); absent: `tools` throughout. A later
+   * turn may add tools (BFCL miss_func reveals a held-out function at its turn).
+   */
+  toolsByUserTurn?: ToolSchema[][];
+  /**
+   * More act steps than this within one user turn end the episode (`max_acts_per_user_turn`), checked
+   * after the step's calls ran (BFCL's MAXIMUM_STEP_LIMIT of 20 steps per turn).
+   */
+  maxActsPerUserTurn?: number;
+  /**
+   * The episode is the policy's first reply alone: its calls are scored by `scoreEpisode` and never
+   * executed (single-turn function-calling benchmarks such as BFCL's AST categories). Ends as `answered`.
+   */
+  answerOnly?: boolean;
 }

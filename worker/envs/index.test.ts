@@ -13,9 +13,10 @@ describe("the environment registry", () => {
     expect(environmentKindOf("builtin:shop").prefix).toBe("builtin:");
     expect(environmentKindOf("tau2:retail").prefix).toBe("tau2:");
     expect(environmentKindOf("dataset:weather").prefix).toBe("dataset:");
+    expect(environmentKindOf("bfcl:multi_turn,simple_python").prefix).toBe("bfcl:");
     expect(environmentKindOf("mcp:memory/tasks").prefix).toBe("mcp:");
     expect(() => environmentKindOf("bogus:x" as RunConfig["data"]["dataset"])).toThrow(
-      /not available to the engine \(supported: builtin:<name>, tau2:retail, dataset:<id or name>, mcp:<server>\/<dataset id or name>\)/,
+      /not available to the engine \(supported: builtin:<name>, tau2:retail, bfcl:<category or group>\[,…\], dataset:<id or name>, mcp:<server>\/<dataset id or name>\)/,
     );
   });
 

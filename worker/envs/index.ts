@@ -3,6 +3,7 @@
  * here (and its form to contracts/run-config.ts); the run executors need no change.
  */
 import type { RunConfig } from "../../contracts/run-config";
+import { bfclEnvironments } from "./bfcl/run/environment";
 import { builtinEnvironments } from "./builtin";
 import { importedDatasets } from "./dataset";
 import type { EnvironmentContext, EnvironmentKind, RunEnvironment } from "./environment";
@@ -11,7 +12,7 @@ import { tau2Environments } from "./tau2/environment";
 
 export type { ContextAwarePolicy, EnvironmentContext, EnvironmentKind, NodePolicy, RunEnvironment } from "./environment";
 
-const kinds: readonly EnvironmentKind[] = [builtinEnvironments, tau2Environments, importedDatasets, mcpEnvironments];
+const kinds: readonly EnvironmentKind[] = [builtinEnvironments, tau2Environments, bfclEnvironments, importedDatasets, mcpEnvironments];
 
 /** The kind serving a dataset reference; throws a message listing the available forms. */
 export function environmentKindOf(dataset: RunConfig["data"]["dataset"]): EnvironmentKind {

@@ -10,6 +10,7 @@ import { MarkdownView } from "./markdown-view";
 import { ReportChartView } from "./report-chart";
 import { ResultTableView } from "./result-table";
 import { TestTimeTableView } from "./test-time-table";
+import { BfclTableView } from "./bfcl-table";
 
 export { ResultTableView } from "./result-table";
 
@@ -39,6 +40,12 @@ export function ReportBody({ doc, linkRuns }: { doc: ReportDocument; linkRuns: b
         <section aria-labelledby="report-test-time">
           <h2 id="report-test-time">Test-time rehearsal (Table 3)</h2>
           <TestTimeTableView table={doc.testTime} linkRuns={linkRuns} />
+        </section>
+      )}
+      {doc.bfcl && (
+        <section aria-labelledby="report-bfcl">
+          <h2 id="report-bfcl">BFCL V4</h2>
+          <BfclTableView table={doc.bfcl} linkRuns={linkRuns} />
         </section>
       )}
       {(layout.charts.length > 0 || !layout.notesFirst) && (

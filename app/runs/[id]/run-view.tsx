@@ -4,13 +4,14 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../_lib/trpc";
 import { formatDuration, formatNumber, formatTime } from "../../_lib/format";
-import { ProgressBar, StatusBadge } from "../../_components/status";
+import { ProgressBar, progressUnit, StatusBadge } from "../../_components/status";
 import { useMe } from "../../_components/require-user";
 import { mayChangeRun, RUN_CHANGE_RULE } from "../../../lib/permissions";
 import { RunLogs } from "./run-logs";
 import { RunCharts } from "./run-charts";
 import { RunCheckpoints, RunNodes } from "./run-checkpoints";
 import { WorldModelView } from "./world-model";
+import { BfclResults } from "./bfcl-results";
 
 export function RunView({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -72,9 +73,9 @@ export function RunView({ id }: { id: string }) {
       <div className="cards">
         <div className="card stat">
           <div className="muted">Progress</div>
-          <ProgressBar step={r.progressStep} total={r.totalSteps} />
-          <div className="small">
-            step {r.progressStep} of {r.totalSteps} · ETA <span data-testid="run-eta">{r.status === "running" ? formatDuration(r.etaSeconds) : "—"}</span>
+          <ProgressBar step={r.progressStep} total={r.totalSteps} unit={progressUnit(r.kind)} />
+          <div className="small" data-testid="run-progress">
+            {progressUnit(r.kind)} {r.progressStep} of {r.totalSteps} · ETA <span data-testid="run-eta">{r.status === "running" ? formatDuration(r.etaSeconds) : "—"}</span>
           </div>
         </div>
         <div className="card stat">
@@ -107,6 +108,7 @@ export function RunView({ id }: { id: string }) {
           <strong>Error:</strong> {r.error}
         </div>
       )}
+      <BfclResults runId={r.id} />
       <section aria-labelledby="run-charts-heading">
         <h2 id="run-charts-heading">Charts</h2>
         <RunCharts runId={r.id} runName={r.name} />

@@ -13,6 +13,7 @@ import { formatSettingValue, settingTitle, type RunSetting } from "@/contracts/r
 import { useTRPC } from "../../_lib/trpc";
 import { describeEstimate, describePlan } from "../../_lib/run-summary";
 import { formSections, getPath, panelsOf, setPath, type FormSection } from "../../_lib/schema-form";
+import { BfclPicker, isBfclDataset } from "./bfcl-picker";
 
 type Errors = Record<string, string>;
 
@@ -189,17 +190,21 @@ export function NewRunForm() {
   const model = parsed.ok ? parsed.config.policy.model : undefined;
   const pace = useQuery({ ...trpc.nodes.throughput.queryOptions({ node: node ?? "", model }), enabled: Boolean(node), staleTime: 60_000 });
 
-  function showErrors(errs: Errors) {
-    setErrors(errs);
-    // Open the collapsed panels that hold an error, then focus the first offending field.
-    const panels = Object.keys(errs).flatMap((k) => panelsOf(sections, k));
+  /** Open the collapsed panels that hold these settings, then focus the first one's input. */
+  function revealFields(keys: string[]) {
+    const panels = keys.flatMap((k) => panelsOf(sections, k));
     setOpenState((prev) => new Set([...prev, ...panels]));
-    const first = Object.keys(errs)[0];
+    const first = keys[0];
     if (!first) return;
     requestAnimationFrame(() => {
       const el = document.querySelector<HTMLElement>(`[data-field="${CSS.escape(first)}"] input, [data-field="${CSS.escape(first)}"] select`);
       el?.focus();
     });
+  }
+
+  function showErrors(errs: Errors) {
+    setErrors(errs);
+    revealFields(Object.keys(errs));
   }
 
   async function onSubmit(e: React.FormEvent) {
@@ -271,6 +276,17 @@ export function NewRunForm() {
         </div>
         <p className="muted small">Empty boxes take the default shown under them. Every setting is also documented in the <a href="/api-docs#run-settings">API reference</a>.</p>
       </div>
+      {isBfclDataset(config.data?.dataset) && (
+        <BfclPicker
+          dataset={config.data.dataset}
+          kind={config.kind ?? "train"}
+          instanceIds={config.data.instanceIds ?? []}
+          trials={config.trialsPerTask ?? 1}
+          error={errors["data.dataset"]}
+          onChange={(d) => setConfig((c) => setPath(c, ["data", "dataset"], d))}
+          onChooseTasks={() => revealFields(["data.instanceIds"])}
+        />
+      )}
       {sections.map((s) => (
         <Section key={s.key} section={s} config={config} errors={errors} open={open} setOpen={setOpen} onChange={(path, v) => setConfig((c) => setPath(c, path, v))} />
       ))}

@@ -10,6 +10,7 @@ import { filterQuery, parseFilters } from "../_lib/filters";
 import { isTypingTarget, type TurnRow, type VerdictRow } from "../_lib/types";
 import { TurnCard } from "../_components/turn-card";
 import { Verdicts } from "../_components/verdicts";
+import { BfclOutcomeCard } from "../_components/bfcl-outcome";
 
 const PAGE = 60;
 
@@ -276,6 +277,7 @@ export function TrajectoryView({ id }: { id: string }) {
           <pre className="tv-json">{JSON.stringify(t.summary, null, 2)}</pre>
         </details>
       </div>
+      <BfclOutcomeCard summary={t.summary} />
       {unplaced.length > 0 && (
         <div className="card">
           <Verdicts verdicts={unplaced} title="Checklist verdicts not tied to one step" />

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRPCError } from "@trpc/server";
 import { callerFor, expectTrpcError, prisma, resetDatabase, signUp, type TestUser } from "../../../test/helpers";
+import { insertRun, validRunConfig } from "../runs/service";
 
 describe("nodes API against real Postgres", () => {
   let admin: TestUser;
@@ -81,6 +82,26 @@ describe("nodes API against real Postgres", () => {
     for (const n of [policy, judge, userSim, toolSim]) await caller.nodes.remove({ id: n!.id });
     expect(await prisma.node.count({ where: { name: { startsWith: "guard-" } } })).toBe(0);
     await expectTrpcError(caller.nodes.remove({ id: idle!.id }), "NOT_FOUND");
+  });
+
+  it("a removal racing a launch that names the node waits for the launch, then refuses", async () => {
+    const caller = await callerFor(member.headers);
+    const node = await caller.nodes.add({ name: "race-policy", kind: "openai", baseUrl: "http://127.0.0.1:9" });
+    let removal: Promise<unknown> | undefined;
+    await prisma.$transaction(async (tx) => {
+      await insertRun(tx, member.id, { name: "racing-launch", tags: [] }, validRunConfig({ kind: "eval", policy: { node: "race-policy", model: "m" } }));
+      // The launch is not committed yet: the removal must wait for it rather than miss it.
+      removal = caller.nodes.remove({ id: node.id }).then(
+        () => "removed",
+        (e: unknown) => e,
+      );
+      await new Promise((r) => setTimeout(r, 500));
+    });
+    const outcome = await removal;
+    expect(outcome).toBeInstanceOf(TRPCError);
+    expect((outcome as TRPCError).code).toBe("CONFLICT");
+    expect((outcome as TRPCError).message).toMatch(/node race-policy is used by 1 queued or running run: "racing-launch" \(queued; policy\)/);
+    expect(await prisma.node.count({ where: { name: "race-policy" } })).toBe(1);
   });
 });
 

@@ -153,25 +153,30 @@ export async function removeNode(id: string, actor: Actor) {
   const node = await prisma.node.findUnique({ where: { id }, select: { id: true, name: true, createdById: true, createdBy: { select: { role: true } } } });
   if (!node) throw notFound("node", id);
   if (!mayRemoveNode(node, actor)) throw new DomainError("FORBIDDEN", `you cannot remove node ${node.name}: ${NODE_REMOVE_RULE}`);
-  const active = await prisma.run.findMany({
-    where: { status: { in: ["queued", "running"] } },
-    orderBy: { createdAt: "asc" },
-    select: { id: true, name: true, status: true, config: true },
+  // One transaction, node row locked first: a run being queued that names this node (insertRun holds
+  // it FOR SHARE) either commits before the check below sees it, or waits and then finds no node.
+  return prisma.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM "node" WHERE id = ${id} FOR UPDATE`;
+    const active = await tx.run.findMany({
+      where: { status: { in: ["queued", "running"] } },
+      orderBy: { createdAt: "asc" },
+      select: { id: true, name: true, status: true, config: true },
+    });
+    const users = active
+      .map((run) => ({ run, roles: nodeRefsOf(run.config).filter((r) => r.node === node.name).map((r) => r.role) }))
+      .filter((u) => u.roles.length > 0);
+    if (users.length > 0) {
+      const listed = users.slice(0, 5).map((u) => `"${u.run.name}" (${u.run.status}; ${u.roles.join(", ")})`);
+      const more = users.length > 5 ? ` and ${users.length - 5} more` : "";
+      throw new DomainError(
+        "CONFLICT",
+        `node ${node.name} is used by ${users.length} queued or running run${users.length === 1 ? "" : "s"}: ${listed.join(", ")}${more}; cancel ${users.length === 1 ? "it" : "them"} or wait until ${users.length === 1 ? "it finishes" : "they finish"}`,
+        users.map((u) => ({ path: `runs.${u.run.id}`, message: `${u.run.name}: ${u.roles.join(", ")}` })),
+      );
+    }
+    await tx.node.delete({ where: { id } });
+    return { id };
   });
-  const users = active
-    .map((run) => ({ run, roles: nodeRefsOf(run.config).filter((r) => r.node === node.name).map((r) => r.role) }))
-    .filter((u) => u.roles.length > 0);
-  if (users.length > 0) {
-    const listed = users.slice(0, 5).map((u) => `"${u.run.name}" (${u.run.status}; ${u.roles.join(", ")})`);
-    const more = users.length > 5 ? ` and ${users.length - 5} more` : "";
-    throw new DomainError(
-      "CONFLICT",
-      `node ${node.name} is used by ${users.length} queued or running run${users.length === 1 ? "" : "s"}: ${listed.join(", ")}${more}; cancel ${users.length === 1 ? "it" : "them"} or wait until ${users.length === 1 ? "it finishes" : "they finish"}`,
-      users.map((u) => ({ path: `runs.${u.run.id}`, message: `${u.run.name}: ${u.roles.join(", ")}` })),
-    );
-  }
-  await prisma.node.delete({ where: { id } });
-  return { id };
 }
 
 /** Steps a throughput estimate averages over. */

@@ -10,6 +10,7 @@ import { DomainError, notFound } from "../../lib/errors";
 import { randomToken, sha256 } from "../../../lib/secrets";
 import { instanceOutcomes } from "../compare/service";
 import { listMetricKeys, metricSeries } from "../metrics/service";
+import { buildBfclTable, BFCL_METRIC_PREFIX, type BfclTable } from "../../../lib/reports/bfcl";
 import { chartKeysIn } from "../../../lib/reports/embeds";
 import { exportFileName, exportFormats, exportReport, type ExportFormat } from "../../../lib/reports/export";
 import { buildResultTable, scrubForShare, type ReportChart, type ReportDocument, type ReportRun, type ResultTable } from "../../../lib/reports/document";
@@ -29,6 +30,8 @@ interface Snapshot {
   runs: ReportRun[];
   table: ResultTable;
   charts: ReportChart[];
+  /** Absent in snapshots frozen before BFCL reports existed. */
+  bfcl?: BfclTable | null;
   /** Table 3 (test-time rehearsal), when the runs include test-time evaluations. */
   testTime?: TestTimeTable | null;
 }
@@ -81,7 +84,12 @@ export async function computeResults(runIds: string[], embeddedChartKeys: string
     // Keep series in run order whatever order the queries finished in.
     for (const c of charts) c.series.sort((a, b) => ids.indexOf(a.runId) - ids.indexOf(b.runId));
   }
-  return { version: 1, generatedAt: new Date().toISOString(), runs, table, charts, testTime };
+  const bfclPoints = await prisma.metricPoint.findMany({
+    where: { runId: { in: ids }, key: { startsWith: BFCL_METRIC_PREFIX } },
+    select: { runId: true, key: true, step: true, value: true },
+  });
+  const bfcl = buildBfclTable(ordered, bfclPoints);
+  return { version: 1, generatedAt: new Date().toISOString(), runs, table, charts, testTime, bfcl };
 }
 
 const reportSelect = {
@@ -110,6 +118,7 @@ async function documentOf(report: Pick<ReportRow, "title" | "body" | "runIds" | 
     table: results.table,
     charts: results.charts,
     testTime: results.testTime ?? null,
+    bfcl: results.bfcl ?? null,
   };
 }
 

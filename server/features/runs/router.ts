@@ -1,4 +1,5 @@
 import { router } from "../../trpc/init";
+import { bfcl } from "./procedures/bfcl";
 import { cancel } from "./procedures/cancel";
 import { checkpoints } from "./procedures/checkpoints";
 import { create } from "./procedures/create";
@@ -11,4 +12,4 @@ import { resume } from "./procedures/resume";
 import { launchTestTimeComparisonProcedure } from "./procedures/test-time-comparison";
 import { worldModelProcedure } from "./procedures/world-model";
 
-export const runsRouter = router({ create, list, get, cancel, resume, logs, metrics, nodes, checkpoints, worldModel: worldModelProcedure, launchTestTimeComparison: launchTestTimeComparisonProcedure });
+export const runsRouter = router({ create, list, get, cancel, resume, logs, metrics, nodes, checkpoints, worldModel: worldModelProcedure, launchTestTimeComparison: launchTestTimeComparisonProcedure, bfcl });

@@ -70,6 +70,10 @@ export function validRunConfig(input: unknown, prefix = "config") {
 
 /** Insert one queued run, its first log line and its job inside the caller's transaction (the config already validated). */
 export async function insertRun(tx: Prisma.TransactionClient, userId: string, input: Omit<CreateRunInput, "config">, config: RunConfig) {
+  // Hold the named nodes until the run is committed: removeNode locks the node row first, so a node is
+  // never removed between its in-use check and a run that names it being queued.
+  const nodeNames = [...new Set(nodeRefsOf(config).map((r) => r.node))];
+  if (nodeNames.length > 0) await tx.$queryRaw`SELECT id FROM "node" WHERE name = ANY(${nodeNames}::text[]) FOR SHARE`;
   const totalSteps = config.kind === "train" ? config.schedule.steps : 1;
   const run = await tx.run.create({
     data: {

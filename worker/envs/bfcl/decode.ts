@@ -48,6 +48,29 @@ export function decodePromptingCalls(text: string): string[] {
   });
 }
 
+/**
+ * Upstream's `default_decode_ast_prompting` for Python: the reply stripped of backticks, newlines and spaces,
+ * wrapped in brackets, parsed as Python and each call resolved to `{name: {keyword: value}}` (what the
+ * single-turn AST checker reads). Throws `BfclDecodeError` where upstream's decoder would raise.
+ */
+export function decodePromptingAst(text: string): PyDict[] {
+  let body = stripChars(text, "`\n ");
+  if (!body.startsWith("[")) body = "[" + body;
+  if (!body.endsWith("]")) body = body + "]";
+  let tree: Expr;
+  try {
+    tree = parseExpression(body);
+  } catch (err) {
+    throw new BfclDecodeError(err instanceof PyException ? err.pyMessage : (err as Error).message);
+  }
+  const calls = tree.kind === "call" ? [tree] : tree.kind === "list" || tree.kind === "tuple" ? tree.items : null;
+  if (!calls) throw new BfclDecodeError("the output is not a list of function calls");
+  return calls.map((call) => {
+    if (call.kind !== "call") throw new BfclDecodeError("every element must be a function call");
+    return resolveCall(call);
+  });
+}
+
 function stripChars(s: string, chars: string): string {
   let a = 0;
   let b = s.length;

@@ -44,9 +44,23 @@ export function instanceName(modelName: string, testEntryId: string, className: 
   return `${modelName}_${testEntryId}_${className}_instance`.replace(/[-./:]/g, "_");
 }
 
+/**
+ * What a call string can reach: a back-end instance with public methods (the eight classes' `Backend`, or
+ * another class adapted to it, e.g. the memory back ends, which upstream's executor runs the same way).
+ */
+export interface CallTarget {
+  readonly className: string;
+  hasMethod(name: string): boolean;
+  methodNames(): string[];
+  /** Public attributes (reachable as `instance.attr`). */
+  publicState(): [string, PyValue][];
+  /** Calls a public method; Python exceptions are thrown as `PyException`. */
+  call(name: string, args: PyValue[], kwargs: [string, PyValue][]): PyValue;
+}
+
 /** A back-end instance reached by its instance name (what `eval` sees). */
 class InstanceRef extends PyObject {
-  constructor(readonly backend: Backend) {
+  constructor(readonly backend: CallTarget) {
     super();
   }
   get pyType(): string {
@@ -61,7 +75,7 @@ class InstanceRef extends PyObject {
 class BoundMethod extends PyObject {
   readonly pyType = "method";
   constructor(
-    readonly backend: Backend,
+    readonly backend: CallTarget,
     readonly name: string,
   ) {
     super();
@@ -141,10 +155,12 @@ export class BfclInstanceSet {
   private readonly byName = new Map<string, InstanceRef>();
   private readonly methodOwner = new Map<string, string>();
 
+  /** `extra`: further instances besides the involved classes' (named and reached like them). */
   constructor(
     readonly spec: InstanceSetSpec,
     readonly modelName: string,
     readonly scope: ModuleScope,
+    extra: readonly CallTarget[] = [],
   ) {
     // Long-context tasks need long_context.py: fail here, before any call, when it is missing.
     if (spec.longContext) scope.longContext();
@@ -164,6 +180,11 @@ export class BfclInstanceSet {
       this.instances.set(className, backend);
       this.byName.set(name, new InstanceRef(backend));
       for (const method of backend.methodNames()) this.methodOwner.set(method, name);
+    }
+    for (const target of extra) {
+      const name = instanceName(modelName, spec.id, target.className);
+      this.byName.set(name, new InstanceRef(target));
+      for (const method of target.methodNames()) this.methodOwner.set(method, name);
     }
   }
 

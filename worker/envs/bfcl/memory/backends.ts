@@ -7,7 +7,7 @@
  *
  * Upstream keeps memory between the entries of a scenario in snapshot files (`<scenario>_final.json`); here a
  * snapshot is a plain value (`snapshot()` / `restore()`), so the caller decides where it lives.
- * `MemoryAPI_vector` (sentence-transformers + faiss) is not ported: see `not-run.ts`.
+ * `MemoryAPI_vector` (sentence-transformers + faiss) is not ported: see `lib/bfcl/not-run.ts`.
  */
 import { pyJsonDumps as pyJsonDumpsIndented } from "../../../../lib/python/json";
 import { PY_SPACE, pyLen, pyRe } from "../single-turn/pystr";

@@ -13,7 +13,7 @@ export type MemoryScenario = (typeof MEMORY_SCENARIOS)[number];
 /** Upstream's memory categories, one per back end. */
 export const MEMORY_CATEGORIES = ["memory_kv", "memory_vector", "memory_rec_sum"] as const;
 export type MemoryCategory = (typeof MEMORY_CATEGORIES)[number];
-/** The categories this product can run (memory_vector needs embedding weights, see not-run.ts). */
+/** The categories this product can run (memory_vector needs embedding weights, see lib/bfcl/not-run.ts). */
 export const RUNNABLE_MEMORY_CATEGORIES = ["memory_kv", "memory_rec_sum"] as const;
 export type RunnableMemoryCategory = (typeof RUNNABLE_MEMORY_CATEGORIES)[number];
 

@@ -7,7 +7,7 @@ import { MemoryKv, MemoryRecSum } from "./backends";
 import { isFirstPrereqEntry, MemoryChain } from "./chain";
 import { loadMemoryQuestions, loadPrereqConversation, MEMORY_SCENARIOS, RUNNABLE_MEMORY_CATEGORIES } from "./data";
 import { loadMemoryPrompts, memorySystemPrompt, withMemoryPrompt } from "./prompt";
-import { NOT_RUN_REASONS } from "./not-run";
+import { NOT_RUN_REASONS } from "../../../../lib/bfcl/not-run";
 
 const call = (name: string, args: object) => `<tool_call>\n${JSON.stringify({ name, arguments: args })}\n</tool_call>`;
 

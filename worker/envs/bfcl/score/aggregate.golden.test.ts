@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { pyFloatRepr } from "../../../../lib/python/json";
-import { aggregateBfcl, isScoringCategory, pyFixed2, type CategoryResult, type ScoringCategory } from "./aggregate";
+import { aggregateBfcl, isScoringCategory, pyFixed2, type CategoryResult, type ScoringCategory } from "../../../../lib/bfcl/aggregate";
 import { leaderboardCsv, leaderboardRows, type LeaderboardFile } from "./leaderboard";
 
 interface Golden {

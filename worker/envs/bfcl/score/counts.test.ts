@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { bfclDataDir } from "../single-turn/files";
-import { BFCL_V4_ENTRY_COUNTS } from "./aggregate";
+import { BFCL_V4_ENTRY_COUNTS } from "../../../../lib/bfcl/aggregate";
 
 const dir = bfclDataDir();
 const hasData = existsSync(path.join(dir, "data", "BFCL_v4_simple_python.json"));

@@ -5,7 +5,7 @@
  * Cost and latency are not measured by this product and are "N/A", as upstream shows them without data;
  * format-sensitivity statistics are "N/A" (that category is not scored).
  */
-import { formatPercent, type BfclSummary, type Score } from "./aggregate";
+import { formatPercent, type BfclSummary, type Score } from "../../../../lib/bfcl/aggregate";
 
 export type LeaderboardFile = "non_live" | "live" | "multi_turn" | "agentic" | "overall";
 /** A cell: a number (an accuracy, shown as a percentage) or text. */

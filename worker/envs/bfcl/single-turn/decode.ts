@@ -9,6 +9,7 @@
  * - `decodeFunctionCalls`: upstream's OpenAI-style FC handlers: the API's tool calls, arguments parsed with
  *   `json.loads`; a reply without tool calls is its text, which does not decode (an empty text gives `[]`).
  */
+import { BfclDecodeError, decodePromptingAst } from "../decode";
 import { pyJsonLoads, PyDict, pyRepr, pyTypeName, type PyValue } from "./values";
 
 export type Decoded = { ok: true; value: PyValue } | { ok: false; error: string };
@@ -75,6 +76,19 @@ export function decodeFunctionCalls(result: readonly ApiToolCall[] | string): De
     }
   }
   return { ok: true, value: decoded };
+}
+
+/**
+ * Upstream's prompting-style `decode_ast` for Python replies written as code (`[f(a=1), g(b='x')]`), after the
+ * reasoning: the multi-turn port's call parser (lib/python/syntax.ts through `decodePromptingAst`).
+ */
+export function decodePythonCallText(replyText: string): Decoded {
+  try {
+    return { ok: true, value: decodePromptingAst(stripReasoning(replyText)) };
+  } catch (err) {
+    if (err instanceof BfclDecodeError) return { ok: false, error: err.message };
+    throw err;
+  }
 }
 
 /** Text of a decoded value for logs and error details (`str()` as upstream wraps it). */

@@ -9,7 +9,7 @@
  * plain mean of its six columns, so `meanOfColumns` is given too. Both exist only when every part ran.
  */
 import { aggregateBfcl, BFCL_V4_ENTRY_COUNTS, type BfclSummary, type CategoryResult, type ScoringCategory } from "./aggregate";
-import { NOT_RUN_REASONS, isNotRunCategory } from "../memory/not-run";
+import { NOT_RUN_REASONS, isNotRunCategory } from "./not-run";
 
 export const PAPER_COLUMNS = ["web", "memory", "multiTurn", "nonLive", "live", "irrelevance", "avg"] as const;
 export type PaperColumnKey = (typeof PAPER_COLUMNS)[number];

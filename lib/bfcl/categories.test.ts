@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { parseRunConfig } from "../../contracts/run-config";
+import { bfclConfigProblem, bfclDataset, parseBfclDataset } from "./categories";
+
+const errorsOf = (input: unknown) => {
+  const r = parseRunConfig(input);
+  return r.ok ? [] : r.errors;
+};
+
+describe("BFCL datasets (bfcl:<category or group>[,…])", () => {
+  it("expands groups into categories in BFCL's order, without repeats, and sets the ones not run aside with the reason", () => {
+    const r = parseBfclDataset("bfcl:memory,multi_turn_base,multi_turn");
+    if (!r.ok) throw new Error(r.message);
+    expect(r.selection.categories).toEqual(["multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context", "memory_kv", "memory_vector", "memory_rec_sum"]);
+    expect(r.selection.runnable).not.toContain("memory_vector");
+    expect(r.selection.notRun).toEqual([{ category: "memory_vector", reason: expect.stringMatching(/all-MiniLM-L6-v2/) }]);
+    const all = parseBfclDataset("bfcl:all");
+    if (!all.ok) throw new Error(all.message);
+    expect(all.selection.categories).toHaveLength(22);
+    expect(all.selection.notRun.map((n) => n.category)).toEqual(["web_search_base", "web_search_no_snippet", "memory_vector"]);
+  });
+
+  it("names unknown items, and refuses a selection with nothing runnable, saying why", () => {
+    expect(parseBfclDataset("bfcl:multi_turn,simple_cobol")).toEqual({ ok: false, message: expect.stringMatching(/unknown BFCL category or group "simple_cobol" \(groups: all, /) });
+    expect(parseBfclDataset("bfcl:web_search")).toEqual({ ok: false, message: expect.stringMatching(/^nothing to run: web_search_base queries the live web/) });
+    expect(bfclDataset(["multi_turn", "live"])).toBe("bfcl:multi_turn,live");
+  });
+
+  it("validates at the config boundary: the form, the API and the worker get the same message on data.dataset", () => {
+    expect(errorsOf({ kind: "eval", data: { dataset: "bfcl:multi_turn,simple_python" } })).toEqual([]);
+    expect(errorsOf({ kind: "eval", data: { dataset: "bfcl:simple_cobol" } })).toEqual([{ path: "data.dataset", message: expect.stringMatching(/unknown BFCL category or group "simple_cobol"/) }]);
+    expect(errorsOf({ kind: "eval", data: { dataset: "bfcl:" } })[0]).toMatchObject({ path: "data.dataset", message: expect.stringMatching(/bfcl:<category or group>/) });
+    expect(errorsOf({ kind: "eval", data: { dataset: "bfcl:memory_vector" } })[0]).toMatchObject({ path: "data.dataset", message: expect.stringMatching(/nothing to run: memory_vector needs/) });
+    // Training runs on the multi-turn categories.
+    expect(errorsOf({ kind: "train", data: { dataset: "bfcl:multi_turn" } })).toEqual([]);
+    expect(errorsOf({ kind: "train", data: { dataset: "bfcl:multi_turn_base,live_simple" } })).toEqual([
+      { path: "data.dataset", message: expect.stringMatching(/BFCL training runs on the multi-turn categories only .*live_simple is for evaluation runs/) },
+    ]);
+    expect(bfclConfigProblem("bfcl:multi_turn", "train")).toBeNull();
+  });
+});
