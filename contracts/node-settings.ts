@@ -121,6 +121,31 @@ export const openAINodeSettingsSchema = z
 
 export type OpenAINodeSettings = z.infer<typeof openAINodeSettingsSchema>;
 
+/**
+ * How a run rides out a restart or outage of this node: the step in flight is retried from the run's
+ * last committed state once the node answers again (worker/runner/node-restarts.ts).
+ */
+export const nodeRestartSettingsSchema = z
+  .object({
+    stepRetries: z
+      .number()
+      .int()
+      .min(0)
+      .max(20)
+      .default(3)
+      .describe("How many times a step is retried from the last committed state after this node restarted or stopped answering (0: fail at once)"),
+    waitS: z
+      .number()
+      .int()
+      .min(5)
+      .max(7 * 24 * 3600)
+      .default(600)
+      .describe("How long a run waits for this node to answer again before it fails, in seconds"),
+  })
+  .strict();
+
+export type NodeRestartSettings = z.infer<typeof nodeRestartSettingsSchema>;
+
 export const nodeSettingsSchema = z
   .object({
     models: z
@@ -153,6 +178,7 @@ export const nodeSettingsSchema = z
       .strict()
       .default({}),
     openai: openAINodeSettingsSchema.default({}),
+    restarts: nodeRestartSettingsSchema.default({}),
   })
   .strict();
 

@@ -109,3 +109,23 @@ export async function latestReport(prisma: PrismaClient, nodeId: string, model: 
   const report = row ? parseDoctorReport(row.report) : null;
   return report && row ? { ...report, checkedBy: row.checkedBy } : null;
 }
+
+/**
+ * One light request that says whether a node answers at all (no capabilities, no models): Tinker's
+ * `/api/v1/healthz` for training nodes, `/v1/models` for OpenAI-compatible ones. Null when it answers,
+ * else why not. The worker asks it every few seconds while a run waits on the node.
+ */
+export async function pingNode(node: { kind: NodeKind; baseUrl: string; apiKey?: string | null }, timeoutMs = 3000): Promise<string | null> {
+  const base = node.baseUrl.replace(/\/+$/, "");
+  const tinker = node.kind !== "openai";
+  const url = tinker ? `${base}/api/v1/healthz` : `${base}/v1/models`;
+  const headers: Record<string, string> = node.apiKey ? (tinker ? { "x-api-key": node.apiKey } : { authorization: `Bearer ${node.apiKey}` }) : {};
+  try {
+    const res = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
+    await res.arrayBuffer().catch(() => undefined);
+    return res.ok ? null : `${url} answered HTTP ${res.status}`;
+  } catch (err) {
+    const e = err as Error & { cause?: { code?: string } };
+    return `${url}: ${e.cause?.code ?? (e.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : e.message)}`;
+  }
+}

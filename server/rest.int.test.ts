@@ -23,6 +23,7 @@ let server: ApiServer;
 let memberToken: string;
 let viewerToken: string;
 let memberId: string;
+let memberHeaders: Headers;
 let adminToken: string;
 let mcpRoot: string;
 
@@ -51,6 +52,7 @@ beforeAll(async () => {
   const member = await signUp("member");
   const viewer = await signUp("viewer");
   memberId = member.id;
+  memberHeaders = member.headers;
   memberToken = (await (await callerFor(member.headers)).tokens.create({ name: "ci" })).token;
   viewerToken = (await (await callerFor(viewer.headers)).tokens.create({ name: "ci" })).token;
   const admin = await signUp("admin");
@@ -124,7 +126,9 @@ describe("authentication", () => {
     }
     const { token, id } = await createToken(memberId, "to revoke");
     expect((await api("GET", "/me", token)).status).toBe(200);
-    await prisma.apiToken.update({ where: { id }, data: { revokedAt: new Date() } });
+    // Revoked as its owner does it (from a browser session): the web process then forgets every caller it
+    // remembered (server/lib/caller-cache.ts), so the very next request is refused.
+    await (await callerFor(memberHeaders)).tokens.revoke({ id });
     expect((await api("GET", "/me", token)).status).toBe(401);
   });
 

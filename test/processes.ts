@@ -51,11 +51,15 @@ export function spawnTsx(script: string, env: Record<string, string | undefined>
   };
 }
 
-/** Start the real embedded node on a free port with its own data directory (`env`: e.g. NODE_WEIGHTS_DIR). */
-export async function startEmbeddedNode(env: Record<string, string> = {}): Promise<Child & { url: string; dataDir: string }> {
-  const port = await freePort();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "envace-node-"));
-  const node = spawnTsx("worker/node/main.ts", { ...env, PORT: String(port), HOST: "127.0.0.1", NODE_DATA_DIR: dataDir });
+/**
+ * Start the real embedded node with its own data directory, on a free port unless `port` is given (a
+ * restart test starts it again on the same port and data directory: the node's saved states survive,
+ * its sessions and pending results do not). `env`: e.g. NODE_WEIGHTS_DIR.
+ */
+export async function startEmbeddedNode(opts: { port?: number; dataDir?: string; env?: Record<string, string> } = {}): Promise<Child & { url: string; dataDir: string; port: number }> {
+  const port = opts.port ?? (await freePort());
+  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "envace-node-"));
+  const node = spawnTsx("worker/node/main.ts", { ...opts.env, PORT: String(port), HOST: "127.0.0.1", NODE_DATA_DIR: dataDir });
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitForHttp(`${url}/api/v1/healthz`, 120_000, () => node.child.exitCode === null);
@@ -63,5 +67,16 @@ export async function startEmbeddedNode(env: Record<string, string> = {}): Promi
     await node.kill("SIGKILL");
     throw new Error(`embedded node did not start: ${(err as Error).message}\n${node.output()}`);
   }
-  return { ...node, url, dataDir };
+  return { ...node, url, dataDir, port };
+}
+
+/** A real worker process (`worker/main.ts`) on `databaseUrl`, one run at a time, a 2 s heartbeat staleness. */
+export function startWorkerProcess(databaseUrl: string, env: Record<string, string> = {}): Child {
+  return spawnTsx("worker/main.ts", {
+    DATABASE_URL: databaseUrl,
+    ENVACE_SECRET: process.env.ENVACE_SECRET,
+    ENVACE_HEARTBEAT_STALE_S: "2",
+    WORKER_CONCURRENCY: "1",
+    ...env,
+  });
 }

@@ -1,5 +1,7 @@
 /** Worker process entry point: `npm run worker` (DATABASE_URL must point at a migrated database). */
 import { createPrisma } from "../lib/db";
+import { isDatabaseUnavailable } from "../lib/db-errors";
+import { OutageNotice, shortMessage, whileDatabaseDown } from "./runner/durable";
 import { evalExecutor } from "./runner/executors/eval";
 import { trainExecutor } from "./runner/executors/train";
 import { RunWorker } from "./runner/worker";
@@ -14,11 +16,25 @@ if (!process.env.ENVACE_SECRET) {
   process.exit(1);
 }
 
+// A database outage must not end the worker (worker/runner/durable.ts). The one rejection nobody can
+// catch is pg-boss completing a job while the database is away (it does not await that call); the job
+// is then simply delivered again and finds its run finished. Anything else still ends the process.
+process.on("unhandledRejection", (reason) => {
+  if (isDatabaseUnavailable(reason)) {
+    console.warn(`[worker] database unavailable: ${shortMessage(reason)} (ignored; it will be retried)`);
+    return;
+  }
+  console.error("[worker] unhandled rejection:", reason);
+  process.exit(1);
+});
+
 const prisma = createPrisma(databaseUrl);
+const startup = new OutageNotice("worker start", (m) => console.warn(`[worker] ${m}`));
 try {
-  await prisma.$queryRaw`select 1`;
+  // Started before the database (or during an outage): wait for it.
+  await whileDatabaseDown(() => prisma.$queryRaw`select 1`, { onDown: (e) => startup.failed(e), onUp: () => startup.ok() });
 } catch (err) {
-  console.error(`worker: cannot reach the database: ${(err as Error).message}`);
+  console.error(`worker: cannot use the database: ${(err as Error).message}`);
   process.exit(1);
 }
 
@@ -28,7 +44,7 @@ const worker = new RunWorker({
   concurrency: Number(process.env.WORKER_CONCURRENCY ?? 2),
   selectExecutor: (config) => (config.kind === "train" ? (ctx) => trainExecutor(ctx) : (ctx) => evalExecutor(ctx)),
 });
-await worker.start();
+await whileDatabaseDown(() => worker.start(), { onDown: (e) => startup.failed(e), onUp: () => startup.ok() });
 
 let stopping = false;
 for (const sig of ["SIGINT", "SIGTERM"] as const) {

@@ -1,8 +1,16 @@
-export function StatusBadge({ status }: { status: string }) {
+/** A run's status; `detail` says what a running run is doing beside progressing (e.g. "waiting for node …"). */
+export function StatusBadge({ status, detail }: { status: string; detail?: string | null }) {
   return (
-    <span className={`status status-${status}`} data-testid="run-status">
-      {status}
-    </span>
+    <>
+      <span className={`status status-${status}`} data-testid="run-status">
+        {status}
+      </span>
+      {detail && status === "running" ? (
+        <span className="status-detail" role="status" data-testid="run-status-detail">
+          {detail}
+        </span>
+      ) : null}
+    </>
   );
 }
 

@@ -20,7 +20,7 @@ const trpcKey = (path: string, input?: Record<string, unknown>, type: "query" | 
 describe("live updates against real Postgres", () => {
   const events: ChangeEvent[] = [];
   const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  const live = new LiveInvalidator(qc);
+  const live = new LiveInvalidator(qc, { share: 0 });
   const unsubscribers: (() => void)[] = [];
   let runId: string;
   const workerId = "live-test-worker";

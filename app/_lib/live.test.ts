@@ -1,7 +1,7 @@
 /** The change-event → query-invalidation map, against a real QueryClient with observed queries. */
 import { QueryClient, QueryObserver, type QueryKey } from "@tanstack/react-query";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { LiveInvalidator, parseChangeEvent, routeMatches } from "./live";
+import { LiveInvalidator, liveDelayMs, liveRoutes, parseChangeEvent, routeMatches } from "./live";
 
 const RUN_A = "11111111-1111-4111-8111-111111111111";
 const RUN_B = "22222222-2222-4222-8222-222222222222";
@@ -25,7 +25,7 @@ describe("live updates", () => {
   beforeEach(() => {
     vi.useFakeTimers();
     qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-    live = new LiveInvalidator(qc);
+    live = new LiveInvalidator(qc, { share: 0 }); // the first tab of a crowd: no spread
   });
   afterEach(() => {
     observers.splice(0).forEach((unsubscribe) => unsubscribe());
@@ -100,6 +100,21 @@ describe("live updates", () => {
     expect(list.fetches).toBe(2); // the coalesced one was folded into the resync
   });
 
+  it("spreads a crowd of tabs: each waits its own share of the spread, and one tab's refetches go out together", async () => {
+    const late = new LiveInvalidator(qc, { share: 1 }); // the last tab of a crowd
+    const page = mounted(trpcKey("runs.get", { id: RUN_A }));
+    const logs = mounted(trpcKey("runs.logs", { runId: RUN_A }));
+    await vi.advanceTimersByTimeAsync(0);
+    late.handle({ t: "run", id: RUN_A });
+    late.handle({ t: "log", id: RUN_A });
+    await vi.advanceTimersByTimeAsync(499);
+    expect([page.fetches, logs.fetches]).toEqual([1, 1]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect([page.fetches, logs.fetches]).toEqual([2, 2]);
+    late.dispose();
+    expect(liveDelayMs(liveRoutes.step[0]!, 0.5)).toBe(2750);
+  });
+
   it("marks queries no view shows as stale without fetching them", async () => {
     await qc.prefetchQuery({ queryKey: trpcKey("runs.get", { id: RUN_A }), queryFn: async () => 1 });
     live.handle({ t: "run", id: RUN_A });
@@ -111,8 +126,8 @@ describe("live updates", () => {
     expect(parseChangeEvent('{"t":"step","id":"x"}')).toEqual({ t: "step", id: "x" });
     expect(parseChangeEvent('{"t":"heartbeat","id":"x"}')).toBeNull();
     expect(parseChangeEvent("not json")).toBeNull();
-    expect(routeMatches(trpcKey("runs.get", { id: RUN_A }), { path: "runs.get", match: "id", delayMs: 0 }, RUN_A)).toBe(true);
-    expect(routeMatches(trpcKey("runs.get", { id: RUN_A }), { path: "runs.get", match: "id", delayMs: 0 }, RUN_B)).toBe(false);
-    expect(routeMatches(trpcKey("runs.getx", { id: RUN_A }), { path: "runs.get", delayMs: 0 }, RUN_A)).toBe(false);
+    expect(routeMatches(trpcKey("runs.get", { id: RUN_A }), { path: "runs.get", match: "id", delayMs: 0, spreadMs: 0 }, RUN_A)).toBe(true);
+    expect(routeMatches(trpcKey("runs.get", { id: RUN_A }), { path: "runs.get", match: "id", delayMs: 0, spreadMs: 0 }, RUN_B)).toBe(false);
+    expect(routeMatches(trpcKey("runs.getx", { id: RUN_A }), { path: "runs.get", delayMs: 0, spreadMs: 0 }, RUN_A)).toBe(false);
   });
 });

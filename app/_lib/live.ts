@@ -19,29 +19,40 @@ export interface LiveRoute {
   match?: "id" | "runId";
   /** A burst of signals within this window costs one refetch (charts and lists need not redraw on every rollout). */
   delayMs: number;
+  /**
+   * Every open tab hears a signal at the same instant; each waits a further share of this (its own fixed
+   * share, the same for all its routes, so one tab's refetches still go out together) so that a hundred
+   * open pages do not all ask the server at once.
+   */
+  spreadMs: number;
 }
 
 /** What each change makes stale. */
 export const liveRoutes: Record<ChangeEvent["t"], LiveRoute[]> = {
   run: [
-    { path: "runs.get", match: "id", delayMs: 0 },
-    { path: "runs.list", delayMs: 300 },
+    { path: "runs.get", match: "id", delayMs: 0, spreadMs: 500 },
+    { path: "runs.list", delayMs: 300, spreadMs: 1500 },
   ],
   step: [
-    { path: "metrics.keys", match: "runId", delayMs: 2000 },
-    { path: "metrics.series", match: "runId", delayMs: 2000 },
-    { path: "trajectories.list", match: "runId", delayMs: 2000 },
-    { path: "trajectories.facets", match: "runId", delayMs: 2000 },
-    { path: "runs.worldModel", match: "runId", delayMs: 2000 },
-    { path: "runs.bfcl", match: "runId", delayMs: 2000 },
+    { path: "metrics.keys", match: "runId", delayMs: 2000, spreadMs: 1500 },
+    { path: "metrics.series", match: "runId", delayMs: 2000, spreadMs: 1500 },
+    { path: "trajectories.list", match: "runId", delayMs: 2000, spreadMs: 1500 },
+    { path: "trajectories.facets", match: "runId", delayMs: 2000, spreadMs: 1500 },
+    { path: "runs.worldModel", match: "runId", delayMs: 2000, spreadMs: 1500 },
+    { path: "runs.bfcl", match: "runId", delayMs: 2000, spreadMs: 1500 },
   ],
-  log: [{ path: "runs.logs", match: "runId", delayMs: 0 }],
-  checkpoint: [{ path: "runs.checkpoints", match: "runId", delayMs: 0 }],
+  log: [{ path: "runs.logs", match: "runId", delayMs: 0, spreadMs: 500 }],
+  checkpoint: [{ path: "runs.checkpoints", match: "runId", delayMs: 0, spreadMs: 500 }],
   node: [
-    { path: "nodes.list", delayMs: 0 },
-    { path: "runs.nodes", delayMs: 0 },
+    { path: "nodes.list", delayMs: 0, spreadMs: 500 },
+    { path: "runs.nodes", delayMs: 0, spreadMs: 500 },
   ],
 };
+
+/** How long a tab whose share of the spread is `share` (0..1) waits before refetching what `route` covers. */
+export function liveDelayMs(route: LiveRoute, share: number): number {
+  return Math.round(route.delayMs + share * route.spreadMs);
+}
 
 /** Whether a tRPC query key ([path segments, { input }]) belongs to `route` for an event about `id`. */
 export function routeMatches(queryKey: readonly unknown[], route: LiveRoute, id: string): boolean {
@@ -53,8 +64,15 @@ export function routeMatches(queryKey: readonly unknown[], route: LiveRoute, id:
 /** Maps change events to invalidations on one QueryClient, coalescing bursts per (route, id). */
 export class LiveInvalidator {
   private readonly pending = new Map<string, ReturnType<typeof setTimeout>>();
+  /** This tab's share of every route's spread (see `LiveRoute.spreadMs`). */
+  private readonly share: number;
 
-  constructor(private readonly queryClient: QueryClient) {}
+  constructor(
+    private readonly queryClient: QueryClient,
+    opts: { share?: number } = {},
+  ) {
+    this.share = opts.share ?? Math.random();
+  }
 
   handle(event: ChangeEvent): void {
     for (const route of liveRoutes[event.t]) {
@@ -65,8 +83,9 @@ export class LiveInvalidator {
         this.pending.delete(key);
         void this.queryClient.invalidateQueries({ predicate: (q: Query) => routeMatches(q.queryKey, route, event.id) });
       };
-      if (route.delayMs === 0) invalidate();
-      else this.pending.set(key, setTimeout(invalidate, route.delayMs));
+      const delay = liveDelayMs(route, this.share);
+      if (delay === 0) invalidate();
+      else this.pending.set(key, setTimeout(invalidate, delay));
     }
   }
 

@@ -137,7 +137,7 @@ export function RunsTable() {
                   <div className="muted small">{r.kind}</div>
                 </td>
                 <td>
-                  <StatusBadge status={r.status} />
+                  <StatusBadge status={r.status} detail={r.statusDetail} />
                 </td>
                 <td>
                   <ProgressBar step={r.progressStep} total={r.totalSteps} unit={progressUnit(r.kind)} />

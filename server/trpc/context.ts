@@ -2,6 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { getAuth, type UserRole } from "../auth";
 import { prisma } from "../../lib/db";
 import { sha256 } from "../../lib/secrets";
+import { rememberCaller, rememberedCaller, sessionKey } from "../lib/caller-cache";
 import { isDatabaseUnavailable } from "../lib/db-errors";
 
 export interface SessionUser {
@@ -13,24 +14,39 @@ export interface SessionUser {
   via: "session" | "token";
 }
 
-/** Resolve the caller from a personal API token (Bearer envace_…) or a better-auth session cookie. */
-export async function resolveUser(headers: Headers): Promise<SessionUser | null> {
+/**
+ * Resolve the caller from a personal API token (Bearer envace_…) or a better-auth session cookie.
+ * Found callers are remembered for a few seconds (server/lib/caller-cache.ts); `fresh` looks them up
+ * anyway (the event stream: opened once per tab, and it must not open while the database is away).
+ */
+export async function resolveUser(headers: Headers, opts: { fresh?: boolean } = {}): Promise<SessionUser | null> {
+  const recall = <T>(key: string | null) => (key && !opts.fresh ? rememberedCaller<T>(key) : undefined);
   const authz = headers.get("authorization");
   if (authz?.startsWith("Bearer ")) {
-    const token = authz.slice(7).trim();
+    const tokenHash = sha256(authz.slice(7).trim());
+    const key = `token:${tokenHash}`;
+    const known = recall<SessionUser>(key);
+    if (known) return known;
     const row = await prisma.apiToken.findUnique({
-      where: { tokenHash: sha256(token) },
+      where: { tokenHash },
       select: { id: true, revokedAt: true, user: { select: { id: true, email: true, name: true, role: true } } },
     });
     if (!row || row.revokedAt) return null;
-    // Best effort; a failed timestamp update must not fail the request.
+    // Best effort (and once per remembered period, not per request); a failed update must not fail the request.
     prisma.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => {});
-    return { ...row.user, role: row.user.role as UserRole, via: "token" };
+    const user: SessionUser = { ...row.user, role: row.user.role as UserRole, via: "token" };
+    rememberCaller(key, user);
+    return user;
   }
+  const key = sessionKey(headers);
+  const known = recall<SessionUser>(key);
+  if (known) return known;
   const session = await getAuth().api.getSession({ headers });
   if (!session) return null;
   const u = session.user as { id: string; email: string; name: string; role?: string };
-  return { id: u.id, email: u.email, name: u.name, role: (u.role ?? "member") as UserRole, via: "session" };
+  const user: SessionUser = { id: u.id, email: u.email, name: u.name, role: (u.role ?? "member") as UserRole, via: "session" };
+  if (key) rememberCaller(key, user);
+  return user;
 }
 
 export async function createContext(opts: { headers: Headers }) {

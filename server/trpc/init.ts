@@ -9,7 +9,6 @@
  */
 import crypto from "node:crypto";
 import { initTRPC, TRPCError } from "@trpc/server";
-import superjson from "superjson";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import { ZodError } from "zod";
 // Adds `.openapi()` to zod schemas before any procedure file builds its schemas (server/openapi.ts).
@@ -17,6 +16,8 @@ import "zod-openapi/extend";
 import { describeUnstorable, findUnstorableText } from "../../lib/text-hygiene";
 import { isDatabaseUnavailable } from "../lib/db-errors";
 import { DomainError } from "../lib/errors";
+import { forgetCallers } from "../lib/caller-cache";
+import { clearSharedReads, sharedResultTransformer } from "../lib/live-reads";
 import type { Context } from "./context";
 
 export const DATABASE_UNAVAILABLE_MESSAGE = "the database is unavailable right now; try again in a moment";
@@ -28,7 +29,8 @@ const INTERNAL_PREFIX = "internal error";
  * middleware, same validation).
  */
 const t = initTRPC.context<Context>().meta<OpenApiMeta>().create({
-  transformer: superjson,
+  // superjson, with a shared result serialised once for all its callers (server/lib/live-reads.ts).
+  transformer: sharedResultTransformer,
   // Stacks would carry driver text and file paths; the server log has them.
   isDev: false,
   errorFormatter({ shape, error }) {
@@ -91,9 +93,21 @@ const domainErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
+// Reads shared between callers (server/lib/live-reads.ts) and remembered callers (server/lib/caller-cache.ts)
+// are forgotten after any change made through this process, so whoever made it reads it back at once
+// (a revoked token or a changed role included) instead of waiting for its change signal.
+const readsAfterWrites = t.middleware(async ({ type, next }) => {
+  const result = await next();
+  if (type === "mutation") {
+    clearSharedReads();
+    forgetCallers();
+  }
+  return result;
+});
+
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure.use(safeErrors).use(storableInput).use(domainErrors);
+export const publicProcedure = t.procedure.use(safeErrors).use(storableInput).use(domainErrors).use(readsAfterWrites);
 
 export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.user) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in or send an API token" });

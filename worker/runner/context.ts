@@ -10,7 +10,13 @@ export interface RunContext {
   /** Aborted when a user cancels the run or this worker loses its claim. */
   signal: AbortSignal;
   attempt: number;
+  /**
+   * Appends a log line. Lines are written in order by the run's journal (worker/runner/durable.ts):
+   * the promise resolves at once, and a database outage delays the write, never the run.
+   */
   log(level: "info" | "warn" | "error", message: string): Promise<void>;
+  /** What the run is doing beside progressing, shown on the run page ("waiting for node …"); null clears it. */
+  detail(text: string | null): Promise<void>;
   /** Report step k of n; the ETA is estimated from this attempt's pace. */
   progress(step: number, total: number): Promise<void>;
 }

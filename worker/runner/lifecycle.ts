@@ -16,7 +16,7 @@ export interface ClaimedRun {
 
 export async function claimRun(prisma: PrismaClient, runId: string, workerId: string): Promise<ClaimedRun | null> {
   const rows = await prisma.$queryRaw<ClaimedRun[]>`
-    update "run" set status = 'running', "workerId" = ${workerId}, "heartbeatAt" = now(),
+    update "run" set status = 'running', "workerId" = ${workerId}, "heartbeatAt" = now(), "statusDetail" = null,
       attempts = attempts + 1, "startedAt" = coalesce("startedAt", now()), "updatedAt" = now()
     where id = ${runId}
       and not "cancelRequested"
@@ -45,9 +45,16 @@ export async function finishRun(
 ): Promise<boolean> {
   const n = await prisma.$executeRaw`
     update "run" set status = ${status}, error = ${error ?? null}, "finishedAt" = now(), "etaSeconds" = null,
-      "heartbeatAt" = null, "updatedAt" = now()
+      "heartbeatAt" = null, "statusDetail" = null, "updatedAt" = now()
     where id = ${runId} and "workerId" = ${workerId} and status = 'running'`;
   return n > 0;
+}
+
+/** What the run is doing beside progressing ("waiting for node …"), shown on the run page; null clears it. Fenced on the claim. */
+export async function setStatusDetail(prisma: PrismaClient, runId: string, workerId: string, detail: string | null): Promise<void> {
+  await prisma.$executeRaw`
+    update "run" set "statusDetail" = ${detail}, "updatedAt" = now()
+    where id = ${runId} and "workerId" = ${workerId} and status = 'running'`;
 }
 
 export async function appendLog(prisma: PrismaClient, runId: string, level: "info" | "warn" | "error", message: string) {
@@ -69,23 +76,27 @@ export async function reportProgress(
 /**
  * Runs whose worker stopped heartbeating: put them back in the queue. Returns their ids; the caller
  * sends the jobs. `for update skip locked` keeps two sweeping workers from recovering the same run twice.
+ * `ownActive` are the runs the sweeping worker is executing itself: after a database outage their
+ * heartbeats are stale too, but their worker is alive and carries on with them.
  */
-export async function takeOrphanedRuns(prisma: PrismaClient): Promise<string[]> {
+export async function takeOrphanedRuns(prisma: PrismaClient, ownActive: string[] = []): Promise<string[]> {
   const rows = await prisma.$queryRaw<{ id: string }[]>`
-    update "run" set status = 'queued', "workerId" = null, "updatedAt" = now()
+    update "run" set status = 'queued', "workerId" = null, "statusDetail" = null, "updatedAt" = now()
     where id in (
       select id from "run"
       where status = 'running' and not "cancelRequested"
         and ("heartbeatAt" is null or "heartbeatAt" < now() - make_interval(secs => ${HEARTBEAT_STALE_SECONDS}))
+        and not (id = any(${ownActive}::text[]))
       for update skip locked)
     returning id`;
   return rows.map((r) => r.id);
 }
 
 /** Orphaned runs whose cancel was requested are simply cancelled. */
-export async function cancelOrphanedRuns(prisma: PrismaClient): Promise<number> {
+export async function cancelOrphanedRuns(prisma: PrismaClient, ownActive: string[] = []): Promise<number> {
   return prisma.$executeRaw`
-    update "run" set status = 'cancelled', "finishedAt" = now(), "etaSeconds" = null, "updatedAt" = now()
+    update "run" set status = 'cancelled', "finishedAt" = now(), "etaSeconds" = null, "statusDetail" = null, "updatedAt" = now()
     where status = 'running' and "cancelRequested"
-      and ("heartbeatAt" is null or "heartbeatAt" < now() - make_interval(secs => ${HEARTBEAT_STALE_SECONDS}))`;
+      and ("heartbeatAt" is null or "heartbeatAt" < now() - make_interval(secs => ${HEARTBEAT_STALE_SECONDS}))
+      and not (id = any(${ownActive}::text[]))`;
 }

@@ -2,7 +2,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { prisma, signUp } from "../../test/helpers";
 import { syntheticStep } from "../../bench/persist";
-import { ClaimLostError, persistStep } from "./persist";
+import type { PrismaClient } from "@prisma/client";
+import { ClaimLostError, commitStep, committedParts, persistCheckpoint, persistStep } from "./persist";
 
 describe("persistStep", () => {
   let runId: string;
@@ -37,5 +38,38 @@ describe("persistStep", () => {
     await expect(persistStep(prisma, { runId, workerId: "w1", result: syntheticStep(1, 40, 1, 2), phase: "train", startedAt: new Date() })).rejects.toThrow();
     expect(await prisma.trajectory.count({ where: { runId } })).toBe(4);
     expect(await prisma.turn.count({ where: { trajectory: { runId } } })).toBe(120);
+  });
+
+  it("commitStep counts a commit whose acknowledgement was lost in an outage as done, once", async () => {
+    // The transaction commits, then the connection drops before the worker hears of it.
+    let dropAck = true;
+    const flaky = new Proxy(prisma, {
+      get(target, prop, receiver) {
+        if (prop !== "$transaction") return Reflect.get(target, prop, receiver);
+        return async (...args: unknown[]) => {
+          const value = await (target.$transaction as (...a: unknown[]) => Promise<unknown>)(...args);
+          if (dropAck) {
+            dropAck = false;
+            throw Object.assign(new Error("Connection terminated unexpectedly"), { code: "ECONNRESET" });
+          }
+          return value;
+        };
+      },
+    }) as PrismaClient;
+    const written = await commitStep(flaky, { runId, workerId: "w1", result: syntheticStep(2, 40, 1, 2), phase: "train", startedAt: new Date(), statePath: "tinker://m/weights/s2" });
+    expect(written).toEqual({ turns: 40, trajectories: 2 });
+    expect(await prisma.step.count({ where: { runId, kind: "train", index: 2 } })).toBe(1);
+    expect(await prisma.trajectory.count({ where: { runId, step: 2 } })).toBe(2);
+    // Without an interrupted attempt a duplicate is still an error.
+    await expect(commitStep(prisma, { runId, workerId: "w1", result: syntheticStep(2, 40, 1, 2), phase: "train", startedAt: new Date() })).rejects.toThrow();
+  });
+
+  it("reads what a run committed by part, and adds a checkpoint only once, under the claim", async () => {
+    await persistCheckpoint(prisma, { runId, workerId: "w1", step: 2, nodeName: "embedded", statePath: "tinker://m/weights/s2", samplerPath: "tinker://m/sampler_weights/s2" });
+    await persistCheckpoint(prisma, { runId, workerId: "w1", step: 2, nodeName: "embedded", statePath: "tinker://m/weights/other", samplerPath: "tinker://m/sampler_weights/other" });
+    await expect(persistCheckpoint(prisma, { runId, workerId: "someone-else", step: 3, nodeName: "embedded", statePath: "x", samplerPath: "y" })).rejects.toBeInstanceOf(ClaimLostError);
+    const parts = await committedParts(prisma, runId);
+    expect(parts).toEqual({ train: [{ step: 1, statePath: null }, { step: 2, statePath: "tinker://m/weights/s2" }], eval: [], checkpoint: [2] });
+    expect((await prisma.checkpoint.findFirstOrThrow({ where: { runId, step: 2 } })).statePath).toBe("tinker://m/weights/s2");
   });
 });

@@ -25,7 +25,10 @@
 import crypto from "node:crypto";
 import type { Prisma, PrismaClient } from "@prisma/client";
 import type { StepResult, TrajectoryResult } from "../engine/step";
+import { isDatabaseUnavailable } from "../../lib/db-errors";
+import { whileDatabaseDown, type WaitOptions } from "./durable";
 import { rollupFidelity } from "./fidelity-rollup";
+import type { CommittedParts } from "./resume";
 
 /** Metrics shown in run lists; "higher is better" for all of them. */
 export const KEY_METRICS = ["reward/mean", "fidelity/mean", "judge/pass_rate"] as const;
@@ -304,12 +307,64 @@ export async function persistStep(prisma: PrismaClient, input: PersistStepInput)
   return { turns: rows.turns.length, trajectories: rows.trajectories.length };
 }
 
-/** The resume point: the last committed training step and the training state saved with it. */
-export async function resumePoint(prisma: PrismaClient, runId: string): Promise<{ step: number; statePath: string | null }> {
-  const last = await prisma.step.findFirst({
-    where: { runId, kind: "train" },
-    orderBy: { index: "desc" },
-    select: { index: true, statePath: true },
+/**
+ * `persistStep` through a database outage: waits for the database and commits then. When the
+ * connection broke while the commit was in flight, the commit may have gone through; a retry then
+ * meets the step's unique key, and finding that step (under this worker's claim) means it is done.
+ */
+export async function commitStep(prisma: PrismaClient, input: PersistStepInput, wait: WaitOptions = {}): Promise<{ turns: number; trajectories: number }> {
+  let interrupted = false;
+  return whileDatabaseDown(async () => {
+    try {
+      return await persistStep(prisma, input);
+    } catch (err) {
+      if (isDatabaseUnavailable(err)) {
+        interrupted = true;
+        throw err;
+      }
+      if (interrupted && !(err instanceof ClaimLostError)) {
+        const committed = await prisma.step.findUnique({
+          where: { runId_kind_index: { runId: input.runId, kind: input.phase, index: input.result.stepIndex } },
+          select: { id: true },
+        });
+        if (committed) {
+          const rows = trajectoryRows(input.runId, input.result, input.phase);
+          return { turns: rows.turns.length, trajectories: rows.trajectories.length };
+        }
+      }
+      throw err;
+    }
+  }, wait);
+}
+
+/** Everything a training run has committed, by part (the input of `planResume`, worker/runner/resume.ts). */
+export async function committedParts(prisma: PrismaClient, runId: string): Promise<CommittedParts> {
+  const [steps, checkpoints] = await Promise.all([
+    prisma.step.findMany({ where: { runId }, orderBy: { index: "asc" }, select: { kind: true, index: true, statePath: true } }),
+    prisma.checkpoint.findMany({ where: { runId }, orderBy: { step: "asc" }, select: { step: true } }),
+  ]);
+  return {
+    train: steps.filter((s) => s.kind === "train").map((s) => ({ step: s.index, statePath: s.statePath })),
+    eval: steps.filter((s) => s.kind === "eval").map((s) => s.index),
+    checkpoint: checkpoints.map((c) => c.step),
+  };
+}
+
+/**
+ * A checkpoint made on its own, for a committed training step that lacks one. Fenced on the claim like
+ * a step; an existing checkpoint of the step is kept (its unique key), so a repeat changes nothing.
+ */
+export async function persistCheckpoint(
+  prisma: PrismaClient,
+  input: { runId: string; workerId: string; step: number; nodeName: string; statePath: string; samplerPath: string },
+): Promise<void> {
+  await prisma.$transaction(async (tx) => {
+    const held = await tx.$queryRaw<{ id: string }[]>`
+      select id from "run" where id = ${input.runId} and "workerId" = ${input.workerId} and status = 'running' for update`;
+    if (held.length === 0) throw new ClaimLostError(input.runId);
+    await tx.checkpoint.createMany({
+      data: [{ runId: input.runId, step: input.step, nodeName: input.nodeName, statePath: input.statePath, samplerPath: input.samplerPath }],
+      skipDuplicates: true,
+    });
   });
-  return last ? { step: last.index, statePath: last.statePath } : { step: 0, statePath: null };
 }

@@ -2,6 +2,13 @@
  * The job runner: consumes run jobs from pg-boss, claims each run exactly once, executes it with a
  * heartbeat (which also carries cancel requests), and sweeps runs orphaned by dead workers back
  * into the queue so they resume.
+ *
+ * Database outages of any length are ridden out (worker/runner/durable.ts): the run in flight keeps
+ * going, its commits and its final status wait for the database, its log lines are queued; heartbeats,
+ * the sweep and pg-boss's polling retry, each saying once that the database is away and once that it is
+ * back. After an outage the worker's own runs have stale heartbeats: its sweep leaves them alone (it is
+ * still running them), another worker's sweep may take them over, and then this one loses its claim at
+ * the next fenced write and stops — the fencing is unchanged.
  */
 import os from "node:os";
 import crypto from "node:crypto";
@@ -11,6 +18,9 @@ import { RUN_QUEUE, runJobSchema } from "../../contracts/jobs";
 import { parseRunConfig, type RunConfig } from "../../contracts/run-config";
 import { appendLog, cancelOrphanedRuns, claimRun, finishRun, heartbeat, reportProgress, takeOrphanedRuns } from "./lifecycle";
 import { CancelledError, type Executor, type RunContext } from "./context";
+import { OutageNotice, RunJournal, whileDatabaseDown } from "./durable";
+import { ClaimLostError } from "./persist";
+import { isDatabaseUnavailable } from "../../lib/db-errors";
 
 export interface WorkerOptions {
   prisma: PrismaClient;
@@ -31,11 +41,19 @@ export class RunWorker {
   private sweepTimer?: NodeJS.Timeout;
   private active = new Map<string, AbortController>();
   private stopped = false;
+  /** Aborted by stop(): ends every wait for the database. */
+  private stopping = new AbortController();
+  /** pg-boss polling and the sweep: one line when the database goes away, one when it is back. */
+  private outage: OutageNotice;
 
   constructor(private opts: WorkerOptions) {
     this.workerId = opts.workerId ?? `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString("hex")}`;
     this.boss = new PgBoss({ connectionString: opts.databaseUrl, max: 4 });
-    this.boss.on("error", (err) => this.logger(`pg-boss error: ${err.message}`));
+    this.outage = new OutageNotice("job queue and sweep", (m) => this.logger(m));
+    // pg-boss reports its polling and maintenance failures here, once per poll while the database is away.
+    this.boss.on("error", (err) => {
+      if (!this.outage.failed(err)) this.logger(`pg-boss error: ${err.message}`);
+    });
   }
 
   private logger(msg: string) {
@@ -51,14 +69,23 @@ export class RunWorker {
         for (const job of jobs) await this.handle(job.data);
       });
     }
-    await this.sweep();
-    this.sweepTimer = setInterval(() => this.sweep().catch((e) => this.logger(`sweep failed: ${e.message}`)), this.opts.sweepMs ?? 10_000);
+    // From here on nothing throws: the sweep retries on its timer.
+    const sweep = () =>
+      this.sweep().then(
+        () => this.outage.ok(),
+        (e) => {
+          if (!this.outage.failed(e)) this.logger(`sweep failed: ${e.message}`);
+        },
+      );
+    await sweep();
+    this.sweepTimer = setInterval(sweep, this.opts.sweepMs ?? 10_000);
     this.logger(`started (concurrency ${concurrency})`);
   }
 
   /** Stop taking jobs; in-flight runs are aborted and left for recovery unless `drain` is set. */
   async stop({ drain = false }: { drain?: boolean } = {}) {
     this.stopped = true;
+    this.stopping.abort(new Error("worker stopping"));
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     if (!drain) for (const c of this.active.values()) c.abort(new Error("worker stopping"));
     await this.boss.stop({ graceful: drain, wait: true, timeout: drain ? 60_000 : 5_000 }).catch(() => {});
@@ -66,15 +93,22 @@ export class RunWorker {
 
   private async sweep() {
     if (this.stopped) return;
-    await cancelOrphanedRuns(this.opts.prisma);
-    const ids = await takeOrphanedRuns(this.opts.prisma);
+    const own = [...this.active.keys()];
+    await cancelOrphanedRuns(this.opts.prisma, own);
+    const ids = await takeOrphanedRuns(this.opts.prisma, own);
     for (const runId of ids) {
-      await appendLog(this.opts.prisma, runId, "warn", "worker lost (no heartbeat); the run is queued again and will resume");
-      await this.boss.send(RUN_QUEUE, { runId, reason: "recovered" }, { retryLimit: 3, retryDelay: 5, expireInHours: 23 });
+      // The run is queued now: its job must follow even if the database drops in between.
+      const wait = { signal: this.stopping.signal };
+      await whileDatabaseDown(() => appendLog(this.opts.prisma, runId, "warn", "worker lost (no heartbeat); the run is queued again and will resume"), wait);
+      await whileDatabaseDown(() => this.boss.send(RUN_QUEUE, { runId, reason: "recovered" }, { retryLimit: 3, retryDelay: 5, expireInHours: 23 }), wait);
       this.logger(`recovered orphaned run ${runId}`);
     }
   }
 
+  /**
+   * One job. Never rejects: whatever happens, the run ends with a recorded status (written when the
+   * database is there to take it) or is left to recovery; pg-boss then completes the job.
+   */
   private async handle(data: unknown) {
     const job = runJobSchema.safeParse(data);
     if (!job.success) {
@@ -82,12 +116,28 @@ export class RunWorker {
       return;
     }
     const { prisma } = this.opts;
-    const claimed = await claimRun(prisma, job.data.runId, this.workerId);
+    const wait = { signal: this.stopping.signal };
+    let claimed: Awaited<ReturnType<typeof claimRun>>;
+    try {
+      claimed = await whileDatabaseDown(() => claimRun(prisma, job.data.runId, this.workerId), wait);
+    } catch (err) {
+      this.logger(`could not claim run ${job.data.runId}: ${(err as Error).message}`);
+      return;
+    }
     if (!claimed) return; // finished, cancelled, or held by a live worker: nothing to do
+    const journal = new RunJournal(prisma, claimed.id, this.workerId, (m) => this.logger(m), this.stopping.signal);
+    const finish = async (status: "succeeded" | "failed" | "cancelled", error?: string) => {
+      await journal.flush();
+      const done = await whileDatabaseDown(() => finishRun(prisma, claimed!.id, this.workerId, status, error), wait).catch((err) => {
+        this.logger(`could not record run ${claimed!.id} as ${status} (${(err as Error).message}); it is left for recovery`);
+        return true;
+      });
+      if (!done) this.logger(`run ${claimed!.id} was taken over before it could be recorded as ${status}`);
+    };
     const parsed = parseRunConfig(claimed.config);
     if (!parsed.ok) {
-      await appendLog(prisma, claimed.id, "error", `invalid stored config: ${parsed.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
-      await finishRun(prisma, claimed.id, this.workerId, "failed", "invalid stored config");
+      await journal.log("error", `invalid stored config: ${parsed.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`);
+      await finish("failed", "invalid stored config");
       return;
     }
     const controller = new AbortController();
@@ -101,24 +151,35 @@ export class RunWorker {
       prisma,
       signal: controller.signal,
       attempt: claimed.attempts,
-      log: (level, message) => appendLog(prisma, claimed.id, level, message),
+      log: (level, message) => journal.log(level, message),
+      detail: (text) => journal.detail(text),
       progress: async (step, total) => {
         firstStep ??= step - 1;
         const done = step - firstStep;
         const eta = done > 0 ? ((Date.now() - attemptStart) / 1000 / done) * Math.max(0, total - step) : null;
-        await reportProgress(prisma, claimed.id, this.workerId, { step, total, etaSeconds: eta });
+        // Progress is a snapshot: during a database outage it is skipped (the next report carries newer news).
+        await reportProgress(prisma, claimed.id, this.workerId, { step, total, etaSeconds: eta }).catch((err) => {
+          if (!isDatabaseUnavailable(err)) throw err;
+        });
       },
     };
     let lostClaim = false;
+    const beatOutage = new OutageNotice(`heartbeat of ${claimed.id}`, (m) => this.logger(m));
+    let beating = false;
     const beat = setInterval(async () => {
+      if (beating) return; // one at a time: a heartbeat waiting on a dead connection must not pile up
+      beating = true;
       try {
         const hb = await heartbeat(prisma, claimed.id, this.workerId);
+        beatOutage.ok();
         if (!hb) {
           lostClaim = true;
           controller.abort(new Error("claim lost"));
         } else if (hb.cancelRequested) controller.abort(new CancelledError());
       } catch (err) {
-        this.logger(`heartbeat failed for ${claimed.id}: ${(err as Error).message}`);
+        if (!beatOutage.failed(err)) this.logger(`heartbeat failed for ${claimed.id}: ${(err as Error).message}`);
+      } finally {
+        beating = false;
       }
     }, this.opts.heartbeatMs ?? 1000);
 
@@ -127,20 +188,21 @@ export class RunWorker {
       await this.opts.selectExecutor(parsed.config)(ctx);
       if (controller.signal.aborted) throw controller.signal.reason ?? new CancelledError();
       await ctx.log("info", "run succeeded");
-      await finishRun(prisma, claimed.id, this.workerId, "succeeded");
+      await finish("succeeded");
     } catch (err) {
-      if (this.stopped && !(err instanceof CancelledError) && !(controller.signal.reason instanceof CancelledError)) {
+      const cancelled = err instanceof CancelledError || controller.signal.reason instanceof CancelledError;
+      if (this.stopped && !cancelled) {
         // Shutting down: leave the run "running" with a stale heartbeat so another worker resumes it.
         this.logger(`left run ${claimed.id} for recovery`);
-      } else if (lostClaim) {
+      } else if (lostClaim || err instanceof ClaimLostError) {
         this.logger(`lost claim on ${claimed.id}`);
-      } else if (err instanceof CancelledError || controller.signal.reason instanceof CancelledError) {
+      } else if (cancelled) {
         await ctx.log("warn", "run cancelled");
-        await finishRun(prisma, claimed.id, this.workerId, "cancelled");
+        await finish("cancelled");
       } else {
         const message = err instanceof Error ? err.message : String(err);
-        await ctx.log("error", `run failed: ${message}`).catch(() => {});
-        await finishRun(prisma, claimed.id, this.workerId, "failed", message.slice(0, 2000));
+        await ctx.log("error", `run failed: ${message}`);
+        await finish("failed", message.slice(0, 2000));
       }
     } finally {
       clearInterval(beat);

@@ -48,6 +48,17 @@ export function chartBase(key: string): string {
 }
 
 /** Group metric keys into titled panels of charts. */
+/** Panels the run page shows closed until opened (the others fetch their series at once). */
+export const DEFAULT_CLOSED_PANELS: ReadonlySet<string> = new Set(["termination", "other"]);
+
+/** Most points per series a chart asks for (downsampled on the server). */
+export const MAX_CHART_POINTS = 300;
+
+/** The `metrics.series` keys of one panel's query (one query per open panel and run). */
+export function panelQueryKeys(panel: Panel, multiRun = false): string[] {
+  return [...new Set(panel.charts.flatMap((c) => (multiRun ? c.keys.slice(0, 1) : c.keys)))].slice(0, 40);
+}
+
 export function groupPanels(keys: string[]): Panel[] {
   const panels = new Map<string, Panel>();
   for (const f of families) panels.set(f.id, { id: f.id, title: f.title, charts: [] });

@@ -6,7 +6,7 @@
 import { useQueries } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../_lib/trpc";
-import { ema, formatSeconds, groupPanels, type Panel } from "./chart-math";
+import { DEFAULT_CLOSED_PANELS, MAX_CHART_POINTS, ema, formatSeconds, groupPanels, panelQueryKeys, type Panel } from "./chart-math";
 import { LineChart, palette, type ChartSeries } from "./line-chart";
 
 export interface ChartSettings {
@@ -15,8 +15,6 @@ export interface ChartSettings {
   zoom: { from: number; to: number } | null;
 }
 
-const DEFAULT_CLOSED = new Set(["termination", "other"]);
-const MAX_POINTS = 300;
 
 export function MetricPanels({
   runs,
@@ -38,7 +36,7 @@ export function MetricPanels({
   return (
     <div className="metric-panels">
       {panels.map((panel) => (
-        <PanelSection key={panel.id} panel={panel} runs={runs} settings={settings} onZoom={onZoom} defaultOpen={!DEFAULT_CLOSED.has(panel.id) || !!needle} />
+        <PanelSection key={panel.id} panel={panel} runs={runs} settings={settings} onZoom={onZoom} defaultOpen={!DEFAULT_CLOSED_PANELS.has(panel.id) || !!needle} />
       ))}
     </div>
   );
@@ -82,11 +80,11 @@ function PanelCharts({
   const trpc = useTRPC();
   const multiRun = runs.length > 1;
   // With several runs each chart overlays the runs on its first (mean) key only.
-  const keys = [...new Set(panel.charts.flatMap((c) => (multiRun ? c.keys.slice(0, 1) : c.keys)))].slice(0, 40);
+  const keys = panelQueryKeys(panel, multiRun);
   const results = useQueries({
     queries: runs.map((run) =>
       trpc.metrics.series.queryOptions(
-        { runId: run.id, keys, maxPoints: MAX_POINTS, axis: settings.axis, stepRange: settings.zoom },
+        { runId: run.id, keys, maxPoints: MAX_CHART_POINTS, axis: settings.axis, stepRange: settings.zoom },
         { placeholderData: (prev) => prev },
       ),
     ),

@@ -22,7 +22,7 @@ export async function GET(req: Request) {
   if (isShuttingDown()) return comeBackLater(1_000);
   let user;
   try {
-    user = await resolveUser(req.headers);
+    user = await resolveUser(req.headers, { fresh: true });
   } catch (err) {
     if (isDatabaseUnavailable(err)) return comeBackLater(5_000);
     throw err;

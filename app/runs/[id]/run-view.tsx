@@ -45,7 +45,7 @@ export function RunView({ id }: { id: string }) {
     <div>
       <div className="page-head">
         <h1>{r.name}</h1>
-        <StatusBadge status={r.status} />
+        <StatusBadge status={r.status} detail={r.statusDetail} />
         <div className="spacer" />
         {canLaunch && (r.status === "queued" || r.status === "running") && (
           <button onClick={() => act("cancel")} disabled={!canChange || cancel.isPending || r.cancelRequested} title={canChange ? undefined : RUN_CHANGE_RULE}>

@@ -25,6 +25,7 @@ export const runSummaryOutput = z
     latestMetrics: metricValues,
     bestMetrics: metricValues,
     error: z.string().nullable(),
+    statusDetail: z.string().nullable().describe("What a running run is doing beside progressing, e.g. \"waiting for node …\" after a node restart; null otherwise"),
     cancelRequested: z.boolean(),
     createdAt: z.date(),
     startedAt: z.date().nullable(),

@@ -28,6 +28,7 @@ export const runListSelect = {
   latestMetrics: true,
   bestMetrics: true,
   error: true,
+  statusDetail: true,
   cancelRequested: true,
   createdAt: true,
   startedAt: true,

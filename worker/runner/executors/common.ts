@@ -8,7 +8,8 @@ import type { StepResult } from "../../engine/step";
 import { openEnvironment, type NodePolicy, type RunEnvironment } from "../../envs";
 import { CancelledError, type RunContext } from "../context";
 import { chatPolicy } from "../../clients/chat-policy";
-import { chatClientFor, resolveNode } from "../nodes";
+import { chatClientFor, resolveNode as resolveNodeOnce } from "../nodes";
+import { whileDatabaseDown } from "../durable";
 import { keyMetricsOf } from "../persist";
 
 /** Client replacements for tests; production (worker/main.ts) never passes any. */
@@ -38,13 +39,17 @@ export function untilCancelled<T>(p: Promise<T>, signal: AbortSignal): Promise<T
 
 /** Open the run's environment (worker/envs), run `body` with it, and close it however `body` ends. */
 export async function withEnvironment<T>(ctx: RunContext, body: (env: RunEnvironment) => Promise<T>): Promise<T> {
-  const env = await openEnvironment({
-    config: ctx.config,
-    prisma: ctx.prisma,
-    signal: ctx.signal,
-    note: (m) => void ctx.log("warn", m).catch(() => {}),
-    info: (m) => void ctx.log("info", m).catch(() => {}),
-  });
+  const env = await whileDatabaseDown(
+    () =>
+      openEnvironment({
+        config: ctx.config,
+        prisma: ctx.prisma,
+        signal: ctx.signal,
+        note: (m) => void ctx.log("warn", m).catch(() => {}),
+        info: (m) => void ctx.log("info", m).catch(() => {}),
+      }),
+    { signal: ctx.signal },
+  );
   try {
     return await body(env);
   } finally {
@@ -61,6 +66,7 @@ export interface AuxiliaryClients {
 /** The judge and tool simulator the config names, and the user simulator when the environment has live users. */
 export async function auxiliaryClients(ctx: RunContext, env: RunEnvironment, overrides: ClientOverrides = {}): Promise<AuxiliaryClients> {
   const { config } = ctx;
+  const resolveNode = (name: string, role: string) => whileDatabaseDown(() => resolveNodeOnce(ctx.prisma, name, role), { signal: ctx.signal });
   const timeoutMs = config.reward.judgeTimeoutS * 1000;
   const out: AuxiliaryClients = {};
   if (env.userSimulator) {
@@ -68,15 +74,15 @@ export async function auxiliaryClients(ctx: RunContext, env: RunEnvironment, ove
     else {
       const named = config.rollout.userSimulator;
       if (!named) throw new Error(env.userSimulator.missing);
-      out.userSimulator = chatClientFor(await resolveNode(ctx.prisma, named.node, "user simulator"), named.model, timeoutMs);
+      out.userSimulator = chatClientFor(await resolveNode(named.node, "user simulator"), named.model, timeoutMs);
     }
   }
   if (config.reward.judge) {
-    const node = await resolveNode(ctx.prisma, config.reward.judge.node, "judge");
+    const node = await resolveNode(config.reward.judge.node, "judge");
     out.judge = chatClientFor(node, config.reward.judge.model, timeoutMs);
   }
   if (config.rollout.simulator) {
-    const node = await resolveNode(ctx.prisma, config.rollout.simulator.node, "tool simulator");
+    const node = await resolveNode(config.rollout.simulator.node, "tool simulator");
     out.simulator = chatClientFor(node, config.rollout.simulator.model, timeoutMs);
   }
   return out;

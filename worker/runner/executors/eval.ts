@@ -1,14 +1,19 @@
 /**
  * Evaluation runs: one pass over the environment's evaluation set with evaluation sampling, committed
  * as one step; never updates weights. The policy may sit on a Tinker-compatible node or on an
- * inference-only (OpenAI-compatible) one.
+ * inference-only (OpenAI-compatible) one. A restart of the policy node restarts the evaluation once the
+ * node answers again (worker/runner/node-restarts.ts); nothing of an interrupted pass is committed.
  */
 import type { RunConfig } from "../../../contracts/run-config";
+import type { TinkerPolicy } from "../../clients/tinker-policy";
+import type { PolicyClient } from "../../engine/io";
 import { runEvaluation } from "../../engine/step";
 import type { RunEnvironment } from "../../envs";
 import { throttledProgress, type RunContext } from "../context";
 import { chatClientFor, resolveNode, trainingPolicyFor } from "../nodes";
-import { persistStep } from "../persist";
+import { whileDatabaseDown } from "../durable";
+import { withNodeRestarts } from "../node-restarts";
+import { commitStep } from "../persist";
 import { auxiliaryClients, samplingPolicy, stepSummary, untilCancelled, withEnvironment, type ClientOverrides } from "./common";
 import { checkNodes } from "./node-check";
 
@@ -21,8 +26,9 @@ function evaluationConfig(config: RunConfig, env: RunEnvironment): RunConfig {
 
 export async function evalExecutor(ctx: RunContext, overrides: ClientOverrides = {}): Promise<void> {
   const { prisma, runId, signal } = ctx;
+  const wait = { signal };
   await checkNodes(ctx, { reportProgress: false });
-  const done = await prisma.step.findFirst({ where: { runId, kind: "eval", index: 1 }, select: { id: true } });
+  const done = await whileDatabaseDown(() => prisma.step.findFirst({ where: { runId, kind: "eval", index: 1 }, select: { id: true } }), wait);
   if (done) {
     await ctx.log("info", "evaluation already committed");
     return;
@@ -35,12 +41,24 @@ export async function evalExecutor(ctx: RunContext, overrides: ClientOverrides =
     const instances = env.evalSet();
     const aux = await auxiliaryClients(ctx, env, overrides);
 
-    const policyNode = await resolveNode(prisma, config.policy.node, "policy");
-    // Nothing is trained: sample the base model through a sampling session (no LoRA model is created).
-    const tinker =
-      policyNode.kind === "openai" ? null : await trainingPolicyFor(policyNode, config.policy, undefined, (m) => void ctx.log("warn", m), { sampleOnly: true });
-    const policy = samplingPolicy(env, tinker ? { protocol: "tinker", policy: tinker } : { protocol: "chat", chat: chatClientFor(policyNode, config.policy.model) });
-    signal.addEventListener("abort", () => tinker?.close(), { once: true });
+    const policyNode = await whileDatabaseDown(() => resolveNode(prisma, config.policy.node, "policy"), wait);
+    // The sampled policy; after a node restart it is opened again (a Tinker session the node forgot).
+    // Nothing is trained: the base model is sampled through a sampling session (no LoRA model is created).
+    let tinker: TinkerPolicy | null = null;
+    let policy: PolicyClient | null = null;
+    const open = async () => {
+      if (policy) return policy;
+      tinker =
+        policyNode.kind === "openai" ? null : await trainingPolicyFor(policyNode, config.policy, undefined, (m) => void ctx.log("warn", m), { sampleOnly: true });
+      policy = samplingPolicy(env, tinker ? { protocol: "tinker", policy: tinker } : { protocol: "chat", chat: chatClientFor(policyNode, config.policy.model) });
+      return policy;
+    };
+    const close = () => {
+      (tinker as TinkerPolicy | null)?.close();
+      tinker = null;
+      policy = null;
+    };
+    signal.addEventListener("abort", close, { once: true });
     try {
       const user = aux.userSimulator
         ? `, user simulator ${overrides.userSimulator ? "(test override)" : `${config.rollout.userSimulator!.model} on ${config.rollout.userSimulator!.node}`}`
@@ -57,14 +75,27 @@ export async function evalExecutor(ctx: RunContext, overrides: ClientOverrides =
         );
       }
       const startedAt = new Date();
-      // Test-time transcripts are bounded with the policy's own tokenizer when the node has one.
-      const countTokens = tinker ? (text: string) => tinker.renderer.countTokens(text) : undefined;
-      const result = await untilCancelled(
-        runEvaluation({ instances, config, policy, ...aux, countTokens, stepIndex: 1, runId, onRolloutDone: throttledProgress(ctx) }),
+      const result = await withNodeRestarts({
+        node: { name: policyNode.name, kind: policyNode.kind, baseUrl: policyNode.baseUrl, apiKey: policyNode.apiKey },
+        settings: policyNode.settings.restarts,
+        report: ctx,
         signal,
-      );
+        what: "the evaluation",
+        from: "its start",
+        reset: close,
+        attempt: async (watch) => {
+          const sampled = watch.observe(await untilCancelled(open(), signal));
+          // Test-time transcripts are bounded with the policy's own tokenizer when the node has one.
+          const renderer = (tinker as TinkerPolicy | null)?.renderer;
+          const countTokens = renderer ? (text: string) => renderer.countTokens(text) : undefined;
+          return untilCancelled(
+            runEvaluation({ instances, config, policy: sampled, ...aux, countTokens, stepIndex: 1, runId, onRolloutDone: throttledProgress(ctx) }),
+            signal,
+          );
+        },
+      });
       Object.assign(result.metrics, env.evaluationMetrics?.(result));
-      await persistStep(prisma, { runId, workerId: ctx.workerId, result, phase: "eval", startedAt });
+      await commitStep(prisma, { runId, workerId: ctx.workerId, result, phase: "eval", startedAt }, wait);
       const report = env.evaluationReport?.(result);
       await ctx.log("info", `evaluation: ${[report?.headline, stepSummary(result)].filter(Boolean).join("; ")}`);
       if (config.testTime.enabled && result.metrics["testtime/private_tokens/mean"] !== undefined) {
@@ -72,7 +103,7 @@ export async function evalExecutor(ctx: RunContext, overrides: ClientOverrides =
       }
       for (const line of report?.lines ?? []) await ctx.log("info", line);
     } finally {
-      tinker?.close();
+      close();
     }
   });
 }

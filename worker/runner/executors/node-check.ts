@@ -10,20 +10,23 @@ import { WORKER_REPORT_REUSE_MS, doctorAndRecord, latestReport } from "../../../
 import { nodesWithRoles } from "../../../lib/node-refs";
 import type { RunContext } from "../context";
 import { throwIfCancelled } from "../context";
+import { whileDatabaseDown } from "../durable";
 
 export async function checkNodes(ctx: RunContext, opts: { reportProgress: boolean } = { reportProgress: true }) {
   const nodes = nodesWithRoles(ctx.config);
+  // Reading the node and recording its report wait out a database outage (worker/runner/durable.ts).
+  const wait = { signal: ctx.signal };
   let done = 0;
   for (const { node: name, refs } of nodes) {
     throwIfCancelled(ctx.signal);
     const roles = refs.map((r) => r.role).join(", ");
     const models = [...new Set(refs.map((r) => r.model))];
-    const node = await ctx.prisma.node.findUnique({ where: { name }, select: { id: true } });
+    const node = await whileDatabaseDown(() => ctx.prisma.node.findUnique({ where: { name }, select: { id: true } }), wait);
     if (!node) throw new Error(`node "${name}" (${roles}) is not registered; add it on the Nodes page`);
     const reports: DoctorReport[] = [];
     const reused: string[] = [];
     for (const model of models) {
-      const recent = await latestReport(ctx.prisma, node.id, model);
+      const recent = await whileDatabaseDown(() => latestReport(ctx.prisma, node.id, model), wait);
       if (recent && Date.now() - Date.parse(recent.checkedAt) < WORKER_REPORT_REUSE_MS) {
         reports.push(recent);
         reused.push(model);
@@ -31,7 +34,7 @@ export async function checkNodes(ctx: RunContext, opts: { reportProgress: boolea
     }
     const toCheck = models.filter((m) => !reused.includes(m));
     if (toCheck.length > 0) {
-      const recorded = await doctorAndRecord(ctx.prisma, { id: node.id }, { models: toCheck, by: "worker" });
+      const recorded = await whileDatabaseDown(() => doctorAndRecord(ctx.prisma, { id: node.id }, { models: toCheck, by: "worker" }), wait);
       if (!recorded) throw new Error(`node "${name}" (${roles}) is not registered; add it on the Nodes page`);
       reports.push(...recorded.reports);
     }

@@ -1,84 +1,194 @@
 /**
- * Training runs: the step loop around the pure engine. Each step's rows commit in one transaction
- * together with the training state saved after the update, so a run killed at any point resumes from
- * its last committed step and that step's state, with nothing duplicated or lost.
+ * Training runs: the step loop around the pure engine. A step has up to three parts — the training
+ * update, a checkpoint, an evaluation (worker/runner/resume.ts) — each committed in one transaction
+ * (the training update together with the state saved after it, and with the step's checkpoint when it
+ * has one). A run killed at any point resumes at its first unfinished part, from the training state
+ * that part starts from, with nothing duplicated or lost; it succeeds only when every part of every
+ * step is committed. A restart of the policy node retries the part in flight from the last committed
+ * state (worker/runner/node-restarts.ts); a database outage delays commits, never loses them.
  */
+import type { RunConfig } from "../../../contracts/run-config";
+import type { PolicyClient } from "../../engine/io";
 import { runEvaluation, runTrainingStep } from "../../engine/step";
+import type { RunEnvironment } from "../../envs";
+import type { TinkerPolicy } from "../../clients/tinker-policy";
 import { throwIfCancelled, type RunContext } from "../context";
-import { resolveNode, trainingPolicyFor } from "../nodes";
-import { persistStep, resumePoint } from "../persist";
-import { auxiliaryClients, samplingPolicy, stepSummary, untilCancelled, withEnvironment, type ClientOverrides } from "./common";
+import { whileDatabaseDown } from "../durable";
+import { withNodeRestarts } from "../node-restarts";
+import { resolveNode, trainingPolicyFor, type ResolvedNode } from "../nodes";
+import { commitStep, committedParts, persistCheckpoint } from "../persist";
+import { describePlan, missingParts, planResume } from "../resume";
+import { auxiliaryClients, samplingPolicy, stepSummary, untilCancelled, withEnvironment, type AuxiliaryClients, type ClientOverrides } from "./common";
 import { checkNodes } from "./node-check";
+
+/**
+ * The training session on the policy node, opened from a committed training state (null: the base
+ * model). After a node restart it is dropped and opened again from the state the retried part needs.
+ */
+class PolicySession {
+  private current: { policy: TinkerPolicy; sampler: PolicyClient; aux: AuxiliaryClients & { countTokens: (text: string) => number } } | null = null;
+  /** The training state the open session holds (undefined: none open). */
+  private held: string | null | undefined = undefined;
+
+  private noted = false;
+
+  constructor(
+    private node: ResolvedNode,
+    private config: RunConfig,
+    private env: RunEnvironment,
+    private aux: AuxiliaryClients,
+    private ctx: RunContext,
+  ) {
+    ctx.signal.addEventListener("abort", () => this.close(), { once: true });
+  }
+
+  /** The session holding `state`, opened (or re-opened) when the one open holds another. */
+  async holding(state: string | null) {
+    if (this.current && this.held === state) return this.current;
+    this.close();
+    const policy = await trainingPolicyFor(this.node, this.config.policy, state ?? undefined, (m) => void this.ctx.log("warn", m));
+    if (!this.noted && policy.profile === "envace-embedded" && this.config.policy.loraRank !== 32) {
+      this.noted = true;
+      await this.ctx.log("info", `the embedded node trains all weights of ${this.config.policy.model}; policy.loraRank ${this.config.policy.loraRank} does not apply there`);
+    }
+    // The engine measures appended text with the node model's own tokenizer.
+    this.current = { policy, sampler: samplingPolicy(this.env, { protocol: "tinker", policy }), aux: { ...this.aux, countTokens: (text) => policy.renderer.countTokens(text) } };
+    this.held = state;
+    return this.current;
+  }
+
+  /** Delete a training state on the node (through the open session; none open: nothing to do). */
+  async deleteState(path: string): Promise<void> {
+    await this.current?.policy.deleteState(path);
+  }
+
+  /** The open session now holds `state` (it was just saved from it). */
+  nowHolds(state: string) {
+    if (this.current) this.held = state;
+  }
+
+  close() {
+    this.current?.policy.close();
+    this.current = null;
+    this.held = undefined;
+  }
+}
 
 export async function trainExecutor(ctx: RunContext, overrides: ClientOverrides = {}): Promise<void> {
   const { config, prisma, runId, signal } = ctx;
+  const wait = { signal };
   await checkNodes(ctx, { reportProgress: false });
   await withEnvironment(ctx, async (env) => {
-    const total = config.schedule.steps;
-    const resume = await resumePoint(prisma, runId);
-    if (resume.step >= total) {
-      await ctx.log("info", `all ${total} steps already committed`);
+    const { schedule } = config;
+    const total = schedule.steps;
+    const committed = await whileDatabaseDown(() => committedParts(prisma, runId), wait);
+    const plan = planResume(schedule, committed);
+    if (plan.work.length === 0) {
+      await ctx.log("info", `every part of all ${total} steps is already committed`);
       return;
     }
-    if (resume.step > 0 && !resume.statePath) throw new Error(`cannot resume: step ${resume.step} has no saved training state`);
 
-    const policyNode = await resolveNode(prisma, config.policy.node, "policy");
-    const policy = await trainingPolicyFor(policyNode, config.policy, resume.statePath ?? undefined, (m) => void ctx.log("warn", m));
-    signal.addEventListener("abort", () => policy.close(), { once: true });
-    if (policy.profile === "envace-embedded" && config.policy.loraRank !== 32)
-      await ctx.log("info", `the embedded node trains all weights of ${config.policy.model}; policy.loraRank ${config.policy.loraRank} does not apply there`);
-    const sampler = samplingPolicy(env, { protocol: "tinker", policy });
+    const policyNode = await whileDatabaseDown(() => resolveNode(prisma, config.policy.node, "policy"), wait);
+    const aux = await auxiliaryClients(ctx, env, overrides);
+    const session = new PolicySession(policyNode, config, env, aux, ctx);
+    // The training state after each step: committed ones now, then each one this attempt saves.
+    const stateAfter = new Map<number, string | null>([[0, null]]);
+    for (const t of committed.train) if (t.statePath) stateAfter.set(t.step, t.statePath);
+    const stateName = (step: number) => `${runId.slice(0, 8)}-step-${step}`;
+    const fromText = (step: number) => (step === 0 ? "the base model" : `the committed state of step ${step}`);
+    const retrying = <T>(what: string, fromStep: number, attempt: (s: Awaited<ReturnType<PolicySession["holding"]>>, observe: (p: PolicyClient) => PolicyClient) => Promise<T>) =>
+      withNodeRestarts({
+        node: { name: policyNode.name, kind: policyNode.kind, baseUrl: policyNode.baseUrl, apiKey: policyNode.apiKey },
+        settings: policyNode.settings.restarts,
+        report: ctx,
+        signal,
+        what,
+        from: fromText(fromStep),
+        reset: () => session.close(),
+        attempt: async (watch) => {
+          const state = stateAfter.get(fromStep);
+          if (state === undefined) throw new Error(`no training state known for step ${fromStep}`);
+          const s = await untilCancelled(session.holding(state), signal);
+          return attempt(s, (p) => watch.observe(p));
+        },
+      });
+
     try {
-      // The engine measures appended text with the node model's own tokenizer.
-      const aux = { ...(await auxiliaryClients(ctx, env, overrides)), countTokens: (text: string) => policy.renderer.countTokens(text) };
-      if (resume.step > 0) await ctx.log("info", `resuming after committed step ${resume.step} from ${resume.statePath}`);
+      if (plan.lastTrainStep > 0 || !plan.work[0]!.parts.includes("train")) await ctx.log("info", describePlan(plan));
       else await ctx.log("info", `training ${total} steps: ${config.data.instancesPerStep} instances × ${config.data.rolloutsPerInstance} rollouts, ${config.rollout.paradigm} paradigm`);
 
       const attemptStart = Date.now();
+      let trained = 0;
       // Training states persist only at checkpoints: each step's state is kept until the next step
-      // commits (resuming needs only the last committed one), then deleted on the node.
+      // commits (resuming, and retrying after a node restart, need only the last committed one), then
+      // deleted on the node.
       let previousState: { path: string; checkpoint: boolean } | null = null;
-      for (let step = resume.step + 1; step <= total; step++) {
+      for (const { step, parts } of plan.work) {
         throwIfCancelled(signal);
-        const startedAt = new Date();
-        const result = await untilCancelled(
-          runTrainingStep({ instances: env.forStep(step), config, policy: sampler, trainer: policy, ...aux, stepIndex: step, runId }),
-          signal,
-        );
-        const state = await untilCancelled(policy.saveState(`${runId.slice(0, 8)}-step-${step}`), signal);
-        const isCheckpoint = step % config.schedule.saveEvery === 0 || step === total;
-        // Persistent sampler weights only at checkpoints; every step publishes ephemerally (the engine).
-        const published = isCheckpoint ? await untilCancelled(policy.saveWeightsForSampler(`${runId.slice(0, 8)}-step-${step}`), signal) : null;
-        const done = step - resume.step;
-        const eta = ((Date.now() - attemptStart) / 1000 / done) * (total - step);
-        const written = await persistStep(prisma, {
-          runId,
-          workerId: ctx.workerId,
-          result,
-          phase: "train",
-          startedAt,
-          statePath: state.path,
-          checkpoint: published ? { nodeName: policyNode.name, statePath: state.path, samplerPath: published.path } : undefined,
-          progress: { step, total, etaSeconds: eta },
-        });
-        await ctx.log("info", `step ${step}/${total}: ${stepSummary(result)}; ${written.trajectories} trajectories, ${written.turns} turns committed${isCheckpoint ? ", checkpoint saved" : ""}`);
-        if (previousState && !previousState.checkpoint) {
-          const stale = previousState.path;
-          await policy.deleteState(stale).catch((e) => ctx.log("warn", `could not delete the training state ${stale} on node "${policyNode.name}": ${(e as Error).message}`));
+        if (parts.includes("train")) {
+          const startedAt = new Date();
+          const withCheckpoint = parts.includes("checkpoint");
+          const { result, state, published } = await retrying(`step ${step} (training)`, step - 1, async (s, observe) => {
+            const result = await untilCancelled(
+              runTrainingStep({ instances: env.forStep(step), config, policy: observe(s.sampler), trainer: s.policy, ...s.aux, stepIndex: step, runId }),
+              signal,
+            );
+            const state = await untilCancelled(s.policy.saveState(stateName(step)), signal);
+            // Persistent sampler weights only at checkpoints; every step publishes ephemerally (the engine).
+            const published = withCheckpoint ? await untilCancelled(s.policy.saveWeightsForSampler(stateName(step)), signal) : null;
+            return { result, state, published };
+          });
+          trained++;
+          const eta = ((Date.now() - attemptStart) / 1000 / trained) * (total - step);
+          const written = await commitStep(
+            prisma,
+            {
+              runId,
+              workerId: ctx.workerId,
+              result,
+              phase: "train",
+              startedAt,
+              statePath: state.path,
+              checkpoint: published ? { nodeName: policyNode.name, statePath: state.path, samplerPath: published.path } : undefined,
+              progress: { step, total, etaSeconds: eta },
+            },
+            wait,
+          );
+          stateAfter.set(step, state.path);
+          session.nowHolds(state.path);
+          await ctx.log("info", `step ${step}/${total}: ${stepSummary(result)}; ${written.trajectories} trajectories, ${written.turns} turns committed${withCheckpoint ? ", checkpoint saved" : ""}`);
+          if (previousState && !previousState.checkpoint) {
+            const stale = previousState.path;
+            await session
+              .deleteState(stale)
+              .catch((e) => ctx.log("warn", `could not delete the training state ${stale} on node "${policyNode.name}": ${(e as Error).message}`));
+          }
+          previousState = { path: state.path, checkpoint: withCheckpoint };
+        } else if (parts.includes("checkpoint")) {
+          // A committed training step without its checkpoint: publish its state for sampling and record it.
+          const published = await retrying(`the checkpoint of step ${step}`, step, (s) => untilCancelled(s.policy.saveWeightsForSampler(stateName(step)), signal));
+          const statePath = stateAfter.get(step)!;
+          await whileDatabaseDown(() => persistCheckpoint(prisma, { runId, workerId: ctx.workerId, step, nodeName: policyNode.name, statePath, samplerPath: published.path }), wait);
+          await ctx.log("info", `step ${step}/${total}: checkpoint saved`);
         }
-        previousState = { path: state.path, checkpoint: isCheckpoint };
 
-        if (step % config.schedule.evalEvery === 0 || step === total) {
+        if (parts.includes("eval")) {
           throwIfCancelled(signal);
           const evalStart = new Date();
-          const evalResult = await untilCancelled(runEvaluation({ instances: env.evalSet(), config, policy: sampler, ...aux, stepIndex: step, runId }), signal);
+          const evalResult = await retrying(`the evaluation of step ${step}`, step, (s, observe) =>
+            untilCancelled(runEvaluation({ instances: env.evalSet(), config, policy: observe(s.sampler), ...s.aux, stepIndex: step, runId }), signal),
+          );
           Object.assign(evalResult.metrics, env.evaluationMetrics?.(evalResult));
-          await persistStep(prisma, { runId, workerId: ctx.workerId, result: evalResult, phase: "eval", startedAt: evalStart });
+          await commitStep(prisma, { runId, workerId: ctx.workerId, result: evalResult, phase: "eval", startedAt: evalStart }, wait);
           await ctx.log("info", `eval at step ${step}: ${stepSummary(evalResult)}`);
         }
       }
     } finally {
-      policy.close();
+      session.close();
     }
+
+    // Succeeded only when every part of every step exists.
+    const missing = missingParts(schedule, await whileDatabaseDown(() => committedParts(prisma, runId), wait));
+    if (missing.length > 0) throw new Error(`the run is incomplete: ${missing.join(", ")} not committed`);
   });
 }

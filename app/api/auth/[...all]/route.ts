@@ -2,6 +2,7 @@ import { toNextJsHandler } from "better-auth/next-js";
 import { getAuth } from "@/server/auth";
 import { describeUnstorable, findUnstorableText } from "@/lib/text-hygiene";
 import { AUTH_BODY_LIMIT, BodyTooLargeError, formatBytes, readBodyWithin, withBody } from "@/server/lib/body-limit";
+import { forgetCallers } from "@/server/lib/caller-cache";
 import { isDatabaseUnavailable } from "@/server/lib/db-errors";
 import { signInThrottle } from "@/server/lib/sign-in-throttle";
 
@@ -30,6 +31,15 @@ export async function GET(req: Request) {
 }
 
 export async function POST(req: Request) {
+  try {
+    return await post(req);
+  } finally {
+    // Sign-out, session revocation, password changes…: who a cookie belongs to is looked up afresh.
+    forgetCallers();
+  }
+}
+
+async function post(req: Request): Promise<Response> {
   let raw: Uint8Array<ArrayBuffer>;
   try {
     raw = await readBodyWithin(req, AUTH_BODY_LIMIT);

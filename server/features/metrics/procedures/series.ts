@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { authedProcedure } from "../../../trpc/init";
 import { metricSeries } from "../service";
+import { sharedRead } from "../../../lib/live-reads";
 
 export const metricSeriesInput = z.object({
   runId: z.string().uuid("run id must be a UUID"),
@@ -13,4 +14,5 @@ export const metricSeriesInput = z.object({
     .nullish(),
 });
 
-export const series = authedProcedure.input(metricSeriesInput).query(({ input }) => metricSeries(input));
+// Shared by every open chart of the run until a step commits (server/lib/live-reads.ts).
+export const series = authedProcedure.input(metricSeriesInput).query(({ input }) => sharedRead("metrics.series", input, [`step:${input.runId}`], () => metricSeries(input)));

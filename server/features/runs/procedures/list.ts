@@ -4,6 +4,7 @@ import { rest } from "../../../trpc/rest";
 import { authedProcedure } from "../../../trpc/init";
 import { runPageOutput } from "../schemas";
 import { listRuns } from "../service";
+import { shareResult } from "../../../lib/live-reads";
 
 export const listRunsInput = z.object({
   limit: z.number().int().min(1).max(200).default(50),
@@ -18,8 +19,10 @@ export const listRunsInput = z.object({
   tag: z.string().max(50).optional(),
 });
 
+// Shared by every open runs table with the same filters until any run changes (server/lib/live-reads.ts).
 export const list = authedProcedure
   .meta(rest({ method: "GET", path: "/runs", tag: "runs", access: "read", summary: "List runs, newest first (keyset pages)" }))
   .input(listRunsInput)
+  .use(({ input, next }) => shareResult("runs.list", input, ["run:*"], () => next()))
   .output(runPageOutput)
   .query(({ input }) => listRuns(input));

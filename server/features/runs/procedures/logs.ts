@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { authedProcedure } from "../../../trpc/init";
 import { listLogs } from "../service";
+import { sharedRead } from "../../../lib/live-reads";
 
 export const runLogsInput = z.object({
   runId: z.string().uuid(),
@@ -11,7 +12,10 @@ export const runLogsInput = z.object({
 
 export const logs = authedProcedure
   .input(runLogsInput)
-  .query(async ({ input }) => {
-    const rows = await listLogs(input.runId, input.after ? BigInt(input.after) : null, input.limit);
-    return rows.map((r) => ({ ...r, id: r.id.toString() }));
-  });
+  // Viewers in step with the run ask for the same tail: shared until the next lines (server/lib/live-reads.ts).
+  .query(({ input }) =>
+    sharedRead("runs.logs", input, [`log:${input.runId}`], async () => {
+      const rows = await listLogs(input.runId, input.after ? BigInt(input.after) : null, input.limit);
+      return rows.map((r) => ({ ...r, id: r.id.toString() }));
+    }),
+  );

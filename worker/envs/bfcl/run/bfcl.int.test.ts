@@ -159,7 +159,7 @@ describe.skipIf(!hasBfclData())("BFCL runs", () => {
     // The shipped tiny model writes no BFCL call: a copy is first fine-tuned on the tasks' first ground-truth call.
     const tasks = loadMultiTurnTasks("multi_turn_base").filter((t) => TRAIN_IDS.includes(t.id));
     warm = await bfclWarmStart(tasks);
-    node = await startEmbeddedNode({ NODE_WEIGHTS_DIR: warm.weightsDir });
+    node = await startEmbeddedNode({ env: { NODE_WEIGHTS_DIR: warm.weightsDir } });
     await prisma.node.create({ data: { name: "embedded", kind: "embedded", baseUrl: node.url } });
     const w = spawnTsx("worker/main.ts", { DATABASE_URL: databaseUrl, ENVACE_SECRET: process.env.ENVACE_SECRET, WORKER_CONCURRENCY: "1" });
     workers.push(w);

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "run" ADD COLUMN     "statusDetail" TEXT;
+

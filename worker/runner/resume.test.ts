@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import { describePlan, missingParts, partsOf, planResume, type CommittedParts } from "./resume";
+
+const schedule = { steps: 4, saveEvery: 2, evalEvery: 2 };
+const trained = (...steps: number[]) => steps.map((step) => ({ step, statePath: `tinker://m/weights/s${step}` }));
+const none: CommittedParts = { train: [], eval: [], checkpoint: [] };
+
+describe("step parts", () => {
+  it("checkpoints every saveEvery steps, evaluates every evalEvery steps, and does both at the last step", () => {
+    expect(partsOf(1, schedule)).toEqual(["train"]);
+    expect(partsOf(2, schedule)).toEqual(["train", "checkpoint", "eval"]);
+    expect(partsOf(3, { steps: 3, saveEvery: 100, evalEvery: 100 })).toEqual(["train", "checkpoint", "eval"]);
+    expect(partsOf(3, { steps: 6, saveEvery: 3, evalEvery: 2 })).toEqual(["train", "checkpoint"]);
+  });
+});
+
+describe("resume plan", () => {
+  it("starts a fresh run at step 1 from the base model", () => {
+    const plan = planResume(schedule, none);
+    expect(plan.startState).toBeNull();
+    expect(plan.work.map((w) => [w.step, w.parts])).toEqual([
+      [1, ["train"]],
+      [2, ["train", "checkpoint", "eval"]],
+      [3, ["train"]],
+      [4, ["train", "checkpoint", "eval"]],
+    ]);
+  });
+
+  it("continues after the last committed step when every part of it exists", () => {
+    const plan = planResume(schedule, { train: trained(1, 2), eval: [2], checkpoint: [2] });
+    expect(plan.work[0]).toMatchObject({ step: 3, parts: ["train"] });
+    expect(plan.startState).toBe("tinker://m/weights/s2");
+  });
+
+  it("evaluates a step whose training committed but whose evaluation did not (a crash during the evaluation)", () => {
+    const plan = planResume(schedule, { train: trained(1, 2), eval: [], checkpoint: [2] });
+    expect(plan.work.map((w) => [w.step, w.parts])).toEqual([
+      [2, ["eval"]],
+      [3, ["train"]],
+      [4, ["train", "checkpoint", "eval"]],
+    ]);
+    // The evaluation samples the weights of step 2, not of step 1.
+    expect(plan.startState).toBe("tinker://m/weights/s2");
+    expect(describePlan(plan)).toBe("resuming at step 2 (evaluation) from tinker://m/weights/s2, then steps 3–4");
+  });
+
+  it("finishes the last step's evaluation instead of declaring the run complete", () => {
+    const plan = planResume(schedule, { train: trained(1, 2, 3, 4), eval: [2], checkpoint: [2, 4] });
+    expect(plan.work.map((w) => [w.step, w.parts])).toEqual([[4, ["eval"]]]);
+    expect(plan.startState).toBe("tinker://m/weights/s4");
+    expect(describePlan(plan)).toBe("resuming at step 4 (evaluation) from tinker://m/weights/s4");
+  });
+
+  it("makes a missing checkpoint of a committed step", () => {
+    const plan = planResume(schedule, { train: trained(1, 2), eval: [2], checkpoint: [] });
+    expect(plan.work[0]).toMatchObject({ step: 2, parts: ["checkpoint"], statePath: "tinker://m/weights/s2" });
+  });
+
+  it("has no work when every part of every step exists", () => {
+    const committed = { train: trained(1, 2, 3, 4), eval: [2, 4], checkpoint: [2, 4] };
+    expect(planResume(schedule, committed).work).toEqual([]);
+    expect(missingParts(schedule, committed)).toEqual([]);
+  });
+
+  it("names every missing part", () => {
+    expect(missingParts(schedule, { train: trained(1, 2, 3, 4), eval: [2], checkpoint: [2] })).toEqual(["checkpoint at step 4", "evaluation at step 4"]);
+  });
+
+  it("refuses to resume without the training state it needs", () => {
+    expect(() => planResume(schedule, { train: [{ step: 1, statePath: null }], eval: [], checkpoint: [] })).toThrow(/step 1 has no saved training state/);
+    expect(() => planResume(schedule, { train: trained(1, 3), eval: [], checkpoint: [] })).toThrow(/training step 2 is missing/);
+  });
+});

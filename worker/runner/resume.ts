@@ -1,0 +1,99 @@
+/**
+ * What a training run still has to do, from what it committed. A step has up to three parts, done in
+ * this order: the training update (a `step` row of kind train, with the training state saved after
+ * it), a checkpoint (every `saveEvery` steps and at the last step) and an evaluation (every
+ * `evalEvery` steps and at the last step). A crash can fall between any two of them, so resuming
+ * continues every unfinished part, not only the training; and a run is complete only when every part
+ * of every step exists. Pure: the rows are read by `persist.ts` (`committedParts`).
+ */
+
+export type StepPart = "train" | "checkpoint" | "eval";
+
+export interface Schedule {
+  steps: number;
+  saveEvery: number;
+  evalEvery: number;
+}
+
+/** What is committed for a run: its train steps (with their training state), evaluations and checkpoints. */
+export interface CommittedParts {
+  train: Array<{ step: number; statePath: string | null }>;
+  eval: number[];
+  checkpoint: number[];
+}
+
+export interface StepWork {
+  step: number;
+  /** The parts still to do, in order. */
+  parts: StepPart[];
+  /** The training state after this step when its training part is committed (its other parts start from it). */
+  statePath: string | null;
+}
+
+export interface ResumePlan {
+  /** Steps with something left to do, in order; empty when the run is complete. */
+  work: StepWork[];
+  /** The training state the first piece of work starts from (null: the base model). */
+  startState: string | null;
+  /** The last committed training step (0 when none). */
+  lastTrainStep: number;
+}
+
+/** The parts step `step` must have under `schedule`. */
+export function partsOf(step: number, schedule: Schedule): StepPart[] {
+  const last = step === schedule.steps;
+  const parts: StepPart[] = ["train"];
+  if (last || step % schedule.saveEvery === 0) parts.push("checkpoint");
+  if (last || step % schedule.evalEvery === 0) parts.push("eval");
+  return parts;
+}
+
+/** Every part the schedule asks for that is not committed, as "eval at step 3" and the like (empty: complete). */
+export function missingParts(schedule: Schedule, committed: CommittedParts): string[] {
+  const plan = planResume(schedule, committed);
+  return plan.work.flatMap((w) => w.parts.map((p) => `${p === "train" ? "training" : p === "eval" ? "evaluation" : "checkpoint"} at step ${w.step}`));
+}
+
+export function planResume(schedule: Schedule, committed: CommittedParts): ResumePlan {
+  const train = new Map(committed.train.map((t) => [t.step, t.statePath]));
+  const evals = new Set(committed.eval);
+  const checkpoints = new Set(committed.checkpoint);
+  const lastTrainStep = committed.train.reduce((m, t) => Math.max(m, t.step), 0);
+  for (let s = 1; s < lastTrainStep; s++) {
+    if (!train.has(s)) throw new Error(`cannot resume: training step ${s} is missing although step ${lastTrainStep} is committed`);
+  }
+
+  const work: StepWork[] = [];
+  for (let step = 1; step <= schedule.steps; step++) {
+    const done = (p: StepPart) => (p === "train" ? train.has(step) : p === "eval" ? evals.has(step) : checkpoints.has(step));
+    const parts = partsOf(step, schedule).filter((p) => !done(p));
+    // Once something is left to do, every later step is done in full order from there.
+    if (parts.length > 0 || work.length > 0) work.push({ step, parts, statePath: train.get(step) ?? null });
+  }
+  // Trailing steps with nothing to do (possible only when parts of earlier steps are missing) stay in
+  // the list: the executor passes over them without work.
+  const first = work[0];
+  if (!first) return { work, startState: train.get(lastTrainStep) ?? null, lastTrainStep };
+
+  const fromStep = first.parts.includes("train") ? first.step - 1 : first.step;
+  const startState = fromStep === 0 ? null : (train.get(fromStep) ?? null);
+  if (fromStep > 0 && !startState) throw new Error(`cannot resume: step ${fromStep} has no saved training state`);
+  return { work, startState, lastTrainStep };
+}
+
+const PART_NAMES: Record<StepPart, string> = { train: "training", checkpoint: "checkpoint", eval: "evaluation" };
+
+/** One log line for a resumed run: where it continues, from which state, and what follows. */
+export function describePlan(plan: ResumePlan): string {
+  const first = plan.work[0];
+  if (!first) return "every part of every step is committed";
+  const full = first.parts.includes("train");
+  const head = full
+    ? `resuming after committed step ${first.step - 1}${plan.startState ? ` from ${plan.startState}` : ""}`
+    : `resuming at step ${first.step} (${first.parts.map((p) => PART_NAMES[p]).join(", ")})${plan.startState ? ` from ${plan.startState}` : ""}`;
+  const rest = plan.work.slice(1);
+  if (full || rest.length === 0) return head;
+  const a = rest[0]!.step;
+  const b = rest[rest.length - 1]!.step;
+  return `${head}, then ${a === b ? `step ${a}` : `steps ${a}–${b}`}`;
+}
