@@ -32,7 +32,12 @@ async function signUpAsAdmin(page: Page) {
   } finally {
     await prisma.$disconnect();
   }
-  await page.reload();
+  // The web process remembers who a session is for a few seconds (server/lib/caller-cache.ts), and this
+  // page has just asked: a role changed behind its back shows once that has expired.
+  await expect(async () => {
+    await page.reload();
+    await expect(page.getByTestId("current-role")).toHaveText("admin", { timeout: 1000 });
+  }).toPass({ timeout: 20_000 });
 }
 
 test("register an MCP server, see its tools, and launch a run against it", async ({ page }) => {

@@ -38,7 +38,7 @@ export function Nav() {
       <div className="spacer" />
       {me.data ? (
         <div className="who">
-          <span data-testid="current-user">{me.data.email}</span> <span className="badge">{me.data.role}</span>
+          <span data-testid="current-user">{me.data.email}</span> <span className="badge" data-testid="current-role">{me.data.role}</span>
           <button
             className="link"
             onClick={async () => {
