@@ -2,6 +2,7 @@ import { EventEmitter } from "node:events";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import superjson from "superjson";
 import { LiveReads, MAX_AGE_MS, sharedResultTransformer } from "./live-reads";
+import { withSplicing } from "./spliced-json";
 
 /** A change feed double: an emitter with the feed's connection state. */
 function feedDouble(connected: boolean) {
@@ -85,6 +86,32 @@ describe("the tRPC transformer", () => {
     expect(sharedResultTransformer.serialize(shared)).toBe(first); // the same walk, not a new one
     expect(sharedResultTransformer.serialize({ ...shared })).not.toBe(first);
     expect(sharedResultTransformer.serialize(3)).toEqual(superjson.serialize(3));
-    expect(sharedResultTransformer.deserialize(first)).toEqual(shared);
+    expect(sharedResultTransformer.deserialize(first as ReturnType<typeof superjson.serialize>)).toEqual(shared);
+  });
+
+  it("inside an HTTP answer, puts a shared result's one JSON text into every body", async () => {
+    const shared = { series: [{ key: "loss", points: [{ step: 1, mean: 0.25 }] }], at: new Date(0) };
+    const stringify = vi.spyOn(JSON, "stringify");
+    const answer = () =>
+      withSplicing(async () => {
+        const data = sharedResultTransformer.serialize(shared);
+        expect(typeof data).toBe("string"); // a placeholder, not the object
+        return new Response(JSON.stringify([{ result: { data } }, { result: { data: sharedResultTransformer.serialize("plain") } }]), { headers: { "content-type": "application/json", "content-length": "1" } });
+      });
+    const bodies = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await answer();
+      expect(res.headers.get("content-length")).toBeNull();
+      bodies.push(await res.text());
+    }
+    const withShared = stringify.mock.calls.filter(([v]) => v === sharedResultTransformer.serialize(shared) || (v as { json?: unknown })?.json === shared);
+    stringify.mockRestore();
+    expect(withShared).toHaveLength(1); // the shared object became text once, not once per answer
+    for (const body of bodies) {
+      expect(body).not.toMatch(/__envace_json_/);
+      const [first, second] = JSON.parse(body);
+      expect(sharedResultTransformer.deserialize(first.result.data)).toEqual(shared);
+      expect(sharedResultTransformer.deserialize(second.result.data)).toBe("plain");
+    }
   });
 });

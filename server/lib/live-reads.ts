@@ -16,6 +16,7 @@
 import superjson from "superjson";
 import type { ChangeEvent } from "../../contracts/events";
 import { getChangeFeed } from "../events";
+import { splicePlaceholder } from "./spliced-json";
 
 /** What makes an entry stale: a signal of this type about this id ("*": about any id). */
 export type Topic = `${ChangeEvent["t"]}:${string}`;
@@ -147,19 +148,27 @@ export function clearSharedReads(): void {
 /**
  * superjson for tRPC, with the serialised form of a shared result made once: a hundred viewers getting
  * the same shared object (by identity, see `LiveReads.read`) cost one walk over its values, not a
- * hundred. Results are never changed after they are returned, so identity is a safe key; anything not
- * shared is a fresh object each time and simply serialised.
+ * hundred — and, inside an HTTP answer (server/lib/spliced-json.ts `withSplicing`), one JSON text too,
+ * spliced into each body instead of tRPC stringifying the object again per request. Results are never
+ * changed after they are returned, so identity is a safe key; anything not shared is a fresh object each
+ * time and simply serialised (its cache entry dies with it).
  */
-const serialised = new WeakMap<object, ReturnType<typeof superjson.serialize>>();
+interface Serialised {
+  out: ReturnType<typeof superjson.serialize>;
+  /** Its JSON text, UTF-8, made the first time it goes into an HTTP answer. */
+  json?: Uint8Array<ArrayBuffer>;
+}
+const serialised = new WeakMap<object, Serialised>();
 export const sharedResultTransformer = {
-  serialize(value: unknown) {
+  serialize(value: unknown): unknown {
     if (value === null || typeof value !== "object") return superjson.serialize(value);
-    let out = serialised.get(value);
-    if (!out) {
-      out = superjson.serialize(value);
-      serialised.set(value, out);
+    let entry = serialised.get(value);
+    if (!entry) {
+      entry = { out: superjson.serialize(value) };
+      serialised.set(value, entry);
     }
-    return out;
+    const json = (entry.json ??= new TextEncoder().encode(JSON.stringify(entry.out)));
+    return splicePlaceholder(json) ?? entry.out;
   },
   deserialize: superjson.deserialize.bind(superjson),
 };

@@ -2,6 +2,7 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import superjson from "superjson";
 import { appRouter } from "@/server/root";
 import { BodyTooLargeError, formatBytes, readBodyWithin, trpcBodyLimit, withBody } from "@/server/lib/body-limit";
+import { withSplicing } from "@/server/lib/spliced-json";
 import { createContext } from "@/server/trpc/context";
 
 export const dynamic = "force-dynamic";
@@ -35,16 +36,19 @@ async function handler(req: Request) {
       throw err;
     }
   }
-  return fetchRequestHandler({
-    endpoint: "/api/trpc",
-    req: request,
-    router: appRouter,
-    createContext: () => createContext({ headers: request.headers }),
-    onError({ error, path }) {
-      // Procedure errors are logged (with their reference) where they are made safe; this catches the rest.
-      if (error.code === "INTERNAL_SERVER_ERROR" && !error.message.startsWith("internal error (ref")) console.error(`tRPC ${path ?? "?"}:`, error.cause ?? error);
-    },
-  });
+  // Shared results are stringified once and spliced into each body (server/lib/spliced-json.ts).
+  return withSplicing(() =>
+    fetchRequestHandler({
+      endpoint: "/api/trpc",
+      req: request,
+      router: appRouter,
+      createContext: () => createContext({ headers: request.headers }),
+      onError({ error, path }) {
+        // Procedure errors are logged (with their reference) where they are made safe; this catches the rest.
+        if (error.code === "INTERNAL_SERVER_ERROR" && !error.message.startsWith("internal error (ref")) console.error(`tRPC ${path ?? "?"}:`, error.cause ?? error);
+      },
+    }),
+  );
 }
 
 export { handler as GET, handler as POST };
