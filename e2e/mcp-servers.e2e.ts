@@ -32,8 +32,8 @@ async function signUpAsAdmin(page: Page) {
   } finally {
     await prisma.$disconnect();
   }
-  // The web process remembers who a session is for a few seconds (server/lib/caller-cache.ts), and this
-  // page has just asked: a role changed behind its back shows once that has expired.
+  // The web process remembers who a session is (server/lib/caller-cache.ts) and forgets it on the role
+  // change's auth signal, which arrives moments after this write.
   await expect(async () => {
     await page.reload();
     await expect(page.getByTestId("current-role")).toHaveText("admin", { timeout: 1000 });

@@ -13,6 +13,8 @@ import { changeEventSchema, type ChangeEvent } from "../contracts/events";
 export type { ChangeEvent };
 
 export const CHANNEL = "envace_events";
+/** Auth change signals (a session ended, a role changed, a token revoked): never sent to clients (server/lib/caller-cache.ts). */
+export const AUTH_CHANNEL = "envace_auth";
 
 export interface ChangeFeedOptions {
   url: string;
@@ -23,7 +25,8 @@ export interface ChangeFeedOptions {
 }
 
 /**
- * Emits "change" (ChangeEvent), "resync" (after a reconnect), "up" and "down" (connection state).
+ * Emits "change" (ChangeEvent), "auth" (on AUTH_CHANNEL), "resync" (after a reconnect), "up" and "down"
+ * (connection state).
  */
 export class ChangeFeed extends EventEmitter {
   private client: pg.Client | null = null;
@@ -82,6 +85,10 @@ export class ChangeFeed extends EventEmitter {
     client.on("error", (err) => onLost(err.message));
     client.on("end", () => onLost("connection closed"));
     client.on("notification", (msg) => {
+      if (msg.channel === AUTH_CHANNEL) {
+        this.emit("auth");
+        return;
+      }
       if (msg.channel !== CHANNEL || !msg.payload) return;
       try {
         const event = changeEventSchema.safeParse(JSON.parse(msg.payload));
@@ -93,6 +100,7 @@ export class ChangeFeed extends EventEmitter {
     try {
       await client.connect();
       await client.query(`LISTEN ${CHANNEL}`);
+      await client.query(`LISTEN ${AUTH_CHANNEL}`);
     } catch (err) {
       onLost((err as Error).message);
       return;

@@ -2,8 +2,9 @@ import { TRPCError } from "@trpc/server";
 import { getAuth, type UserRole } from "../auth";
 import { prisma } from "../../lib/db";
 import { sha256 } from "../../lib/secrets";
-import { rememberCaller, rememberedCaller, sessionKey } from "../lib/caller-cache";
+import { callerCache, sessionKey } from "../lib/caller-cache";
 import { isDatabaseUnavailable } from "../lib/db-errors";
+import { getChangeFeed } from "../events";
 
 export interface SessionUser {
   id: string;
@@ -16,37 +17,38 @@ export interface SessionUser {
 
 /**
  * Resolve the caller from a personal API token (Bearer envace_…) or a better-auth session cookie.
- * Found callers are remembered for a few seconds (server/lib/caller-cache.ts); `fresh` looks them up
+ * Found callers are remembered until an auth change signal (server/lib/caller-cache.ts); `fresh` looks them up
  * anyway (the event stream: opened once per tab, and it must not open while the database is away).
  */
 export async function resolveUser(headers: Headers, opts: { fresh?: boolean } = {}): Promise<SessionUser | null> {
-  const recall = <T>(key: string | null) => (key && !opts.fresh ? rememberedCaller<T>(key) : undefined);
+  const callers = callerCache(getChangeFeed);
   const authz = headers.get("authorization");
   if (authz?.startsWith("Bearer ")) {
     const tokenHash = sha256(authz.slice(7).trim());
-    const key = `token:${tokenHash}`;
-    const known = recall<SessionUser>(key);
-    if (known) return known;
-    const row = await prisma.apiToken.findUnique({
-      where: { tokenHash },
-      select: { id: true, revokedAt: true, user: { select: { id: true, email: true, name: true, role: true } } },
-    });
-    if (!row || row.revokedAt) return null;
-    // Best effort (and once per remembered period, not per request); a failed update must not fail the request.
-    prisma.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => {});
-    const user: SessionUser = { ...row.user, role: row.user.role as UserRole, via: "token" };
-    rememberCaller(key, user);
-    return user;
+    const load = () => tokenCaller(tokenHash).then((value) => ({ value }));
+    return opts.fresh ? (await load()).value : callers.recall(`token:${tokenHash}`, load);
   }
   const key = sessionKey(headers);
-  const known = recall<SessionUser>(key);
-  if (known) return known;
+  const load = () => sessionCaller(headers);
+  return opts.fresh || !key ? (await load()).value : callers.recall(key, load);
+}
+
+async function tokenCaller(tokenHash: string): Promise<SessionUser | null> {
+  const row = await prisma.apiToken.findUnique({
+    where: { tokenHash },
+    select: { id: true, revokedAt: true, user: { select: { id: true, email: true, name: true, role: true } } },
+  });
+  if (!row || row.revokedAt) return null;
+  // Best effort (and once per remembered period, not per request); a failed update must not fail the request.
+  prisma.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => {});
+  return { ...row.user, role: row.user.role as UserRole, via: "token" };
+}
+
+async function sessionCaller(headers: Headers): Promise<{ value: SessionUser | null; expiresAt?: Date }> {
   const session = await getAuth().api.getSession({ headers });
-  if (!session) return null;
+  if (!session) return { value: null };
   const u = session.user as { id: string; email: string; name: string; role?: string };
-  const user: SessionUser = { id: u.id, email: u.email, name: u.name, role: (u.role ?? "member") as UserRole, via: "session" };
-  if (key) rememberCaller(key, user);
-  return user;
+  return { value: { id: u.id, email: u.email, name: u.name, role: (u.role ?? "member") as UserRole, via: "session" }, expiresAt: new Date(session.session.expiresAt) };
 }
 
 export async function createContext(opts: { headers: Headers }) {
