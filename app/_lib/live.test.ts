@@ -1,7 +1,7 @@
 /** The change-event → query-invalidation map, against a real QueryClient with observed queries. */
 import { QueryClient, QueryObserver, type QueryKey } from "@tanstack/react-query";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { LiveInvalidator, liveDelayMs, liveRoutes, parseChangeEvent, routeMatches } from "./live";
+import { LiveInvalidator, RefetchSchedule, liveDelayMs, liveRoutes, parseChangeEvent, routeMatches } from "./live";
 
 const RUN_A = "11111111-1111-4111-8111-111111111111";
 const RUN_B = "22222222-2222-4222-8222-222222222222";
@@ -113,6 +113,48 @@ describe("live updates", () => {
     expect([page.fetches, logs.fetches]).toEqual([2, 2]);
     late.dispose();
     expect(liveDelayMs(liveRoutes.step[0]!, 0.5)).toBe(2750);
+  });
+
+  it("joins a tab's refetches: the signals of one committed step, moments apart, cost one batch", async () => {
+    const late = new LiveInvalidator(qc, { share: 1 });
+    const page = mounted(trpcKey("runs.get", { id: RUN_A }));
+    const logs = mounted(trpcKey("runs.logs", { runId: RUN_A }));
+    const checkpoints = mounted(trpcKey("runs.checkpoints", { runId: RUN_A }));
+    const charts = mounted(trpcKey("metrics.series", { runId: RUN_A, keys: ["reward/mean"] }));
+    await vi.advanceTimersByTimeAsync(0);
+    late.handle({ t: "run", id: RUN_A }); // due at 500
+    late.handle({ t: "step", id: RUN_A }); // charts: not before 2000, so they cannot join
+    await vi.advanceTimersByTimeAsync(60);
+    late.handle({ t: "log", id: RUN_A }); // due at 560: joins the refetch at 500
+    await vi.advanceTimersByTimeAsync(60);
+    late.handle({ t: "checkpoint", id: RUN_A }); // due at 620: joins too
+    await vi.advanceTimersByTimeAsync(379);
+    expect([page.fetches, logs.fetches, checkpoints.fetches]).toEqual([1, 1, 1]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect([page.fetches, logs.fetches, checkpoints.fetches, charts.fetches]).toEqual([2, 2, 2, 1]);
+    // After it went out, a new signal waits for its own turn again.
+    late.handle({ t: "log", id: RUN_A });
+    await vi.advanceTimersByTimeAsync(499);
+    expect(logs.fetches).toBe(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(logs.fetches).toBe(3);
+    await vi.advanceTimersByTimeAsync(3500 - 1000);
+    expect(charts.fetches).toBe(2);
+    late.dispose();
+  });
+
+  it("never joins a refetch that would go out before a route's own delay", () => {
+    vi.setSystemTime(0);
+    const schedule = new RefetchSchedule(1);
+    const fired: string[] = [];
+    const at = () => `${Date.now()}`;
+    schedule.add(liveRoutes.run[0]!, RUN_A, () => fired.push(`runs.get@${at()}`)); // 500
+    schedule.add(liveRoutes.run[1]!, RUN_A, () => fired.push(`runs.list@${at()}`)); // due 1800, not before 300: joins the one at 500
+    vi.advanceTimersByTime(100);
+    schedule.add(liveRoutes.step[0]!, RUN_A, () => fired.push(`metrics.keys@${at()}`)); // 2100 + 1500 = 3600, nothing to join
+    vi.advanceTimersByTime(4000);
+    expect(fired).toEqual(["runs.get@500", "runs.list@500", "metrics.keys@3600"]);
+    schedule.clear();
   });
 
   it("marks queries no view shows as stale without fetching them", async () => {

@@ -61,31 +61,80 @@ export function routeMatches(queryKey: readonly unknown[], route: LiveRoute, id:
   return route.match === undefined || opts?.input?.[route.match] === id;
 }
 
-/** Maps change events to invalidations on one QueryClient, coalescing bursts per (route, id). */
+/**
+ * When one tab refetches what each signal made stale. Per (route, id) a burst of signals costs one
+ * refetch (`LiveRoute.delayMs`); each tab waits its own share of `spreadMs` so that a crowd of tabs does
+ * not ask at once; and a refetch joins one this tab already has scheduled if that one goes out no sooner
+ * than the route's delay and no later than its own time, so the run row, log tail and checkpoints a
+ * committed step changed (three signals, moments apart) cost this tab one batched request, not three.
+ * Pure timing: what a refetch does is the caller's (`run`); the UI invalidates queries, bench:load sends
+ * requests.
+ */
+export class RefetchSchedule {
+  /** (route, id) keys with a refetch scheduled. */
+  private readonly pending = new Set<string>();
+  private flushes: { at: number; timer: ReturnType<typeof setTimeout>; jobs: (() => void)[] }[] = [];
+
+  /** `share`: this tab's fixed share (0..1) of every route's spread. */
+  constructor(
+    readonly share: number,
+    private readonly now: () => number = () => Date.now(),
+  ) {}
+
+  /** A signal about `id` made `route` stale: `run()` once, when this tab's turn comes. */
+  add(route: LiveRoute, id: string, run: () => void): void {
+    const key = `${route.path} ${route.match ? id : "*"}`;
+    if (this.pending.has(key)) return;
+    const job = () => {
+      this.pending.delete(key);
+      run();
+    };
+    const delay = liveDelayMs(route, this.share);
+    if (delay === 0) return job();
+    this.pending.add(key);
+    const now = this.now();
+    const due = now + delay;
+    const earliest = now + route.delayMs;
+    const joinable = this.flushes.find((f) => f.at >= earliest && f.at <= due);
+    if (joinable) {
+      joinable.jobs.push(job);
+      return;
+    }
+    const flush = {
+      at: due,
+      jobs: [job],
+      timer: setTimeout(() => {
+        this.flushes = this.flushes.filter((f) => f !== flush);
+        for (const j of flush.jobs) j();
+      }, delay),
+    };
+    this.flushes.push(flush);
+  }
+
+  /** Drop everything scheduled (a resync covers it, or the tab is going away). */
+  clear(): void {
+    for (const f of this.flushes) clearTimeout(f.timer);
+    this.flushes = [];
+    this.pending.clear();
+  }
+}
+
+/** Maps change events to invalidations on one QueryClient, on this tab's `RefetchSchedule`. */
 export class LiveInvalidator {
-  private readonly pending = new Map<string, ReturnType<typeof setTimeout>>();
-  /** This tab's share of every route's spread (see `LiveRoute.spreadMs`). */
-  private readonly share: number;
+  private readonly schedule: RefetchSchedule;
 
   constructor(
     private readonly queryClient: QueryClient,
     opts: { share?: number } = {},
   ) {
-    this.share = opts.share ?? Math.random();
+    this.schedule = new RefetchSchedule(opts.share ?? Math.random());
   }
 
   handle(event: ChangeEvent): void {
     for (const route of liveRoutes[event.t]) {
-      const scope = route.match ? event.id : "*";
-      const key = `${route.path} ${scope}`;
-      if (this.pending.has(key)) continue;
-      const invalidate = () => {
-        this.pending.delete(key);
+      this.schedule.add(route, event.id, () => {
         void this.queryClient.invalidateQueries({ predicate: (q: Query) => routeMatches(q.queryKey, route, event.id) });
-      };
-      const delay = liveDelayMs(route, this.share);
-      if (delay === 0) invalidate();
-      else this.pending.set(key, setTimeout(invalidate, delay));
+      });
     }
   }
 
@@ -94,14 +143,12 @@ export class LiveInvalidator {
    * every view refetches what it shows. Pending coalesced invalidations are covered by this one.
    */
   resync(): void {
-    for (const timer of this.pending.values()) clearTimeout(timer);
-    this.pending.clear();
+    this.schedule.clear();
     void this.queryClient.invalidateQueries();
   }
 
   dispose(): void {
-    for (const timer of this.pending.values()) clearTimeout(timer);
-    this.pending.clear();
+    this.schedule.clear();
   }
 }
 
