@@ -6,10 +6,10 @@
  * transformer hands tRPC a short placeholder instead of such a result and records the result's text
  * (made once per object); `withSplicing` then puts the text where the placeholder is.
  *
- * The body is assembled from bytes, never as one string: a body that size would be a new large string
+ * The body is streamed from bytes, never made one string: a body that size would be a new large string
  * per request, and V8 puts those straight into the old generation, where a hundred viewers' copies pile
  * up until a full collection (hundreds of MB, and a pause every client feels). The cached bytes live
- * outside the JS heap and are shared by every answer.
+ * outside the JS heap and every answer streams the same ones, uncopied.
  *
  * Placeholders carry a random per-process nonce, so nothing a caller sends or stores can pose as one,
  * and they are only made inside `withSplicing`, which always replaces them before the body leaves.
@@ -38,15 +38,24 @@ export async function withSplicing(respond: () => Promise<Response>): Promise<Re
   if (texts.length === 0) return res;
   // The envelope is small (the results in it are placeholders); split it around them.
   const envelope = await res.text();
-  const parts: BlobPart[] = [];
+  const parts: Uint8Array[] = [];
   let at = 0;
   for (const m of envelope.matchAll(PLACEHOLDER)) {
-    parts.push(envelope.slice(at, m.index), texts[Number(m[1])]!);
+    parts.push(utf8.encode(envelope.slice(at, m.index)), texts[Number(m[1])]!);
     at = m.index + m[0].length;
   }
-  parts.push(envelope.slice(at));
-  const body = new Blob(parts);
+  parts.push(utf8.encode(envelope.slice(at)));
+  // The cached texts go out as they are: a plain (not byte) stream hands its chunks on without copying
+  // or detaching them, where a Blob would copy every one per answer.
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const part of parts) if (part.byteLength > 0) controller.enqueue(part);
+      controller.close();
+    },
+  });
   const headers = new Headers(res.headers);
-  headers.delete("content-length");
+  headers.set("content-length", String(parts.reduce((n, p) => n + p.byteLength, 0)));
   return new Response(body, { status: res.status, statusText: res.statusText, headers });
 }
+
+const utf8 = new TextEncoder();
