@@ -25,6 +25,8 @@ function serverErrors(err: unknown): { fields: SettingsErrors; form: string | nu
 
 /** Keys of settings errors for the editor (prefix removed). */
 const settingsPart = (errors: SettingsErrors) => Object.fromEntries(Object.entries(errors).filter(([k]) => k.startsWith("settings:")).map(([k, v]) => [k.slice("settings:".length), v]));
+/** The editor's own errors as the form's keys (prefixed), the inverse of `settingsPart`. */
+const asFormErrors = (errors: SettingsErrors) => Object.fromEntries(Object.entries(errors).map(([k, v]) => [`settings:${k}`, v]));
 
 function DoctorNote({ note }: { note: string | null }) {
   return note ? (
@@ -54,7 +56,7 @@ function AddNode({ onDone }: { onDone: (note: string | null) => void }) {
         setFormError(null);
         const settings = settingsFromDraft(draft);
         if (!settings.ok) {
-          setErrors(Object.fromEntries(Object.entries(settings.errors).map(([k, v]) => [`settings:${k}`, v])));
+          setErrors(asFormErrors(settings.errors));
           return;
         }
         setBusy(true);
@@ -157,7 +159,7 @@ function EditNode({ node, onDone, onCancel }: { node: EditableNode; onDone: (not
         setFormError(null);
         const settings = settingsFromDraft(draft);
         if (!settings.ok) {
-          setErrors(Object.fromEntries(Object.entries(settings.errors).map(([k, v]) => [`settings:${k}`, v])));
+          setErrors(asFormErrors(settings.errors));
           return;
         }
         setBusy(true);
