@@ -35,6 +35,7 @@ import superjson from "superjson";
 import { migrate, repoRoot, startEmbeddedPostgres } from "../scripts/lib/database";
 import { waitForHttp } from "../scripts/lib/processes";
 import { freePort } from "../test/processes";
+import { percentile } from "./stats";
 import { RefetchSchedule, liveRoutes } from "../app/_lib/live";
 import { DEFAULT_CLOSED_PANELS, MAX_CHART_POINTS, groupPanels, panelQueryKeys } from "../app/_components/charts/chart-math";
 import { changeEventSchema, type ChangeEvent } from "../contracts/events";
@@ -48,12 +49,6 @@ const IDLE_S = 8;
 const TARGET_P95_MS = 250;
 const SECRET = "bench-load-secret-0123456789abcdef0123456789";
 const PASSWORD = "bench-password-1";
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i]!;
-}
 
 /**
  * The web server's resident size and JS heap right after a full collection, from the probe loaded into it

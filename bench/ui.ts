@@ -18,11 +18,12 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { migrate, repoRoot, startEmbeddedPostgres } from "../scripts/lib/database";
 import { waitForHttp } from "../scripts/lib/processes";
+import { freePort } from "../test/processes";
+import { percentile } from "./stats";
 
 const TRAJECTORIES = Number(process.env.BENCH_TRAJECTORIES ?? 100_000);
 const TURNS_PER = Number(process.env.BENCH_TURNS_PER_TRAJECTORY ?? 10);
@@ -31,22 +32,6 @@ const POINTS = Number(process.env.BENCH_POINTS ?? 20_000);
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 40);
 const SMALL_RUNS = 300;
 const SECRET = "bench-ui-secret-0123456789abcdef0123456789";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-function percentile(sorted: number[], p: number): number {
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i]!;
-}
 
 async function time(name: string, fn: (i: number) => Promise<unknown>, results: Record<string, { p50: number; p95: number }>) {
   for (let i = 0; i < 3; i++) await fn(i); // warm-up: plans, connections, JIT
