@@ -76,10 +76,7 @@ export class RefetchSchedule {
   private flushes: { at: number; timer: ReturnType<typeof setTimeout>; jobs: (() => void)[] }[] = [];
 
   /** `share`: this tab's fixed share (0..1) of every route's spread. */
-  constructor(
-    readonly share: number,
-    private readonly now: () => number = () => Date.now(),
-  ) {}
+  constructor(private readonly share: number) {}
 
   /** A signal about `id` made `route` stale: `run()` once, when this tab's turn comes. */
   add(route: LiveRoute, id: string, run: () => void): void {
@@ -92,7 +89,7 @@ export class RefetchSchedule {
     const delay = liveDelayMs(route, this.share);
     if (delay === 0) return job();
     this.pending.add(key);
-    const now = this.now();
+    const now = Date.now();
     const due = now + delay;
     const earliest = now + route.delayMs;
     const joinable = this.flushes.find((f) => f.at >= earliest && f.at <= due);

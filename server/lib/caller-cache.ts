@@ -32,7 +32,7 @@ interface Entry {
 export class CallerCache {
   private entries = new Map<string, Entry>();
   /** Look-ups in flight per key: the dozen requests a page opens with cost one. */
-  private loading = new Map<string, { generation: number; value: Promise<unknown> }>();
+  private loading = new Map<string, Promise<unknown>>();
   /** Bumped by every `clear`: a look-up that began before one must not be remembered after it. */
   private generation = 0;
   /** Whether auth signals are heard (attached to a connected feed). */
@@ -72,16 +72,17 @@ export class CallerCache {
   async recall<T>(key: string, load: () => Promise<{ value: T | null; expiresAt?: Date }>): Promise<T | null> {
     const known = this.get<T>(key);
     if (known !== undefined) return known;
+    // `clear` drops look-ups in flight, so one found here began after the last signal.
     const inFlight = this.loading.get(key);
-    if (inFlight && inFlight.generation === this.generation) return inFlight.value as Promise<T | null>;
+    if (inFlight) return inFlight as Promise<T | null>;
     const generation = this.generation;
     const value = load().then(({ value, expiresAt }) => {
       if (value !== null && generation === this.generation) this.set(key, value, expiresAt);
       return value;
     });
-    this.loading.set(key, { generation, value });
+    this.loading.set(key, value);
     const done = () => {
-      if (this.loading.get(key)?.value === value) this.loading.delete(key);
+      if (this.loading.get(key) === value) this.loading.delete(key);
     };
     value.then(done, done);
     return value;

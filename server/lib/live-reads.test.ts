@@ -81,7 +81,10 @@ describe("shared live reads", () => {
 describe("the tRPC transformer", () => {
   it("serialises a shared result once and gives superjson's own output", () => {
     const shared = { items: [{ id: "r1", createdAt: new Date(0), metrics: { "reward/mean": 0.5 } }] };
+    const stringify = vi.spyOn(JSON, "stringify");
     const first = sharedResultTransformer.serialize(shared);
+    expect(stringify).not.toHaveBeenCalled(); // outside an HTTP answer no JSON text is made
+    stringify.mockRestore();
     expect(first).toEqual(superjson.serialize(shared));
     expect(sharedResultTransformer.serialize(shared)).toBe(first); // the same walk, not a new one
     expect(sharedResultTransformer.serialize({ ...shared })).not.toBe(first);

@@ -159,6 +159,7 @@ interface Serialised {
   json?: Uint8Array<ArrayBuffer>;
 }
 const serialised = new WeakMap<object, Serialised>();
+const utf8 = new TextEncoder();
 export const sharedResultTransformer = {
   serialize(value: unknown): unknown {
     if (value === null || typeof value !== "object") return superjson.serialize(value);
@@ -167,8 +168,8 @@ export const sharedResultTransformer = {
       entry = { out: superjson.serialize(value) };
       serialised.set(value, entry);
     }
-    const json = (entry.json ??= new TextEncoder().encode(JSON.stringify(entry.out)));
-    return splicePlaceholder(json) ?? entry.out;
+    const made = entry;
+    return splicePlaceholder(() => (made.json ??= utf8.encode(JSON.stringify(made.out)))) ?? entry.out;
   },
   deserialize: superjson.deserialize.bind(superjson),
 };

@@ -23,11 +23,14 @@ const PLACEHOLDER = new RegExp(`"${PREFIX}(\\d+)__"`, "g");
 
 const splicing = new AsyncLocalStorage<Uint8Array<ArrayBuffer>[]>();
 
-/** Within `withSplicing`: a placeholder that the response body will carry `json` (UTF-8 JSON text) in place of. Outside: null. */
-export function splicePlaceholder(json: Uint8Array<ArrayBuffer>): string | null {
+/**
+ * Within `withSplicing`: a placeholder that the response body will carry `json()` (UTF-8 JSON text) in
+ * place of. Outside: null, and `json` is not called (nothing there would use the text).
+ */
+export function splicePlaceholder(json: () => Uint8Array<ArrayBuffer>): string | null {
   const texts = splicing.getStore();
   if (!texts) return null;
-  texts.push(json);
+  texts.push(json());
   return `${PREFIX}${texts.length - 1}__`;
 }
 
