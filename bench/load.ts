@@ -101,20 +101,6 @@ function cpuSeconds(pid: number): number {
   return ticks / 100;
 }
 
-/** Resident memory of a process and its children, in MB. */
-function rssMb(pid: number): number {
-  const pids = processTree(pid);
-  let kb = 0;
-  for (const p of pids) {
-    try {
-      kb += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p}/status`, "utf8"))?.[1] ?? 0);
-    } catch {
-      /* gone */
-    }
-  }
-  return kb / 1024;
-}
-
 interface Query {
   path: string;
   input: Record<string, unknown>;
