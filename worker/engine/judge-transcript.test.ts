@@ -97,7 +97,8 @@ describe("judge transcript as the reference builds it", () => {
     const judge = new ChecklistJudge(client, { concurrency: 1, timeoutMs: 1000, retries: 1, temperature: 0, topP: 1, maxTokens: 10 });
     await judgeTurn({ instance, messages, turnStartIndex: 5, userTurnIndex: 1, lastToolFailed: false, maxChecklists: 1 }, judge);
     expect(prompts).toHaveLength(2);
-    expect(prompts[0]).toContain(PREVIOUS + "# Messages under evaluation\n" + CURRENT_STEP_0 + "\n");
-    expect(prompts[1]).toContain(PREVIOUS + "# Messages under evaluation\n" + CURRENT_STEP_1 + "\n");
+    // The reference's layout: "# Previous Messages\n" + previous + "# Current Messages to Evaluate\n" + current + "\n".
+    expect(prompts[0]).toContain("# Previous Messages\n" + PREVIOUS + "# Current Messages to Evaluate\n" + CURRENT_STEP_0 + "\n# Special rule of tool call\n");
+    expect(prompts[1]).toContain("# Previous Messages\n" + PREVIOUS + "# Current Messages to Evaluate\n" + CURRENT_STEP_1 + "\n# Special rule of tool call\n");
   });
 });

@@ -1,10 +1,13 @@
 /**
- * Prompt builders for the rehearse role (envace-method.md §1.6, §2.1), in our own wording.
+ * Prompt builders for the rehearse role (envace-method.md §1.6, §2.1).
  *
  * `buildRehearsePrompt` follows the reference's structure: a system prompt describing a strict
- * validate-then-execute tool simulator, and a user message of data sections (candidate tools,
- * few-shot reference calls, conversation history, the caller's raw message, the call to execute),
- * each switchable. `buildCompactRehearsePrompt` is a short variant for a tiny character-level model.
+ * validate-then-execute tool simulator (our own wording), and a user message of data sections
+ * (candidate tools, few-shot reference calls, conversation history, the caller's raw message, the call
+ * to execute), each switchable. The user message's section headers and labels are the reference's,
+ * verbatim (simulate_core/_builders.py), so a checkpoint trained with the reference sees the prompts it
+ * was trained on and rehearsal results stay comparable. `buildCompactRehearsePrompt` is a short variant
+ * for a tiny character-level model.
  */
 import type { ChatMessage, ToolSchema } from "./io";
 import type { FewShotExample } from "./types";
@@ -127,16 +130,30 @@ export function serializeHistory(history: ChatMessage[]): string {
       if (text) entries.push(`Assistant: ${text}`);
     } else if (content) entries.push(`${m.name ? `Tool[${m.name}]` : "Tool"}: ${content}`);
   }
-  return entries.length ? entries.join("\n\n") : "(no earlier messages)";
+  return entries.length ? entries.join("\n\n") : "No conversation history";
 }
 
+/** The reference's few-shot header; alone, with ` <unavailable>`, when the task has no reference calls. */
+export const FEW_SHOT_HEADER = "Previous tool calls and results (few-shot):";
+
+/**
+ * The few-shot block as the reference builds it (`build_few_shot_examples_lines`): the header line, then
+ * one entry per reference call, grouped by tool name in the order each name first appears (the
+ * reference keeps a `{tool_name: [(args, result), …]}` map), each entry `Tool name:`, `Tool arguments:`
+ * (json.dumps indent 0), `Tool execution result:` (the stored text) and a trailing newline; lines joined
+ * by newlines.
+ */
 export function serializeFewShot(examples: FewShotExample[]): string {
-  const header = "Example calls from this task with their real results:";
-  if (examples.length === 0) return `${header} <unavailable>`;
-  const lines = examples.map(
-    (e) => `- tool: ${e.name}\n  arguments: ${pyJson(parsedArgs(e.argumentsJson))}\n  result: ${e.result}`,
-  );
-  return `${header}\n${lines.join("\n")}`;
+  if (examples.length === 0) return `${FEW_SHOT_HEADER} <unavailable>`;
+  const byTool = new Map<string, FewShotExample[]>();
+  for (const e of examples) byTool.set(e.name, [...(byTool.get(e.name) ?? []), e]);
+  const lines = [FEW_SHOT_HEADER];
+  for (const [name, pairs] of byTool) {
+    for (const e of pairs) {
+      lines.push(`Tool name:\n${name}\nTool arguments:\n${pyJson(parsedArgs(e.argumentsJson))}\nTool execution result:\n${e.result}\n`);
+    }
+  }
+  return lines.join("\n");
 }
 
 /** The full rehearse prompt: [system, user]. */
@@ -144,16 +161,17 @@ export function buildRehearsePrompt(input: RehearsePromptInput, options: Partial
   const o = { ...defaultRehearsePromptOptions, ...options };
   const schema = input.tools.find((t) => t.function.name === input.call.name);
   const sections: string[] = [];
-  if (o.injectCandidateTools) sections.push(`Allowed tools for this task:\n${pyJson(input.tools)}`);
+  // As the reference: an empty tool list or an empty caller message leaves its section out.
+  if (o.injectCandidateTools && input.tools.length > 0) sections.push(`Candidate tools (whitelist for this sample):\n${pyJson(input.tools)}`);
   if (o.injectFewShot) sections.push(serializeFewShot(input.fewShot ?? []));
-  if (o.injectHistory) sections.push(`Conversation so far:\n${serializeHistory(input.history)}`);
-  if (o.injectRawCallerMessage) sections.push(`The agent's latest message:\n${input.rawCallerMessage}`);
+  if (o.injectHistory) sections.push(`Current conversation history:\n${serializeHistory(input.history)}`);
+  if (o.injectRawCallerMessage && input.rawCallerMessage) sections.push(`RL model's latest response:\n${input.rawCallerMessage}`);
   sections.push(
     [
-      "Call to execute now:",
-      `- tool name: ${input.call.name}`,
+      "Current tool to simulate:",
+      `- name: ${input.call.name}`,
       `- input schema (JSON Schema):\n${schema ? pyJson(schema) : "<schema unavailable>"}`,
-      `- arguments (parsed from the agent's tool_call):\n${pyJson(parsedArgs(input.call.argumentsJson))}`,
+      `- arguments (JSON, parsed from caller's tool_call):\n${pyJson(parsedArgs(input.call.argumentsJson))}`,
     ].join("\n"),
   );
   let user = sections.join("\n\n");
@@ -230,7 +248,7 @@ export function buildCompactRehearsePrompt(
 }
 
 // ---------------------------------------------------------------------------------------------
-// External simulator (the `simulator` paradigm, §2.2 fallback prompt; our own wording)
+// External simulator (the `simulator` paradigm, §2.2 fallback prompt; system prompt in our own wording)
 // ---------------------------------------------------------------------------------------------
 
 export const SIMULATOR_SYSTEM_PROMPT = `You execute tool calls. From the example calls you are shown you learn what the tool's results look like and which facts hold; then you return the result of a new call.
@@ -255,17 +273,24 @@ export const SIMULATOR_RESPONSE_SCHEMA = {
   },
 } as const;
 
+/**
+ * The external simulator's user message with the reference's labels (`build_single_call_user_prompt`):
+ * the few-shot block over every reference call of the task (all tools, as the reference's httpx path
+ * passes the task's whole map), a blank line, the tool name, its schema (`{}` when the tool is not a
+ * candidate), the arguments, and the closing instruction. No description line: the reference adds one
+ * only for offline SFT data.
+ */
 export function buildSimulatorPrompt(input: { call: RehearseCall; tools: ToolSchema[]; fewShot?: FewShotExample[] }): ChatMessage[] {
   const tool = input.tools.find((t) => t.function.name === input.call.name);
-  const lines = [serializeFewShot((input.fewShot ?? []).filter((e) => e.name === input.call.name)), ""];
-  lines.push(`Tool name: ${input.call.name}`);
-  if (tool?.function.description) lines.push(`Tool description: ${tool.function.description}`);
-  lines.push(`Tool input schema (JSON Schema):\n${tool ? pyJson(tool) : "<schema unavailable>"}`);
-  lines.push(`Arguments (JSON):\n${pyJson(parsedArgs(input.call.argumentsJson))}`);
-  lines.push("", "Return the execution result of this call as the JSON object described above.");
+  const user =
+    `${serializeFewShot(input.fewShot ?? [])}\n\n` +
+    `Current tool name: ${input.call.name}\n` +
+    `Current tool input schema (JSON Schema):\n${pyJson(tool ?? {})}\n` +
+    `Current arguments (JSON):\n${pyJson(parsedArgs(input.call.argumentsJson))}\n` +
+    "Generate tool execution result in JSON format.";
   return [
     { role: "system", content: SIMULATOR_SYSTEM_PROMPT },
-    { role: "user", content: lines.join("\n") },
+    { role: "user", content: user },
   ];
 }
 

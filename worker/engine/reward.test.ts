@@ -133,7 +133,11 @@ describe("judgeTurn aggregation", () => {
     expect(j.reward).toBeCloseTo(0.7, 9);
     expect(j.stop).toBe(false);
     expect(j.verdicts.filter((v) => v.passed).map((v) => [v.itemId, v.step])).toEqual([["A", 1]]);
-    expect(prompts[0]).toContain("# Earlier conversation");
+    // The reference's section headers, verbatim and in order (checklist_reward.get_input_prompt_v2).
+    const headers = ["# Role\n", "# Objective\n", "# Criteria\n**Question:** Q A\n", "# Previous Messages\n", "# Current Messages to Evaluate\n", "# Special rule of tool call\n", "# Evaluation Process (Align each step to a JSON output field)\n", "# Output Format\n"];
+    const at = headers.map((h) => prompts[0].indexOf(h));
+    expect(at.every((i) => i >= 0)).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
     expect(prompts[0]).toContain('**Reference snippet:** [\n  "S A"\n]');
   });
 
@@ -186,6 +190,8 @@ describe("serialisation and normalisation", () => {
     expect(serializeForJudge([{ role: "assistant", content: "plain" }])).toContain("content.thinking: plain\ncontent.user_visible_reply: None");
     // Item data as json.dumps(..., ensure_ascii=True, indent=2).
     expect(buildJudgePrompt("", "cur", llmItem("Z", 1))).toContain('**Failure examples:** [\n  "bad"\n]\n**Reference snippet:** [\n  "S Z"\n]');
+    // No previous messages: nothing between the two headers, as the reference concatenates them.
+    expect(buildJudgePrompt("", "cur", llmItem("Z", 1))).toContain("# Previous Messages\n# Current Messages to Evaluate\ncur\n# Special rule of tool call\n");
   });
 
   it("R = E / numChecklists / numTurns and the invalid-action penalty", () => {

@@ -14,7 +14,7 @@ import type { ChecklistItem, ProgrammaticCheck, TaskInstance, ToolEnvironment } 
 import { Termination } from "./machine";
 
 // ---------------------------------------------------------------------------------------------
-// Verdict schema and judge prompt (§3.1, §3.2; our own wording)
+// Verdict schema and judge prompt (§3.1, §3.2; the reference's headers, our own instructions)
 // ---------------------------------------------------------------------------------------------
 
 export const verdictFields = [
@@ -108,37 +108,43 @@ export function serializeForJudge(messages: ChatMessage[]): string {
   return out;
 }
 
+/**
+ * The judge prompt (checklist_reward.get_input_prompt_v2). Its section headers and item labels are the
+ * reference's, verbatim, and laid out as the reference lays them out (previous messages inserted as they
+ * are, nothing when there are none; a blank line after the current messages), so a judge sees the same
+ * document shape and pass rates stay comparable with the reference's; the instructions under each header
+ * are in our own words.
+ */
 export function buildJudgePrompt(previous: string, current: string, item: ChecklistItem): string {
-  return `# Your role
-You grade one item of a checklist against an AI assistant's behaviour, carefully and literally.
+  return `# Role
+You grade one item of a checklist against the messages between a user, an AI assistant and its tools, carefully and literally.
 
-# Goal
-Decide whether the assistant satisfies the item, and answer with a JSON verdict only.
+# Objective
+Give a strict JSON verdict and nothing else, following the steps below.
 
-# The item
+# Criteria
 **Question:** ${item.question}
 **Focus on:** ${item.focus_on}
 **Pass condition:** ${item.pass_condition}
 **Failure examples:** ${json(item.failure_examples ?? [])}
 **Reference snippet:** ${json((item.evidence ?? []).map((e) => e.snippet))}
 
-# Earlier conversation (context only)
-${previous || "None\n"}# Messages under evaluation
+# Previous Messages
+${previous}# Current Messages to Evaluate
 ${current}
+# Special rule of tool call
+- A tool call written only inside content.thinking (with none in the tool_call part) was never made: no tool call of that step is valid.
+- If a tool response reports an error, the tool calls of the latest assistant step before it (only that one) are not valid.
 
-# Rules for tool calls
-- A tool call written only inside the thinking text was never made; it does not count.
-- If a tool response after the latest assistant step reports an error, that step's tool calls count as failed.
+# Evaluation Process (Align each step to a JSON output field)
+1. high_level_understanding_of_the_question: say in one or two sentences what the item asks and what meeting it means here.
+2. analysis_of_if_focus_on: check whether the part named in "Focus on" is present in the Current Messages.
+3. analysis_of_pass_condition: decide whether the pass condition is met completely.
+4. analysis_of_failure_examples: for each failure example, say "triggered" or "not triggered" and why, briefly.
+5. answer: true only if the focus part is present, the pass condition is fully met and no failure example is triggered; otherwise false.
 
-# How to decide
-1. Restate in one or two sentences what the item asks.
-2. Check that the part named in "Focus on" is present in the messages under evaluation.
-3. Check the pass condition against that part, completely.
-4. Check that none of the failure examples applies.
-5. Answer true only if the focus part is present, the pass condition is fully met and no failure example applies; otherwise false.
-
-# Output
-A JSON object with the string fields ${verdictFields.join(", ")} (in that order, for steps 1–4) and the boolean field answer (step 5).`;
+# Output Format
+One JSON object with exactly the keys ${verdictFields.join(", ")} (strings) and answer (a boolean).`;
 }
 
 // ---------------------------------------------------------------------------------------------
