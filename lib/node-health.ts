@@ -110,12 +110,20 @@ export async function latestReport(prisma: PrismaClient, nodeId: string, model: 
   return report && row ? { ...report, checkedBy: row.checkedBy } : null;
 }
 
+/** Why a ping failed. `slow`: no answer within the timeout — a busy node, not (yet) an outage. */
+export interface PingProblem {
+  problem: string;
+  slow: boolean;
+}
+
 /**
  * One light request that says whether a node answers at all (no capabilities, no models): Tinker's
  * `/api/v1/healthz` for training nodes, `/v1/models` for OpenAI-compatible ones. Null when it answers,
- * else why not. The worker asks it every few seconds while a run waits on the node.
+ * else why not: a refused connection or an HTTP error is a node that is down; no answer within
+ * `timeoutMs` is a slow answer (a node busy training still holds its port). The worker asks it every
+ * few seconds while a run waits on the node.
  */
-export async function pingNode(node: { kind: NodeKind; baseUrl: string; apiKey?: string | null }, timeoutMs = 3000): Promise<string | null> {
+export async function pingNode(node: { kind: NodeKind; baseUrl: string; apiKey?: string | null }, timeoutMs = 3000): Promise<PingProblem | null> {
   const base = node.baseUrl.replace(/\/+$/, "");
   const tinker = node.kind !== "openai";
   const url = tinker ? `${base}/api/v1/healthz` : `${base}/v1/models`;
@@ -123,9 +131,10 @@ export async function pingNode(node: { kind: NodeKind; baseUrl: string; apiKey?:
   try {
     const res = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
     await res.arrayBuffer().catch(() => undefined);
-    return res.ok ? null : `${url} answered HTTP ${res.status}`;
+    return res.ok ? null : { problem: `${url} answered HTTP ${res.status}`, slow: false };
   } catch (err) {
     const e = err as Error & { cause?: { code?: string } };
-    return `${url}: ${e.cause?.code ?? (e.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : e.message)}`;
+    if (e.name === "TimeoutError") return { problem: `${url}: no answer within ${timeoutMs} ms`, slow: true };
+    return { problem: `${url}: ${e.cause?.code ?? e.message}`, slow: false };
   }
 }

@@ -2,7 +2,7 @@
  * `npm run node:start` — the embedded node on HOST:PORT (default 127.0.0.1:8765).
  * Env: PORT, HOST, NODE_DATA_DIR (checkpoints, default .data/node), NODE_API_KEY (optional),
  * NODE_WEIGHTS_DIR (warm-start checkpoint, default worker/node/weights/tiny-gpt), NODE_TF_BACKEND (wasm),
- * ENVACE_NODE_TRAIN_THREADS (threads per forward_backward, default min(2, cores); 1 = main thread only).
+ * ENVACE_NODE_TRAIN_THREADS (gradient worker threads per forward_backward, default min(2, cores); training never runs on the HTTP thread).
  * Test mode (stricter than a real server's timing): NODE_MIN_FUTURE_MS keeps every future pending at
  * least that long, NODE_LONG_POLL_MS sets how long retrieve_future holds a call, NODE_PENDING_REPLY=408
  * ends an unfinished long poll with HTTP 408 as SkyRL tx does (default try_again, as hosted Tinker).

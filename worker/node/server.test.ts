@@ -26,6 +26,15 @@ async function raw(p: string, body: string | object, headers: Record<string, str
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
+/** retrieve_future until the result is ready (training runs on a worker thread; a long poll may end first). */
+async function settled(requestId: unknown) {
+  for (let i = 0; i < 100; i++) {
+    const r = await raw("/api/v1/retrieve_future", { request_id: requestId });
+    if (r.json.type !== "try_again") return r;
+  }
+  throw new Error(`future ${String(requestId)} never settled`);
+}
+
 function ppoDatum(prompt: number[], completion: number[], logprobs: number[], advantage: number): Datum {
   const seq = [...prompt, ...completion];
   const pad = new Array(prompt.length - 1).fill(0);
@@ -148,7 +157,7 @@ describe("embedded node over HTTP", () => {
     expect(noSeq.status).toBe(400);
     expect(noSeq.json.detail).toMatch(/seq_id is required/);
 
-    const result = await raw("/api/v1/retrieve_future", { request_id: ok2.json.request_id });
+    const result = await settled(ok2.json.request_id);
     expect(result.json.loss_fn_output_type).toBe("scalar");
 
     const sampleOov = await raw("/api/v1/asample", { prompt: { chunks: [{ tokens: [5000] }] }, base_model: "tiny-gpt", sampling_params: { max_tokens: 2 } });
@@ -189,11 +198,34 @@ describe("embedded node over HTTP", () => {
       },
     });
     expect(nan.status).toBe(200);
-    const nanResult = await raw("/api/v1/retrieve_future", { request_id: nan.json.request_id });
+    const nanResult = await settled(nan.json.request_id);
     expect(nanResult.json).toMatchObject({ category: "user" });
     expect(nanResult.json.error).toMatch(/not finite/);
 
     expect((await fetch(`${node.url}/api/v1/healthz`)).status).toBe(200);
+  });
+
+  it("answers its health check while a forward_backward is computing (training is off the event loop)", async () => {
+    const client = new TinkerClient({ baseUrl: node.url, apiKey: API_KEY, retryBaseMs: 20 });
+    await client.start(["test"]);
+    const model = await client.createModel("tiny-gpt");
+    const seq = Array.from({ length: 95 }, (_, i) => 1 + (i % 200));
+    const datum = ppoDatum(seq.slice(0, 10), seq.slice(10), new Array(seq.length - 10).fill(-2), 1);
+    await model.forwardBackward([datum], "ppo"); // warm up the gradient worker
+    const pending = model.forwardBackward(Array.from({ length: 96 }, () => datum), "ppo");
+    let done = false;
+    void pending.then(() => (done = true));
+    // Health answers arrive while the call is still computing: on the event loop it would answer none.
+    let answeredWhileComputing = 0;
+    for (let i = 0; i < 200 && !done; i++) {
+      const res = await fetch(`${node.url}/api/v1/healthz`);
+      if (res.status === 200 && !done) answeredWhileComputing++;
+    }
+    await pending;
+    expect(answeredWhileComputing).toBeGreaterThan(1);
+    // Every share ran on a gradient worker thread, none on the thread that serves HTTP.
+    expect(node.service.trainingThreads()).toMatchObject({ mainThreadShares: 0 });
+    expect(node.service.trainingThreads().workerShares).toBeGreaterThan(0);
   });
 
   it("the Tinker client surfaces failed futures as TinkerError", async () => {

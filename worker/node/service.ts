@@ -94,8 +94,13 @@ export interface NodeServiceOptions {
   maxQueuedRows?: number;
   /** Ephemeral sampler snapshots kept per model. */
   ephemeralSamplersPerModel?: number;
-  /** Threads per forward_backward (data parallel over worker threads); default defaultTrainThreads(), 1 disables. */
+  /** Gradient worker threads per forward_backward (data parallel); default defaultTrainThreads(). */
   trainThreads?: number;
+  /**
+   * Train on worker threads only (default true), so the server's event loop keeps answering health
+   * checks, future polls and samples while a forward_backward runs; false computes one share on it.
+   */
+  trainOffMainThread?: boolean;
 }
 
 type FutureState = "pending" | "done" | "failed";
@@ -214,7 +219,19 @@ export class NodeService {
       // Options given as undefined (unset environment variables) keep their defaults.
       ...(Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) as NodeServiceOptions),
       trainThreads: opts.trainThreads ?? defaultTrainThreads(),
+      trainOffMainThread: opts.trainOffMainThread ?? true,
     };
+  }
+
+  /** Where training shares were computed, summed over loaded models (diagnostics and tests). */
+  trainingThreads(): { workerShares: number; mainThreadShares: number } {
+    let workerShares = 0;
+    let mainThreadShares = 0;
+    for (const m of this.models.values()) {
+      workerShares += m.trainer.parallelStats.workerShares;
+      mainThreadShares += m.trainer.parallelStats.mainThreadShares;
+    }
+    return { workerShares, mainThreadShares };
   }
 
   /** Loads (or initialises) the base model. */
@@ -375,7 +392,7 @@ export class NodeService {
       id,
       sessionId: session.id,
       base,
-      trainer: new Trainer(base.cfg, base.values, base.params, { threads: this.opts.trainThreads }),
+      trainer: new Trainer(base.cfg, base.values, base.params, { threads: this.opts.trainThreads, offMainThread: this.opts.trainOffMainThread }),
       nextSeq: 1,
       seen: new Map(),
       checkpoints: new Map(),

@@ -156,7 +156,38 @@ console.log(JSON.stringify(t.parallelStats));
     expect(run.error).toBeUndefined();
     expect(run.stderr).not.toMatch(/gradient worker failed/);
     expect(run.status).toBe(0);
-    expect(JSON.parse(run.stdout.trim().split("\n").pop()!)).toEqual({ parallelCalls: 1, workerShares: 1, workerFallbacks: 0 });
+    expect(JSON.parse(run.stdout.trim().split("\n").pop()!)).toEqual({ parallelCalls: 1, workerShares: 1, workerFallbacks: 0, mainThreadShares: 1 });
+  });
+
+  it("off the main thread: the calling thread computes no share and its event loop keeps running meanwhile", async () => {
+    const make = (offMainThread: boolean, threads: number) => {
+      const values = initParamValues(TINY, 7);
+      const t = new Trainer(TINY, values, tensorsFromValues(TINY, initParamValues(TINY, 8)), { threads, offMainThread });
+      t.tokenBudget = 4096; // one micro-batch: computed on this thread it would block the loop throughout
+      trainers.push(t);
+      return t;
+    };
+    const data = datums(48, 5);
+    const ticksDuring = async (t: Trainer) => {
+      await t.forwardBackward(data.slice(0, 2), "ppo", LC); // warm up (worker start, wasm compile)
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 1);
+      const r = await t.forwardBackward(data, "ppo", LC);
+      clearInterval(timer);
+      return { ticks, r };
+    };
+    const onMain = make(false, 1);
+    const offMain = make(true, 1);
+    const a = await ticksDuring(onMain);
+    const b = await ticksDuring(offMain);
+    expect(onMain.parallelStats).toMatchObject({ workerShares: 0, mainThreadShares: 2 });
+    expect(offMain.parallelStats).toMatchObject({ workerShares: 2, mainThreadShares: 0, workerFallbacks: 0 });
+    // On the main thread the one micro-batch runs without a break; off it, timers keep firing.
+    expect(a.ticks).toBeLessThanOrEqual(1);
+    expect(b.ticks).toBeGreaterThan(a.ticks + 2);
+    // Same numbers either way.
+    expect(maxRelDiff(onMain.gradValues()!, offMain.gradValues()!)).toBeLessThan(1e-5);
+    expect(b.r.metrics["loss:sum"]).toBeCloseTo(a.r.metrics["loss:sum"], 4);
   });
 
   it("dispose resolves once the worker thread has exited", async () => {

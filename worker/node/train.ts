@@ -291,7 +291,9 @@ export async function computeShare(
   const metrics: Record<string, number> = {};
   let shareGrads: tf.Tensor[] | null = null;
   try {
-    for (const mb of mbs) {
+    for (const [k, mb] of mbs.entries()) {
+      // One micro-batch at a time blocks this thread's event loop (tfjs on wasm is synchronous).
+      if (k > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       const batch = makeBatch(
         mb.map((d) => d.datum),
         lossFn,
@@ -474,6 +476,12 @@ const MAX_WORKER_FAILURES = 3;
 export interface TrainerOptions {
   /** Threads per forward_backward call (default defaultTrainThreads()); 1 computes on the main thread only. */
   threads?: number;
+  /**
+   * Compute every share on gradient worker threads and none on the calling thread (the node's HTTP
+   * server: its event loop keeps answering health checks, polls and samples while it trains). The
+   * calling thread computes only a share whose worker failed, so no call is lost.
+   */
+  offMainThread?: boolean;
 }
 
 /** Training state of one model: weights, accumulated gradients, AdamW moments. */
@@ -497,12 +505,14 @@ export class Trainer {
   /** Consecutive worker failures; after MAX_WORKER_FAILURES (e.g. a worker that cannot start) this trainer stops using workers. */
   private workerFailures = 0;
   /** Counters for diagnostics and tests. */
-  readonly parallelStats = { parallelCalls: 0, workerShares: 0, workerFallbacks: 0 };
+  readonly parallelStats = { parallelCalls: 0, workerShares: 0, workerFallbacks: 0, mainThreadShares: 0 };
+  readonly offMainThread: boolean;
 
   constructor(cfg: GPTConfig, values: Map<string, Float32Array>, reference: ParamMap | null, opts: TrainerOptions = {}) {
     this.cfg = cfg;
     this.params = tensorsFromValues(cfg, values);
     this.reference = reference;
+    this.offMainThread = opts.offMainThread ?? false;
     this.threads = opts.threads ?? defaultTrainThreads();
     if (!Number.isInteger(this.threads) || this.threads < 1) throw new Error(`Trainer threads must be a positive integer, got ${this.threads}`);
   }
@@ -543,8 +553,14 @@ export class Trainer {
     datums.forEach((d, i) => this.validate(d, i, lossFn));
     const mbs = planMicroBatches(datums, this.tokenBudget);
     const totalPadded = mbs.reduce((n, mb) => n + paddedTokens(mb), 0);
-    const parallel = this.threads > 1 && this.workerFailures < MAX_WORKER_FAILURES && mbs.length >= 2 && totalPadded >= this.minParallelTokens;
-    const [localShare, ...remoteShares] = parallel ? splitShares(mbs, this.threads) : [mbs];
+    const workersUsable = this.workerFailures < MAX_WORKER_FAILURES;
+    // Off the main thread: every share goes to a worker (one worker when threads is 1). Otherwise this
+    // thread computes one share, and workers take the rest when the call is big enough to pay for them.
+    const offMain = this.offMainThread && workersUsable && mbs.length > 0;
+    const parallel = offMain || (this.threads > 1 && workersUsable && mbs.length >= 2 && totalPadded >= this.minParallelTokens);
+    const shares = parallel ? splitShares(mbs, this.threads) : [mbs];
+    const localShare = offMain ? [] : shares[0];
+    const remoteShares = offMain ? shares : shares.slice(1);
     if (remoteShares.length) this.parallelStats.parallelCalls++;
     // Start the workers first so they compute while this thread computes its own share. The
     // replies never reject (a failure becomes kind "error"), so none goes unhandled meanwhile.
@@ -554,7 +570,10 @@ export class Trainer {
     const results: ShareResult[] = [];
     try {
       try {
-        results.push(await computeShare(this.params, this.reference, this.cfg, localShare, lossFn, lc, forwardOnly));
+        if (localShare.length > 0) {
+          this.parallelStats.mainThreadShares++;
+          results.push(await computeShare(this.params, this.reference, this.cfg, localShare, lossFn, lc, forwardOnly));
+        }
       } finally {
         // Even when this share is refused, let the workers finish so the next call finds them idle.
         await Promise.allSettled(remote);
@@ -569,6 +588,7 @@ export class Trainer {
         } else {
           // Never lose a call: compute the worker's share here.
           this.noteWorkerFailure(reply.message);
+          this.parallelStats.mainThreadShares++;
           results.push(await computeShare(this.params, this.reference, this.cfg, remoteShares[i], lossFn, lc, forwardOnly));
         }
       }
@@ -576,6 +596,7 @@ export class Trainer {
       for (const r of results) r.grads?.forEach((g) => g.dispose());
       throw err;
     }
+    if (results.length === 0) results.push({ grads: null, outputs: [], metrics: {} });
 
     const outputs: DatumOutput[] = new Array(datums.length);
     const metrics: Record<string, number> = {};

@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { TinkerError } from "../../lib/clients/tinker-client";
 import { ChatCallError } from "../../lib/clients/openai-chat";
 import type { PolicyClient } from "../engine/io";
-import { NodeFailureError, nodeFailureCause, withNodeRestarts, type Ping } from "./node-restarts";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { pingNode } from "../../lib/node-health";
+import { NodeFailureError, NodeWatch, nodeFailureCause, withNodeRestarts, type Ping } from "./node-restarts";
 
 /** A TinkerError as lib/clients/tinker-client.ts raises it. */
 function tinkerError(message: string, status: number | null, category: string, code?: string, kind: TinkerError["kind"] = status === null ? "transport" : "http") {
@@ -144,5 +147,73 @@ describe("retrying a part after a node restart", () => {
     ).rejects.toThrow("no training data");
     expect(attempts).toBe(1);
     expect(h.lines).toEqual([]);
+  });
+});
+
+describe("watching a node during a part", () => {
+  const node = { name: "embedded", kind: "embedded" as const, baseUrl: "http://127.0.0.1:9" };
+  const until = async (cond: () => boolean, ms = 2000) => {
+    const end = Date.now() + ms;
+    while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
+  };
+
+  function watch(answers: Array<Awaited<ReturnType<Ping>>>, waitS = 60) {
+    const lines: string[] = [];
+    const details: Array<string | null> = [];
+    let pings = 0;
+    const ping: Ping = async () => {
+      pings++;
+      return answers.length ? answers.shift()! : null;
+    };
+    const w = new NodeWatch(node, { stepRetries: 1, waitS }, { log: async (_l, m) => void lines.push(m), detail: async (t) => void details.push(t) }, "step 2 (training)", ping, 2);
+    return { w: w.start(), lines, details, pings: () => pings };
+  }
+
+  it("a node slow to answer its health check (busy training) is not shown as an outage", async () => {
+    const slow = { problem: "http://127.0.0.1:9/api/v1/healthz: no answer within 3000 ms", slow: true };
+    const h = watch([slow, slow, slow, null, slow]);
+    await until(() => h.pings() >= 6);
+    h.w.stop();
+    expect(h.lines).toEqual([]);
+    expect(h.details).toEqual([]);
+  });
+
+  it("a node that refuses connections is shown as not answering at once, and cleared when it answers", async () => {
+    const h = watch([{ problem: "connect ECONNREFUSED", slow: false }, "connect ECONNREFUSED", null]);
+    await until(() => h.details.length >= 2);
+    h.w.stop();
+    expect(h.lines[0]).toMatch(/^node "embedded" is not answering \(connect ECONNREFUSED\); waiting for it up to 60 s$/);
+    expect(h.lines[1]).toMatch(/^node "embedded" answers again after \d+ s$/);
+    expect(h.details[0]).toMatch(/^waiting for node "embedded" \(not answering since \d\d:\d\d:\d\d UTC\)$/);
+    expect(h.details[1]).toBeNull();
+  });
+
+  it("a node that never answers, even only slowly, is given up after waitS", async () => {
+    const h = watch(Array(10_000).fill({ problem: "no answer within 3000 ms", slow: true }), 0.05);
+    const failure = await h.w.gaveUp.catch((e) => e);
+    h.w.stop();
+    expect(failure).toBeInstanceOf(NodeFailureError);
+    expect(failure.message).toMatch(/^node "embedded" did not answer for 0.05 s during step 2 \(training\): no answer within 3000 ms/);
+  });
+
+  it("pingNode tells a slow answer from a refused connection", async () => {
+    const server = http.createServer((req, res) => void setTimeout(() => res.end("ok"), 300));
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      expect(await pingNode({ kind: "embedded", baseUrl: `http://127.0.0.1:${port}` }, 50)).toEqual({ problem: `http://127.0.0.1:${port}/api/v1/healthz: no answer within 50 ms`, slow: true });
+      expect(await pingNode({ kind: "embedded", baseUrl: `http://127.0.0.1:${port}` }, 2000)).toBeNull();
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+    // A port nothing listens on (taken, then released, never connected to).
+    const spare = http.createServer();
+    await new Promise<void>((r) => spare.listen(0, "127.0.0.1", r));
+    const closedPort = (spare.address() as AddressInfo).port;
+    await new Promise((r) => spare.close(r));
+    const refused = await pingNode({ kind: "openai", baseUrl: `http://127.0.0.1:${closedPort}` }, 500);
+    expect(refused).toMatchObject({ slow: false });
+    expect(refused!.problem).toMatch(/ECONNREFUSED/);
   });
 });

@@ -12,7 +12,7 @@
  * a reason is discarded and retried, never committed with the outage baked into its trajectories.
  */
 import type { NodeRestartSettings } from "../../contracts/node-settings";
-import { pingNode, type NodeKind } from "../../lib/node-health";
+import { pingNode, type NodeKind, type PingProblem } from "../../lib/node-health";
 import type { GenerateRequest, PolicyClient } from "../engine/io";
 import { CancelledError } from "./context";
 
@@ -90,21 +90,27 @@ export interface RestartReporter {
   detail(text: string | null): Promise<void>;
 }
 
-/** Asks whether the node answers (null: it does; else why not). Tests may replace it. */
-export type Ping = (node: WatchedNode) => Promise<string | null>;
+/** Asks whether the node answers (null: it does; else why not — a bare string is a node that is down). Tests may replace it. */
+export type Ping = (node: WatchedNode) => Promise<PingProblem | string | null>;
 
 const defaultPing: Ping = (node) => pingNode(node);
 
+const asProblem = (p: PingProblem | string): PingProblem => (typeof p === "string" ? { problem: p, slow: false } : p);
+
 /**
  * Watches the node while one attempt at a part runs: records node failures of the sampled policy's
- * calls, and pings the node every `intervalMs`; when it stops answering the run says so (log + status
- * detail) at once, and when it has not answered for `waitS` the attempt is abandoned.
+ * calls, and pings the node every `intervalMs`. When it is down (refused connection, HTTP error) the
+ * run says so (log + status detail) at once; a node that is only slow to answer its health check (busy
+ * with a long training call) is not an outage and is not shown as one. Either way, when it has not
+ * answered for `waitS` the attempt is abandoned.
  */
 export class NodeWatch {
   /** The first node failure seen by an observed call in this attempt. */
   tripped: string | null = null;
-  private downSince: number | null = null;
-  private downReason = "";
+  /** Since when pings have failed (down or slow), and whether the run was told it is down. */
+  private failingSince: number | null = null;
+  private reportedDown = false;
+  private lastProblem = "";
   private timer: NodeJS.Timeout | null = null;
   private pinging = false;
   private stopped = false;
@@ -134,8 +140,9 @@ export class NodeWatch {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.stopped = true;
-    if (this.downSince !== null) {
-      this.downSince = null;
+    this.failingSince = null;
+    if (this.reportedDown) {
+      this.reportedDown = false;
       void this.report.detail(null);
     }
   }
@@ -158,24 +165,28 @@ export class NodeWatch {
     if (this.pinging) return;
     this.pinging = true;
     try {
-      const problem = await this.ping(this.node);
+      const answer = await this.ping(this.node);
       if (this.stopped) return; // the attempt is over; what follows is reported by withNodeRestarts
-      if (problem === null) {
-        if (this.downSince !== null) {
-          const s = ((Date.now() - this.downSince) / 1000).toFixed(0);
-          this.downSince = null;
+      if (answer === null) {
+        if (this.reportedDown) {
+          const s = ((Date.now() - this.failingSince!) / 1000).toFixed(0);
           await this.report.log("info", `node "${this.node.name}" answers again after ${s} s`);
           await this.report.detail(null);
         }
+        this.failingSince = null;
+        this.reportedDown = false;
         return;
       }
-      if (this.downSince === null) {
-        this.downSince = Date.now();
-        this.downReason = problem;
+      const { problem, slow } = asProblem(answer);
+      this.lastProblem = problem;
+      this.failingSince ??= Date.now();
+      if (!slow && !this.reportedDown) {
+        this.reportedDown = true;
         await this.report.log("warn", `node "${this.node.name}" is not answering (${problem}); waiting for it up to ${this.settings.waitS} s`);
-        await this.report.detail(`waiting for node "${this.node.name}" (not answering since ${new Date().toISOString().slice(11, 19)} UTC)`);
-      } else if (Date.now() - this.downSince > this.settings.waitS * 1000) {
-        this.giveUp?.(new NodeFailureError(`node "${this.node.name}" did not answer for ${this.settings.waitS} s during ${this.what}: ${this.downReason}`));
+        await this.report.detail(`waiting for node "${this.node.name}" (not answering since ${new Date(this.failingSince).toISOString().slice(11, 19)} UTC)`);
+      }
+      if (Date.now() - this.failingSince > this.settings.waitS * 1000) {
+        this.giveUp?.(new NodeFailureError(`node "${this.node.name}" did not answer for ${this.settings.waitS} s during ${this.what}: ${this.lastProblem}`));
       }
     } finally {
       this.pinging = false;
@@ -199,8 +210,9 @@ export async function waitForNode(node: WatchedNode, settings: NodeRestartSettin
   const started = Date.now();
   for (;;) {
     if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new CancelledError();
-    const problem = await ping(node);
-    if (problem === null) return Date.now() - started;
+    const answer = await ping(node);
+    if (answer === null) return Date.now() - started;
+    const { problem } = asProblem(answer);
     if (Date.now() - started > settings.waitS * 1000) {
       throw new NodeFailureError(`node "${node.name}" did not answer within ${settings.waitS} s (${problem}) after: ${cause}`);
     }
