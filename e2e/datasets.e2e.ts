@@ -4,6 +4,7 @@
  * nothing imported, then imports the same file's valid rows with "skip invalid rows".
  */
 import { expect, test, type Page } from "@playwright/test";
+import { signUpInBrowser } from "./sign-up";
 import crypto from "node:crypto";
 import { cm2Jsonl, cm2Row } from "../test/fixtures/cm2";
 
@@ -11,13 +12,7 @@ const suffix = crypto.randomBytes(3).toString("hex");
 const account = { name: "Dana Datasets", email: `datasets-${suffix}@example.test`, password: "datasets-e2e-password" };
 
 async function signUp(page: Page) {
-  await page.goto("/sign-in");
-  await page.getByRole("link", { name: "Create one" }).click();
-  await page.getByLabel("Name").fill(account.name);
-  await page.getByLabel("Email").fill(account.email);
-  await page.getByLabel("Password").fill(account.password);
-  await page.getByRole("button", { name: "Create account" }).click();
-  await expect(page.getByTestId("current-user")).toHaveText(account.email);
+  await signUpInBrowser(page, account);
 }
 
 function jsonlFile(name: string, text: string) {

@@ -1,4 +1,6 @@
+import crypto from "node:crypto";
 import { expect, test, type Page } from "@playwright/test";
+import { signUpInBrowser } from "./sign-up";
 
 const admin = { email: "admin@example.test", password: "correct-horse-battery" };
 
@@ -64,5 +66,26 @@ test.describe.serial("foundation flows", () => {
     const row = page.locator("tr", { hasText: "e2e live run" });
     await expect(row).toBeVisible();
     await expect(row.getByTestId("run-status")).toHaveText("cancelled");
+  });
+
+  test("a sign-up over the per-address limit says how long to wait, and goes through after it", async ({ page, request, baseURL }) => {
+    // Use up the limit (3 sign-ups per 10 s per address) from this address, outside the page's cookies.
+    let limited = false;
+    for (let i = 0; i < 6 && !limited; i++) {
+      const email = `burst-${crypto.randomBytes(4).toString("hex")}@example.test`;
+      const res = await request.post("/api/auth/sign-up/email", { data: { email, password: "burst-password-1", name: "Burst" }, headers: { origin: baseURL! } });
+      limited = res.status() === 429;
+    }
+    expect(limited).toBe(true);
+    const account = { name: "Late Comer", email: `late-${crypto.randomBytes(4).toString("hex")}@example.test`, password: "late-comer-password" };
+    await page.goto("/sign-in");
+    await page.getByRole("link", { name: "Create one" }).click();
+    await page.getByLabel("Name").fill(account.name);
+    await page.getByLabel("Email").fill(account.email);
+    await page.getByLabel("Password").fill(account.password);
+    await page.getByRole("button", { name: "Create account" }).click();
+    await expect(page.getByRole("alert").filter({ hasText: "Too many attempts" })).toHaveText(/^Too many attempts from this address\. Try again in \d+ s\.$/);
+    // The helper every browser sign-up of the suite uses waits that out and signs up.
+    await signUpInBrowser(page, account);
   });
 });

@@ -7,6 +7,7 @@
  * writes the database URL to .run/e2e-db-url), whatever order the files run in.
  */
 import { expect, test, type Page } from "@playwright/test";
+import { signUpInBrowser } from "./sign-up";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -19,13 +20,7 @@ const dataset = `shop-tasks-${suffix}`;
 const memoryServer = path.resolve("node_modules/@modelcontextprotocol/server-memory/dist/index.js");
 
 async function signUpAsAdmin(page: Page) {
-  await page.goto("/sign-in");
-  await page.getByRole("link", { name: "Create one" }).click();
-  await page.getByLabel("Name").fill(account.name);
-  await page.getByLabel("Email").fill(account.email);
-  await page.getByLabel("Password").fill(account.password);
-  await page.getByRole("button", { name: "Create account" }).click();
-  await expect(page.getByTestId("current-user")).toHaveText(account.email);
+  await signUpInBrowser(page, account);
   const prisma = createPrisma(fs.readFileSync(path.resolve(".run/e2e-db-url"), "utf8").trim());
   try {
     await prisma.user.update({ where: { email: account.email }, data: { role: "admin" } });

@@ -18,12 +18,24 @@ export function AuthForm({ mode }: { mode: "sign-in" | "sign-up" }) {
     const password = String(form.get("password") ?? "");
     setBusy(true);
     setError(null);
+    // The server limits sign-ins and sign-ups per address and says for how long (x-retry-after, seconds).
+    let retryAfterS: number | null = null;
+    const fetchOptions = {
+      onError: (ctx: { response: Response }) => {
+        const s = Number(ctx.response.headers.get("x-retry-after"));
+        retryAfterS = ctx.response.status === 429 && Number.isFinite(s) && s > 0 ? Math.ceil(s) : null;
+      },
+    };
     const res =
       mode === "sign-up"
-        ? await authClient.signUp.email({ email, password, name: String(form.get("name") ?? "") || email.split("@")[0]! })
-        : await authClient.signIn.email({ email, password });
+        ? await authClient.signUp.email({ email, password, name: String(form.get("name") ?? "") || email.split("@")[0]!, fetchOptions })
+        : await authClient.signIn.email({ email, password, fetchOptions });
     setBusy(false);
     if (res.error) {
+      if (res.error.status === 429) {
+        setError(`Too many attempts from this address. Try again in ${retryAfterS ?? 10} s.`);
+        return;
+      }
       setError(res.error.message ?? "could not sign in");
       return;
     }

@@ -14,9 +14,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import type { ChatMessage, ToolSchema } from "../engine/io";
-import { decode, renderCompletion, renderPrompt, stopTokens } from "../../lib/renderers/tiny-gpt/chat-format";
+import { renderCompletion, renderPrompt } from "../../lib/renderers/tiny-gpt/chat-format";
 import { loadCheckpoint, saveCheckpoint } from "./checkpoint";
-import { DEFAULT_CONFIG, type GPTConfig, countParams, ensureBackend, initParamValues, makeRng, sampleRows } from "./model";
+import { DEFAULT_CONFIG, type GPTConfig, countParams, ensureBackend, initParamValues, makeRng } from "./model";
+import { scoreWarmStart } from "./warm-start-check";
 import { DEFAULT_LOSS_CONFIG, Trainer, type TrainDatum } from "./train";
 
 export interface Transcript {
@@ -45,7 +46,7 @@ export interface PretrainResult {
   steps: number;
   finalLoss: number;
   evalLoss: number;
-  evalExactMatch: { act: number; rehearse: number; n: number };
+  evalExactMatch: { act: number; rehearse: number; n: number; actParseable: number; rehearseParseable: number };
   trainedTokens: number;
   seconds: number;
   losses: number[];
@@ -94,19 +95,12 @@ async function meanLoss(trainer: Trainer, data: TrainDatum[]): Promise<number> {
   return sum / data.length;
 }
 
-/** Greedy exact-match rate of completions, per role. */
-async function exactMatch(trainer: Trainer, evalSet: Transcript[], cfg: GPTConfig): Promise<{ act: number; rehearse: number; n: number }> {
-  const rows = evalSet.map((t) => ({ prompt: renderPrompt(t.messages, t.tools), options: { maxTokens: Math.min(256, cfg.contextLength - 1), temperature: 0, topP: 1, topK: 0, stopTokens, seed: 0 } }));
-  const usable = rows.map((r, i) => ({ r, t: evalSet[i] })).filter(({ r }) => r.prompt.length < cfg.contextLength - 8);
+/** Greedy decoding of held-out rows, per role: exact match and parse rates (warm-start-check.ts). */
+async function exactMatch(trainer: Trainer, evalSet: Transcript[], cfg: GPTConfig): Promise<PretrainResult["evalExactMatch"]> {
   const params = trainer.snapshot();
-  const out = await sampleRows(params, cfg, usable.map((u) => u.r));
+  const r = await scoreWarmStart(params, cfg, evalSet);
   for (const t of Object.values(params)) t.dispose();
-  const score = { act: [0, 0], rehearse: [0, 0] };
-  usable.forEach(({ t }, i) => {
-    score[t.role][1]++;
-    if (decode(out[i].tokens) === t.completion && out[i].stopReason === "stop") score[t.role][0]++;
-  });
-  return { act: score.act[1] ? score.act[0] / score.act[1] : 0, rehearse: score.rehearse[1] ? score.rehearse[0] / score.rehearse[1] : 0, n: usable.length };
+  return { act: r.act.exactMatch, rehearse: r.rehearse.exactMatch, n: r.act.n + r.rehearse.n, actParseable: r.act.parseable, rehearseParseable: r.rehearse.parseable };
 }
 
 export async function pretrain(train: Transcript[], evalSet: Transcript[], o: PretrainOptions, log: (line: string) => void = console.log): Promise<PretrainResult> {
@@ -240,10 +234,11 @@ Written by \`worker/node/pretrain.ts\`; loaded by the node as the default \`tiny
 | final train loss | ${r.finalLoss.toFixed(4)} (mean of the last 10 steps, nats/token) |
 | held-out loss | ${r.evalLoss.toFixed(4)} on ${evalSet.length} rows from seed ${a.seed + 1_000_003} |
 | greedy exact match | act ${(r.evalExactMatch.act * 100).toFixed(0)}%, rehearse ${(r.evalExactMatch.rehearse * 100).toFixed(0)}% on ${r.evalExactMatch.n} held-out rows |
+| greedy output parses | act ${(r.evalExactMatch.actParseable * 100).toFixed(0)}% (the gold's kind: tool calls or reply), rehearse ${(r.evalExactMatch.rehearseParseable * 100).toFixed(0)}% (a valid execution_result) |
 | size | weights.bin ${(size / 1e6).toFixed(2)} MB (float32) |
 `;
   await fs.writeFile(path.join(weightsRoot, "README.md"), readme);
-  console.log(`wrote ${ckDir} (${(size / 1e6).toFixed(2)} MB); final loss ${r.finalLoss.toFixed(4)}, held-out ${r.evalLoss.toFixed(4)}, exact match act ${r.evalExactMatch.act} rehearse ${r.evalExactMatch.rehearse}`);
+  console.log(`wrote ${ckDir} (${(size / 1e6).toFixed(2)} MB); final loss ${r.finalLoss.toFixed(4)}, held-out ${r.evalLoss.toFixed(4)}, exact match act ${r.evalExactMatch.act} rehearse ${r.evalExactMatch.rehearse}, parseable act ${r.evalExactMatch.actParseable} rehearse ${r.evalExactMatch.rehearseParseable}`);
   r.trainer.dispose();
 }
 
