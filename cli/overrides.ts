@@ -4,6 +4,7 @@
  * text. A key that is no setting is refused here, before anything is sent, naming the nearest ones.
  */
 import { runSettings } from "../contracts/run-settings";
+import { nearestNames } from "../lib/nearest";
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -34,29 +35,9 @@ function parseValue(text: string): unknown {
   }
 }
 
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const up = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = up;
-    }
-  }
-  return row[b.length]!;
-}
-
 /** Up to three known keys closest to a mistyped one. */
 export function nearestKeys(key: string, known: Iterable<string>): string[] {
-  const k = key.toLowerCase();
-  return [...known]
-    .map((candidate) => ({ candidate, d: editDistance(k, candidate.toLowerCase()) }))
-    .filter((c) => c.d <= Math.max(2, Math.floor(k.length / 4)))
-    .sort((a, b) => a.d - b.d || a.candidate.localeCompare(b.candidate))
-    .slice(0, 3)
-    .map((c) => c.candidate);
+  return nearestNames(key, known);
 }
 
 export function parseOverride(arg: string, known: Set<string> = knownKeys()): Override {

@@ -9,6 +9,11 @@ import { BFCL_DATASET_PREFIX, bfclConfigProblem } from "../lib/bfcl/categories";
 export const RUN_CONFIG_SCHEMA_VERSION = 1;
 
 export const paradigms = ["rehearse", "simulator", "environment"] as const;
+
+/** The built-in domains (worker/domains: `builtinDomains` is keyed by exactly these), for `builtin:<name>`. */
+export const builtinDomainNames = ["shop"] as const;
+export type BuiltinDomainName = (typeof builtinDomainNames)[number];
+export const BUILTIN_DATASET_PREFIX = "builtin:";
 export type Paradigm = (typeof paradigms)[number];
 
 /** A model on an attached node. `node` is the node's name ("embedded" is the built-in CPU node). */
@@ -325,6 +330,16 @@ export const runConfigSchema = z
         path: ["rollout", "userSimulator"],
         message: "tau2 retail tasks need a user-simulator node and model",
       });
+    }
+    if (cfg.data.dataset.startsWith(BUILTIN_DATASET_PREFIX)) {
+      const name = cfg.data.dataset.slice(BUILTIN_DATASET_PREFIX.length);
+      if (!(builtinDomainNames as readonly string[]).includes(name)) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: ["data", "dataset"],
+          message: `unknown built-in domain "${name}" (built in: ${builtinDomainNames.map((n) => BUILTIN_DATASET_PREFIX + n).join(", ")})`,
+        });
+      }
     }
     if (cfg.data.dataset.startsWith(BFCL_DATASET_PREFIX)) {
       const problem = bfclConfigProblem(cfg.data.dataset, cfg.kind);
