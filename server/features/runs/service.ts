@@ -102,7 +102,7 @@ export async function insertRun(tx: Prisma.TransactionClient, userId: string, in
     },
     select: runDetailSelect,
   });
-  await tx.runLog.create({ data: { runId: run.id, level: "info", message: `run queued (${config.kind}, ${totalSteps} steps)` } });
+  await tx.runLog.create({ data: { runId: run.id, level: "info", message: config.kind === "train" ? `run queued (train, ${totalSteps} steps)` : "run queued (evaluation)" } });
   await sendRunJob(tx, { runId: run.id, reason: "created" });
   return run;
 }
