@@ -62,7 +62,7 @@ export const runSettingMeta: Record<string, SettingMeta> = {
   "rollout.maxUserTurns": { label: "Max user turns", unit: "turns", advanced: true },
   "rollout.maxMicroSteps": { label: "Max micro-steps", unit: "micro-steps", advanced: true },
   "rollout.promptBudgetTokens": { label: "Prompt budget", unit: "tokens", advanced: true },
-  "rollout.responseBudgetTokens": { label: "Simulated response budget", unit: "tokens", advanced: true },
+  "rollout.responseBudgetTokens": { label: "Tool response budget", unit: "tokens", advanced: true },
   "rollout.maxConcurrentRollouts": { label: "Concurrent rollouts", unit: "rollouts", advanced: true },
   "rollout.maxFailedGenerationShare": { label: "Failed generations allowed", unit: "share of a step's generations", advanced: true },
   "rollout.maxEnvironmentErrorShare": { label: "Environment errors allowed", unit: "share of a step's episodes", advanced: true },
