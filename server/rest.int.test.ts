@@ -115,6 +115,9 @@ describe("the OpenAPI document", () => {
     }
     const lr = (input.properties!.optim as OpenAPIV3_1.SchemaObject).properties!.lr as OpenAPIV3_1.SchemaObject;
     expect(lr.default).toBe(1e-6);
+    // A launch refuses unknown settings: the input says so at every level.
+    expect(input.additionalProperties).toBe(false);
+    expect((input.properties!.schedule as OpenAPIV3_1.SchemaObject).additionalProperties).toBe(false);
     const create = doc.paths!["/runs"]!.post!.requestBody as OpenAPIV3_1.RequestBodyObject;
     expect(JSON.stringify(create.content["application/json"]!.schema)).toContain("#/components/schemas/RunConfigInput");
   });
