@@ -13,6 +13,7 @@ import { cliRunner } from "../test/cli";
 import { cm2Jsonl, cm2Row } from "../test/fixtures/cm2";
 import { seedRunRows } from "../test/fixtures/run-rows";
 import { callerFor, prisma, resetDatabase, signUp } from "../test/helpers";
+import { registerCheckedNode } from "../test/fixtures/doctor-report";
 
 let server: ApiServer;
 let configDir: string;
@@ -35,6 +36,7 @@ beforeAll(async () => {
   memberId = member.id;
   memberToken = (await (await callerFor(member.headers)).tokens.create({ name: "cli" })).token;
   viewerToken = (await (await callerFor(viewer.headers)).tokens.create({ name: "cli" })).token;
+  await registerCheckedNode(prisma); // the embedded node the presets name
 });
 
 afterAll(async () => {
@@ -96,6 +98,36 @@ describe("runs", () => {
     expect(res.stderr).toContain("  config.data.instancesPerStep: Number must be greater than or equal to 1\n");
     expect(res.stderr).toContain("  config.optim.lr: Number must be greater than 0\n");
     expect(res.stdout).toBe("");
+  });
+
+  it("--set takes a comma list (or JSON) for a list setting", async () => {
+    const file = path.join(configDir, "picked.json");
+    fs.writeFileSync(file, JSON.stringify({ kind: "eval" }));
+    const res = await envace(["runs", "create", "--config", file, "--set", "data.instanceIds=shop-1,shop-2,shop-3"]);
+    expect(res.stderr).toBe("");
+    expect(res.code).toBe(0);
+    const id = /Created run ([0-9a-f-]{36}) "picked" \(queued, evaluation\)/.exec(res.stdout)![1]!;
+    const row = await prisma.run.findUniqueOrThrow({ where: { id }, select: { config: true } });
+    expect((row.config as { data: { instanceIds: string[] } }).data.instanceIds).toEqual(["shop-1", "shop-2", "shop-3"]);
+    const json = await envace(["--json", "runs", "create", "--config", file, "--set", 'data.instanceIds=["shop-4"]', "--dry-run"]);
+    expect(JSON.parse(json.stdout)).toEqual({ kind: "eval", data: { instanceIds: ["shop-4"] } });
+  });
+
+  it("prints each field the launch check refuses, with its reason, and exits 1", async () => {
+    const before = await prisma.run.count();
+    const file = path.join(configDir, "refused.json");
+    fs.writeFileSync(file, JSON.stringify({ kind: "eval", schedule: { evalEvry: 2 } }));
+    const unknown = await envace(["runs", "create", "--config", file]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("(HTTP 400 BAD_REQUEST)");
+    expect(unknown.stderr).toContain("  config.schedule.evalEvry: unknown setting (did you mean schedule.evalEvery?)\n");
+    const refused = await envace(["runs", "create", "--preset", "quickstart", "--set", "policy.node=gpu-9", "--set", 'reward.judge={"node":"ghost","model":"m"}']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('cannot launch: policy.node: node "gpu-9" (policy) is not registered; add it on the Nodes page (and 1 more) (HTTP 400 BAD_REQUEST)');
+    expect(refused.stderr).toContain('  config.policy.node: node "gpu-9" (policy) is not registered; add it on the Nodes page\n');
+    expect(refused.stderr).toContain('  config.reward.judge.node: node "ghost" (judge) is not registered; add it on the Nodes page\n');
+    expect(refused.stdout).toBe("");
+    expect(await prisma.run.count()).toBe(before);
   });
 
   it("refuses bad arguments before sending anything", async () => {

@@ -17,6 +17,17 @@ describe("--set overrides", () => {
     expect(parseOverride("policy.model=Qwen/Qwen3-8B=x").value).toBe("Qwen/Qwen3-8B=x");
   });
 
+  it("takes a comma list or JSON for a list setting", () => {
+    expect(parseOverride("data.instanceIds=0,1,2").value).toEqual(["0", "1", "2"]);
+    expect(parseOverride("data.instanceIds= multi_turn_base_3 , multi_turn_base_7,").value).toEqual(["multi_turn_base_3", "multi_turn_base_7"]);
+    expect(parseOverride("data.instanceIds=5").value).toEqual(["5"]);
+    expect(parseOverride('data.instanceIds=["a,b","c"]').value).toEqual(["a,b", "c"]);
+    expect(parseOverride("data.instanceIds=[0,1]").value).toEqual(["0", "1"]);
+    expect(parseOverride("data.instanceIds=").value).toEqual([]);
+    // Other settings are unchanged: a comma is text there.
+    expect(parseOverride("policy.model=a,b").value).toBe("a,b");
+  });
+
   it("refuses keys that are no setting, suggesting the nearest", () => {
     expect(() => parseOverride("optim.lrr=1")).toThrow(/no such run setting \(did you mean optim\.lr\?\)/);
     expect(() => parseOverride("nonsense")).toThrow(UsageError);
@@ -43,6 +54,12 @@ describe("progress line", () => {
       12,
     );
     expect(line).toBe("[###---------]  3/12 steps   25%  ETA 4m 10s  running  reward/mean 0.412 · fidelity/mean 0.83 · zz/other 1");
+  });
+
+  it("counts an evaluation's episodes, a training run's steps", () => {
+    const run = { name: "r", status: "running", progressStep: 8, totalSteps: 12, etaSeconds: 30, latestMetrics: {} };
+    expect(renderProgress({ ...run, kind: "eval" }, 6)).toBe("[####--]  8/12 episodes   66%  ETA 30s  running");
+    expect(renderProgress({ ...run, kind: "train" }, 6)).toBe("[####--]  8/12 steps   66%  ETA 30s  running");
   });
 
   it("has no ETA when the run is not running", () => {

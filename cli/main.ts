@@ -91,6 +91,13 @@ const SAFETY_REFRESH_MS = 30_000;
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
+/** How `--set` reads a value, for `runs settings` and its help. */
+const SET_HELP = [
+  "Set any of these with `envace runs create … --set <key>=<value>`: a value is JSON when it parses as JSON",
+  "(8, 0.5, true, \"text\", {\"node\": \"j\", \"model\": \"m\"}), else text. A list takes a comma list or JSON:",
+  "  --set data.instanceIds=0,1,2        --set 'data.instanceIds=[\"0\",\"1\",\"2\"]'",
+].join("\n");
+
 function runLine(r: Run): string {
   const metrics = pickMetrics(r.latestMetrics)
     .slice(0, 1)
@@ -227,12 +234,15 @@ Exit codes: 0 ok (runs watch: the run succeeded), 1 the command failed, 2 the wa
     .description("launch a run from a config file or a preset, with --set overrides")
     .addOption(new Option("--config <file>", "run config as JSON (the RunConfigInput schema; omitted settings take their defaults)").conflicts("preset"))
     .addOption(new Option("--preset <name>", "start from a preset").choices(Object.keys(presets)))
-    .option("--set <key=value>", "override one setting, e.g. --set data.instancesPerStep=8 (repeatable; see `envace runs settings`)", collect)
+    .option("--set <key=value>", "override one setting, e.g. --set data.instancesPerStep=8; a list as a comma list or JSON (repeatable; see `envace runs settings`)", collect)
     .option("--name <name>", "run name (default: the preset's or the config file's name)")
     .option("--tag <tag>", "tag the run (repeatable)", collect)
     .option("--dry-run", "print the config that would be sent, and send nothing")
     .option("--watch", "follow the run after launching it (exit code as `runs watch`)")
-    .addHelpText("after", "\nExamples:\n  envace runs create --preset quickstart --set schedule.steps=10 --name smoke\n  envace runs create --config run.json --set policy.node=gpu-1 --tag ablation")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  envace runs create --preset quickstart --set schedule.steps=10 --name smoke\n  envace runs create --config run.json --set policy.node=gpu-1 --tag ablation\n  envace runs create --preset bfclEval --set data.instanceIds=multi_turn_base_0,multi_turn_base_1\n  envace runs create --preset bfclEval --set 'data.instanceIds=[\"multi_turn_base_0\"]'",
+    )
     .action(async (opts: { config?: string; preset?: string; set?: string[]; name?: string; tag?: string[]; dryRun?: boolean; watch?: boolean }, cmd: Command) => {
       if (!opts.config && !opts.preset) throw new UsageError("give --config FILE or --preset NAME");
       let config: Record<string, unknown>;
@@ -255,7 +265,7 @@ Exit codes: 0 ok (runs watch: the run succeeded), 1 the command failed, 2 the wa
       const client = clientFor(cmd);
       const run = await client.request<Run>("POST", "/runs", { name: opts.name ?? name, tags: opts.tag ?? [], config });
       if (globals(cmd).json && !opts.watch) printJson(run);
-      else if (!globals(cmd).json) out(`Created run ${run.id} "${run.name}" (${run.status}, ${run.totalSteps} steps). Follow it: envace runs watch ${run.id}`);
+      else if (!globals(cmd).json) out(`Created run ${run.id} "${run.name}" (${run.status}, ${run.kind === "eval" ? "evaluation" : `${run.totalSteps} steps`}). Follow it: envace runs watch ${run.id}`);
       if (opts.watch) process.exitCode = await watchRun(client, run.id, Boolean(globals(cmd).json));
     });
 
@@ -299,9 +309,12 @@ Exit codes: 0 ok (runs watch: the run succeeded), 1 the command failed, 2 the wa
   runs
     .command("settings")
     .description("every run setting: key (for --set), label, default, unit and help")
+    .addHelpText("after", `\n${SET_HELP}`)
     .action((_opts: unknown, cmd: Command) => {
       const settings = runSettings();
       if (globals(cmd).json) return printJson(settings);
+      out(SET_HELP);
+      out();
       for (const section of runSettingSections) {
         const mine = settings.filter((s) => s.section === section.key);
         if (!mine.length) continue;

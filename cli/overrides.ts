@@ -1,9 +1,12 @@
 /**
  * `--set key=value` for `envace runs create`: dotted keys are the run settings' paths (contracts/run-settings.ts);
  * values are JSON when they parse as JSON (numbers, true/false, null, [lists], {objects}, "quoted"), else
- * text. A key that is no setting is refused here, before anything is sent, naming the nearest ones.
+ * text. A list setting (data.instanceIds) also takes a comma list: `--set data.instanceIds=0,1,2` is
+ * ["0", "1", "2"], as `--set 'data.instanceIds=["0","1","2"]'` is. A key that is no setting is refused
+ * here, before anything is sent, naming the nearest ones.
  */
 import { runSettings } from "../contracts/run-settings";
+import { nearestNames } from "../lib/nearest";
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -26,6 +29,11 @@ function knownKeys(): Set<string> {
   return keys;
 }
 
+/** The settings whose value is a list of strings (data.instanceIds). */
+function listKeys(): Set<string> {
+  return new Set(runSettings().filter((s) => s.kind === "string-list").map((s) => s.key));
+}
+
 function parseValue(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -34,32 +42,22 @@ function parseValue(text: string): unknown {
   }
 }
 
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const up = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = up;
-    }
-  }
-  return row[b.length]!;
+/** A list setting's value: a JSON list as written (numbers and booleans as their text), else the comma-separated items. */
+function parseList(text: string): unknown {
+  const json = parseValue(text);
+  if (Array.isArray(json)) return json.map((v) => (typeof v === "number" || typeof v === "boolean" ? String(v) : v));
+  return text
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
 }
 
 /** Up to three known keys closest to a mistyped one. */
 export function nearestKeys(key: string, known: Iterable<string>): string[] {
-  const k = key.toLowerCase();
-  return [...known]
-    .map((candidate) => ({ candidate, d: editDistance(k, candidate.toLowerCase()) }))
-    .filter((c) => c.d <= Math.max(2, Math.floor(k.length / 4)))
-    .sort((a, b) => a.d - b.d || a.candidate.localeCompare(b.candidate))
-    .slice(0, 3)
-    .map((c) => c.candidate);
+  return nearestNames(key, known);
 }
 
-export function parseOverride(arg: string, known: Set<string> = knownKeys()): Override {
+export function parseOverride(arg: string, known: Set<string> = knownKeys(), lists: Set<string> = listKeys()): Override {
   const eq = arg.indexOf("=");
   if (eq <= 0) throw new UsageError(`--set ${arg}: expected key=value, e.g. --set data.instancesPerStep=8`);
   const key = arg.slice(0, eq).trim();
@@ -67,7 +65,8 @@ export function parseOverride(arg: string, known: Set<string> = knownKeys()): Ov
     const near = nearestKeys(key, known);
     throw new UsageError(`--set ${key}: no such run setting${near.length ? ` (did you mean ${near.join(", ")}?)` : ""}; \`envace runs settings\` lists them all`);
   }
-  return { path: key.split("."), value: parseValue(arg.slice(eq + 1)) };
+  const text = arg.slice(eq + 1);
+  return { path: key.split("."), value: lists.has(key) ? parseList(text) : parseValue(text) };
 }
 
 /** A copy of `config` with each override applied in order (later ones win). */

@@ -2,6 +2,8 @@
 
 export interface RunProgress {
   name: string;
+  /** train: progress counts training steps; eval: episodes (an evaluation is one step). */
+  kind?: string;
   status: string;
   progressStep: number;
   totalSteps: number;
@@ -47,7 +49,15 @@ export function renderBar(fraction: number, width: number): string {
   return `[${"#".repeat(full)}${"-".repeat(width - full)}]`;
 }
 
-/** E.g. `[######------------] 12/40 steps  30%  ETA 4m 10s  running  reward/mean 0.412 · fidelity/mean 0.83`. */
+/** What a run's progress counts, as the run page says it (app/_components/status.tsx progressUnit). */
+export function progressUnit(kind: string | undefined): "steps" | "episodes" {
+  return kind === "eval" ? "episodes" : "steps";
+}
+
+/**
+ * E.g. `[######------------] 12/40 steps  30%  ETA 4m 10s  running  reward/mean 0.412 · fidelity/mean 0.83`;
+ * an evaluation counts its episodes: `[####--] 8/12 episodes …`.
+ */
 export function renderProgress(run: RunProgress, width = 24): string {
   const total = Math.max(1, run.totalSteps);
   const fraction = run.progressStep / total;
@@ -55,7 +65,7 @@ export function renderProgress(run: RunProgress, width = 24): string {
   const metrics = pickMetrics(run.latestMetrics)
     .map(([k, v]) => `${k} ${formatMetric(v)}`)
     .join(" · ");
-  const parts = [renderBar(fraction, width), `${run.progressStep}/${run.totalSteps} steps`, `${Math.floor(fraction * 100)}%`.padStart(4), eta, run.status];
+  const parts = [renderBar(fraction, width), `${run.progressStep}/${run.totalSteps} ${progressUnit(run.kind)}`, `${Math.floor(fraction * 100)}%`.padStart(4), eta, run.status];
   if (metrics) parts.push(metrics);
   return parts.join("  ");
 }

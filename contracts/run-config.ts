@@ -9,6 +9,11 @@ import { BFCL_DATASET_PREFIX, bfclConfigProblem } from "../lib/bfcl/categories";
 export const RUN_CONFIG_SCHEMA_VERSION = 1;
 
 export const paradigms = ["rehearse", "simulator", "environment"] as const;
+
+/** The built-in domains (worker/domains: `builtinDomains` is keyed by exactly these), for `builtin:<name>`. */
+export const builtinDomainNames = ["shop"] as const;
+export type BuiltinDomainName = (typeof builtinDomainNames)[number];
+export const BUILTIN_DATASET_PREFIX = "builtin:";
 export type Paradigm = (typeof paradigms)[number];
 
 /** A model on an attached node. `node` is the node's name ("embedded" is the built-in CPU node). */
@@ -137,7 +142,9 @@ export const runConfigSchema = z
           .min(1)
           .max(1_000_000)
           .default(8_000)
-          .describe("Most tokens of a simulated tool response; also the length the response clip-ratio metric counts against"),
+          .describe(
+            "Most tokens of a tool response a model writes: caps every rehearse generation (below sampling's rehearse maxTokens; the fidelity probe's too) and every external simulator reply. A generation of either role that reaches it counts as clipped in response_length/clip_ratio. Test-time private attempts use testTime.sampling.rehearse",
+          ),
         maxConcurrentRollouts: z.number().int().min(1).max(4096).default(256).describe("Rollouts in flight at once (bounds the load on the nodes)"),
         maxFailedGenerationShare: z
           .number()
@@ -175,7 +182,14 @@ export const runConfigSchema = z
         judgeTemperature: z.number().min(0).max(2).default(0.6).describe("Sampling temperature of the judge"),
         judgeTopP: z.number().gt(0).max(1).default(0.8).describe("Nucleus sampling of the judge"),
         judgeMaxTokens: z.number().int().min(1).max(100_000).default(6000).describe("Most tokens of one judge reply"),
-        invalidActionPenalty: z.number().min(0).max(10).default(0.1).describe("Subtracted from the score of a generation that does not parse"),
+        invalidActionPenalty: z
+          .number()
+          .min(0)
+          .max(10)
+          .default(0.1)
+          .describe(
+            "Subtracted from the training score of a generation whose output is empty (blank after trimming; either role), as the reference's invalid-action penalty. Output that does not parse is not penalised here: its error ends the episode",
+          ),
         maxChecklists: z.number().int().min(1).max(16).default(1).describe("Checklists judged per task (a task may carry several)"),
         /**
          * Grounded rehearsal (not in the reference method; 0 = off, the method as published): with shadow
@@ -325,6 +339,16 @@ export const runConfigSchema = z
         path: ["rollout", "userSimulator"],
         message: "tau2 retail tasks need a user-simulator node and model",
       });
+    }
+    if (cfg.data.dataset.startsWith(BUILTIN_DATASET_PREFIX)) {
+      const name = cfg.data.dataset.slice(BUILTIN_DATASET_PREFIX.length);
+      if (!(builtinDomainNames as readonly string[]).includes(name)) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: ["data", "dataset"],
+          message: `unknown built-in domain "${name}" (built in: ${builtinDomainNames.map((n) => BUILTIN_DATASET_PREFIX + n).join(", ")})`,
+        });
+      }
     }
     if (cfg.data.dataset.startsWith(BFCL_DATASET_PREFIX)) {
       const problem = bfclConfigProblem(cfg.data.dataset, cfg.kind);

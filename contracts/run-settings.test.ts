@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { annotateRunConfigSchema, formatSettingValue, incompleteSettings, runSettingMeta, runSettings, runSettingSections, settingTitle } from "./run-settings";
+import { annotateRunConfigSchema, formatSettingValue, incompleteSettings, runSettingMeta, runSettings, runSettingSections, settingTitle, unknownSettingMessage, unknownSettings, withoutUnknownSettings } from "./run-settings";
+import { presets, runConfigSchema } from "./run-config";
 
 describe("every run setting is explained", () => {
   it("has a label (runSettingMeta) and a one-line description (.describe in run-config.ts)", () => {
@@ -83,4 +84,31 @@ describe("annotateRunConfigSchema", () => {
 
 it("formats values for people", () => {
   expect([true, false, [], ["a", "b"], 0.5, "x", undefined].map(formatSettingValue)).toEqual(["on", "off", "none", "a, b", "0.5", "x", "unset"]);
+});
+
+describe("unknown settings", () => {
+  it("names every key the schema does not know, at any depth, with the nearest known key beside it", () => {
+    expect(unknownSettings({ schedule: { evalEvry: 5, steps: 3 }, data: { dataset: "builtin:shop", instanceIDs: ["a"] }, testTime: { sampling: { act: { temprature: 1 } } } })).toEqual([
+      { path: "schedule.evalEvry", suggestion: "schedule.evalEvery" },
+      { path: "data.instanceIDs", suggestion: "data.instanceIds" },
+      { path: "testTime.sampling.act.temprature", suggestion: "testTime.sampling.act.temperature" },
+    ]);
+    expect(unknownSettings({ schedule: { evalSuites: ["bfcl"] }, wandb: { project: "x" } })).toEqual([
+      { path: "schedule.evalSuites", suggestion: null },
+      { path: "wandb", suggestion: null },
+    ]);
+    expect(unknownSettingMessage({ path: "schedule.evalEvry", suggestion: "schedule.evalEvery" })).toBe("unknown setting (did you mean schedule.evalEvery?)");
+    // Optional groups (a judge), values of the wrong type (left to the schema), and every preset.
+    expect(unknownSettings({ reward: { judge: { node: "j", model: "m", temp: 1 } }, data: "oops" })).toEqual([{ path: "reward.judge.temp", suggestion: null }]);
+    for (const [key, preset] of Object.entries(presets)) expect(unknownSettings(preset.config), key).toEqual([]);
+    expect(unknownSettings(runConfigSchema.parse({}))).toEqual([]);
+  });
+
+  it("leaves them out of a copy (cloning an older run), saying which", () => {
+    const stored = { kind: "train", schedule: { steps: 3, evalSuites: ["x"] }, legacy: true };
+    expect(withoutUnknownSettings(stored)).toEqual({ config: { kind: "train", schedule: { steps: 3 } }, dropped: ["schedule.evalSuites", "legacy"] });
+    expect(stored.schedule.evalSuites).toEqual(["x"]);
+    const clean = { kind: "eval" };
+    expect(withoutUnknownSettings(clean)).toEqual({ config: clean, dropped: [] });
+  });
 });

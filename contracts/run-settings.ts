@@ -6,6 +6,7 @@
  * all read `runSettings()`. run-settings.test.ts fails when a field lacks a label or a description.
  */
 import { z } from "zod";
+import { nearestNames } from "../lib/nearest";
 import { runConfigSchema } from "./run-config";
 
 export interface SettingMeta {
@@ -61,7 +62,7 @@ export const runSettingMeta: Record<string, SettingMeta> = {
   "rollout.maxUserTurns": { label: "Max user turns", unit: "turns", advanced: true },
   "rollout.maxMicroSteps": { label: "Max micro-steps", unit: "micro-steps", advanced: true },
   "rollout.promptBudgetTokens": { label: "Prompt budget", unit: "tokens", advanced: true },
-  "rollout.responseBudgetTokens": { label: "Simulated response budget", unit: "tokens", advanced: true },
+  "rollout.responseBudgetTokens": { label: "Tool response budget", unit: "tokens", advanced: true },
   "rollout.maxConcurrentRollouts": { label: "Concurrent rollouts", unit: "rollouts", advanced: true },
   "rollout.maxFailedGenerationShare": { label: "Failed generations allowed", unit: "share of a step's generations", advanced: true },
   "rollout.maxEnvironmentErrorShare": { label: "Environment errors allowed", unit: "share of a step's episodes", advanced: true },
@@ -268,6 +269,63 @@ export function runSettings(schema: z.ZodTypeAny = runConfigSchema, meta: Record
     for (const [k, v] of Object.entries(inner.shape as Record<string, z.ZodTypeAny>)) walk(v, [k], false, null, undefined);
   }
   return out;
+}
+
+/** A key of a config input that the schema does not know: where it is and the nearest known key beside it. */
+export interface UnknownSetting {
+  /** Dotted path of the key, e.g. "schedule.evalEvry". */
+  path: string;
+  /** The closest known key at the same level ("schedule.evalEvery"), when one is near. */
+  suggestion: string | null;
+}
+
+/**
+ * Keys of `input` that the run-config schema does not know, at any depth. zod drops them silently when
+ * it parses (which is right for a stored config read back after a setting was removed), so a NEW launch
+ * checks them here first (lib/launch-check). Values of the wrong type are left to the schema.
+ */
+export function unknownSettings(input: unknown, schema: z.ZodTypeAny = runConfigSchema): UnknownSetting[] {
+  const out: UnknownSetting[] = [];
+  const walk = (value: unknown, t: z.ZodTypeAny, path: string[]) => {
+    const { inner } = unwrap(t);
+    if (inner instanceof z.ZodObject) {
+      if (!value || typeof value !== "object" || Array.isArray(value)) return;
+      const shape = inner.shape as Record<string, z.ZodTypeAny>;
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+        if (Object.hasOwn(shape, k)) walk(v, shape[k]!, [...path, k]);
+        else {
+          const near = nearestNames(k, Object.keys(shape), 1)[0];
+          out.push({ path: [...path, k].join("."), suggestion: near ? [...path, near].join(".") : null });
+        }
+      }
+    } else if (inner instanceof z.ZodArray && Array.isArray(value)) {
+      value.forEach((v, i) => walk(v, inner.element as z.ZodTypeAny, [...path, String(i)]));
+    }
+  };
+  walk(input, schema, []);
+  return out;
+}
+
+/** The field message for an unknown setting: "unknown setting (did you mean schedule.evalEvery?)". */
+export function unknownSettingMessage(u: UnknownSetting): string {
+  return `unknown setting${u.suggestion ? ` (did you mean ${u.suggestion}?)` : ""}`;
+}
+
+/**
+ * A copy of a config without the keys the schema no longer knows, and their paths: cloning an older
+ * run leaves out settings that were removed since, and says which (the launch would refuse them).
+ */
+export function withoutUnknownSettings(input: unknown, schema: z.ZodTypeAny = runConfigSchema): { config: unknown; dropped: string[] } {
+  const unknown = unknownSettings(input, schema);
+  if (unknown.length === 0) return { config: input, dropped: [] };
+  const config = structuredClone(input) as Record<string, unknown>;
+  for (const u of unknown) {
+    const keys = u.path.split(".");
+    let cur: unknown = config;
+    for (const k of keys.slice(0, -1)) cur = (cur as Record<string, unknown>)[k];
+    delete (cur as Record<string, unknown>)[keys[keys.length - 1]!];
+  }
+  return { config, dropped: unknown.map((u) => u.path) };
 }
 
 /** Settings without a label, a description or a group label: what run-settings.test.ts reports. */

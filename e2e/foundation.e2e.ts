@@ -46,6 +46,13 @@ test.describe.serial("foundation flows", () => {
     await expect(page).toHaveURL(/\/runs\/new/);
 
     await field.locator("input").fill("2");
+    // The launch check refuses what cannot run, under the field that says it: a node nobody registered.
+    const policyNode = page.locator('[data-field="policy.node"]');
+    await policyNode.locator("input").fill("no-such-node");
+    await page.getByRole("button", { name: "Launch run" }).click();
+    await expect(policyNode.getByRole("alert")).toHaveText('node "no-such-node" (policy) is not registered; add it on the Nodes page');
+    await expect(page).toHaveURL(/\/runs\/new/);
+    await policyNode.locator("input").fill("embedded");
     await page.getByLabel("Run name").fill("e2e live run");
     await page.getByRole("button", { name: "Launch run" }).click();
     await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import superjson from "superjson";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { prisma, resetDatabase, signUp, type TestUser } from "../test/helpers";
+import { registerCheckedNode } from "../test/fixtures/doctor-report";
 import { cm2Jsonl } from "../test/fixtures/cm2";
 import { GET, POST } from "../app/api/trpc/[trpc]/route";
 import { POST as authPOST } from "../app/api/auth/[...all]/route";
@@ -57,6 +58,7 @@ describe("HTTP boundary", () => {
     await resetDatabase();
     await signUp(); // admin
     member = await signUp("member");
+    await registerCheckedNode(prisma); // the embedded node the configs name
   });
 
   describe("body limits (413 before the body is read)", () => {

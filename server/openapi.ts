@@ -93,6 +93,19 @@ export function openApiDocument(origin: string) {
   return doc;
 }
 
+/** The schema with `additionalProperties: false` on every object that lists its properties. */
+function closedObjects(schema: Json): Json {
+  const visit = (node: unknown) => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== "object") return;
+    const obj = node as Record<string, unknown>;
+    if (obj.type === "object" && obj.properties && obj.additionalProperties === undefined) obj.additionalProperties = false;
+    Object.values(obj).forEach(visit);
+  };
+  visit(schema);
+  return schema;
+}
+
 function buildDocument(origin: string) {
   const doc = generateOpenApiDocument(appRouter, {
     title: "EnvACE Studio API",
@@ -110,7 +123,9 @@ function buildDocument(origin: string) {
   const output = createSchema(runConfigSchema, { schemaType: "output", openapi: OPENAPI_VERSION });
   const schemas = (doc.components.schemas ??= {});
   Object.assign(schemas, input.components ?? {}, output.components ?? {});
-  schemas.RunConfigInput = annotateRunConfigSchema(input.schema as Json);
+  // A launch refuses settings the schema does not know (lib/launch-check), so the input says so; the stored
+  // config (RunConfig) is returned as launched and may hold settings removed since.
+  schemas.RunConfigInput = closedObjects(annotateRunConfigSchema(input.schema as Json));
   schemas.RunConfig = annotateRunConfigSchema(output.schema as Json);
   schemas.Error = errorSchema;
   linkMarkedSchemas(doc.paths);

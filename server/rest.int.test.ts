@@ -15,6 +15,7 @@ import { callerFor, prisma, resetDatabase, signUp } from "../test/helpers";
 import { cm2Jsonl, cm2Row } from "../test/fixtures/cm2";
 import { memoryServerPath, waitForNoProcessesUnder } from "../test/mcp";
 import { seedRunRows } from "../test/fixtures/run-rows";
+import { registerCheckedNode } from "../test/fixtures/doctor-report";
 import { createToken } from "./features/tokens/service";
 import { restEndpoints } from "./openapi";
 import { appRouter } from "./root";
@@ -57,6 +58,8 @@ beforeAll(async () => {
   viewerToken = (await (await callerFor(viewer.headers)).tokens.create({ name: "ci" })).token;
   const admin = await signUp("admin");
   adminToken = (await (await callerFor(admin.headers)).tokens.create({ name: "ci" })).token;
+  // The embedded node as its doctor reports it: the launch check reads its 1,024-token context.
+  await registerCheckedNode(prisma, "embedded", ["tiny-gpt"], { facts: { contextLength: 1024, renderer: "tiny-gpt", profile: "envace-embedded" } });
 });
 
 afterAll(async () => {
@@ -112,6 +115,9 @@ describe("the OpenAPI document", () => {
     }
     const lr = (input.properties!.optim as OpenAPIV3_1.SchemaObject).properties!.lr as OpenAPIV3_1.SchemaObject;
     expect(lr.default).toBe(1e-6);
+    // A launch refuses unknown settings: the input says so at every level.
+    expect(input.additionalProperties).toBe(false);
+    expect((input.properties!.schedule as OpenAPIV3_1.SchemaObject).additionalProperties).toBe(false);
     const create = doc.paths!["/runs"]!.post!.requestBody as OpenAPIV3_1.RequestBodyObject;
     expect(JSON.stringify(create.content["application/json"]!.schema)).toContain("#/components/schemas/RunConfigInput");
   });
@@ -173,6 +179,34 @@ describe("runs", () => {
     expect(res.body.code).toBe("BAD_REQUEST");
     expect(res.body.fieldErrors).toEqual([{ path: "config.data.instancesPerStep", message: "Number must be greater than or equal to 1" }]);
     expect(res.body.message).toContain("data.instancesPerStep");
+    expect(await prisma.run.count()).toBe(before);
+  });
+
+  it("POST /runs refuses what cannot run, 400 naming the field: an unknown dataset, node or setting, prompts longer than the context", async () => {
+    const before = await prisma.run.count();
+    const refused = async (config: unknown) => {
+      const res = await api("POST", "/runs", memberToken, { name: "refused", config });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.code).toBe("BAD_REQUEST");
+      return res.body as { message: string; fieldErrors: { path: string; message: string }[] };
+    };
+    let body = await refused({ ...quick, data: { dataset: "builtin:nope" } });
+    expect(body.fieldErrors).toEqual([{ path: "config.data.dataset", message: 'unknown built-in domain "nope" (built in: builtin:shop)' }]);
+    body = await refused({ ...quick, data: { dataset: "dataset:nope" } });
+    expect(body.fieldErrors).toEqual([{ path: "config.data.dataset", message: 'no imported dataset "nope" (import it on the Datasets page, then refer to it by id or name)' }]);
+    body = await refused({ ...quick, reward: { judge: { node: "ghost", model: "m" } } });
+    expect(body.fieldErrors).toEqual([{ path: "config.reward.judge.node", message: 'node "ghost" (judge) is not registered; add it on the Nodes page' }]);
+    expect(body.message).toBe('cannot launch: reward.judge.node: node "ghost" (judge) is not registered; add it on the Nodes page');
+    body = await refused({ ...quick, schedule: { steps: 3, evalEvry: 1, evalSuites: ["bfcl"] } });
+    expect(body.fieldErrors).toEqual([
+      { path: "config.schedule.evalEvry", message: "unknown setting (did you mean schedule.evalEvery?)" },
+      { path: "config.schedule.evalSuites", message: "unknown setting" },
+    ]);
+    // tau2 retail evaluated on the embedded node: the user simulator's prompts alone exceed its context.
+    body = await refused({ kind: "eval", data: { dataset: "tau2:retail", instanceIds: ["0", "1", "2"] }, rollout: { userSimulator: { node: "embedded", model: "tiny-gpt" } } });
+    expect(body.fieldErrors).toHaveLength(1);
+    expect(body.fieldErrors[0]!.path).toBe("config.rollout.userSimulator.node");
+    expect(body.fieldErrors[0]!.message).toMatch(/^tau2:retail user-simulator prompts need ≥ \d,\d{3} tokens; node "embedded" \/ tiny-gpt has 1,024 \(its context length, found by the node doctor\)/);
     expect(await prisma.run.count()).toBe(before);
   });
 

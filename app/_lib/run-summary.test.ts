@@ -32,10 +32,34 @@ describe("run summary", () => {
     expect(describeEstimate(quick, null)).toBe('No time estimate: node "embedded" has no committed steps yet.');
     expect(describeEstimate(quick, undefined)).toMatch(/^Estimating/);
     const ev = cfg({ kind: "eval", data: { instancesPerStep: 10 }, trialsPerTask: 2, testTime: { enabled: true, attempts: 3 } });
-    expect(describePlan(ev, null)).toMatch(/^evaluation: 10 tasks × 2 trial\(s\) = 20 rollouts, each after 3 private rehearsals \(parallel\);/);
+    expect(describePlan(ev, null)).toMatch(/^evaluation: 10 tasks \(drawn from the train split\) × 2 trial\(s\) = 20 rollouts, each after 3 private rehearsals \(parallel\);/);
     expect(describeEstimate(ev, { steps: 1, secondsPerRollout: 3, generationsPerRollout: null, model: "m" })).toBe(
       "Estimated time: ≈ 4m 0s at the node's recent pace (3.00 s per rollout over its last 1 step).",
     );
+  });
+});
+
+describe("an evaluation's tasks, as its environment chooses them", () => {
+  it("counts every task of the BFCL categories (as the picker does), the instance ids entered, a sample otherwise", () => {
+    const bfcl = cfg(presets.bfclEval.config);
+    expect(describePlan(bfcl, null)).toMatch(/^evaluation: 800 tasks \(every task of bfcl:multi_turn\) × 1 trial\(s\) = 800 rollouts;/);
+    const six = cfg({ ...presets.bfclEval.config, data: { dataset: "bfcl:multi_turn", instanceIds: ["multi_turn_base_0", "multi_turn_base_1", "multi_turn_base_2", "multi_turn_base_3", "multi_turn_base_4", "multi_turn_base_5"] }, trialsPerTask: 2 });
+    expect(describePlan(six, null)).toMatch(/^evaluation: 6 tasks \(data\.instanceIds\) × 2 trial\(s\) = 12 rollouts;/);
+    expect(describeEstimate(six, { steps: 1, secondsPerRollout: 10, generationsPerRollout: null, model: "tiny-gpt" })).toBe(
+      "Estimated time: ≈ 2m 0s at the node's recent pace (10.0 s per rollout over its last 1 step).",
+    );
+    const shop = cfg({ kind: "eval", data: { dataset: "builtin:shop", split: "test", instancesPerStep: 8, instanceIds: ["a", "b", "c"] } });
+    expect(describePlan(shop, null)).toMatch(/^evaluation: 3 tasks \(data\.instanceIds\) × 1 trial\(s\) = 3 rollouts;/);
+    const imported = cfg({ kind: "eval", data: { dataset: "dataset:cm2", instancesPerStep: 16 }, reward: { judge: { node: "j", model: "m" } } });
+    expect(describePlan(imported, null)).toMatch(/^evaluation: up to 16 tasks \(drawn from the train split\) × 1 trial\(s\) = up to 16 rollouts;/);
+  });
+
+  it("says tau2 evaluates its whole split, with no count or time it cannot know", () => {
+    const tau2 = cfg({ kind: "eval", data: { dataset: "tau2:retail" }, rollout: { userSimulator: { node: "u", model: "m" } } });
+    expect(describePlan(tau2, null)).toBe(
+      'evaluation: every task of the tau2:retail train split × 1 trial(s); up to 30 generations per rollout; environment paradigm (tau2 evaluation runs the real tools) on node "embedded" (tiny-gpt).',
+    );
+    expect(describeEstimate(tau2, { steps: 1, secondsPerRollout: 3, generationsPerRollout: null, model: "m" })).toMatch(/^No time estimate: the number of tasks \(every task of the tau2:retail train split\) is known once the run starts/);
   });
 });
 

@@ -3,6 +3,7 @@
  * long it should take on the chosen node at the pace its last committed steps ran (nodes.throughput).
  */
 import type { RunConfig } from "@/contracts/run-config";
+import { evaluationTasks, forcedEvaluationParadigm } from "@/lib/eval-tasks";
 import { formatDuration } from "./format";
 
 export interface NodePace {
@@ -15,28 +16,40 @@ export interface NodePace {
 
 const n = (x: number) => Math.round(x).toLocaleString("en-US");
 
+/** The paradigm the rollouts run in: an evaluation of tau2 or BFCL runs the real tools whatever the config says. */
+function paradigmOf(c: RunConfig): RunConfig["rollout"]["paradigm"] {
+  return (c.kind === "eval" && forcedEvaluationParadigm(c.data.dataset)?.paradigm) || c.rollout.paradigm;
+}
+
 /** The most policy generations one rollout can take: each act turn, plus its rehearsal in the rehearse paradigm. */
 export function maxGenerationsPerRollout(c: RunConfig): number {
-  const perTurn = c.rollout.paradigm === "rehearse" ? 2 : 1;
+  const perTurn = paradigmOf(c) === "rehearse" ? 2 : 1;
   return Math.min(c.rollout.maxAssistantTurns * perTurn, c.rollout.maxMicroSteps);
 }
 
-export function rolloutsPerStep(c: RunConfig): number {
-  return c.kind === "train" ? c.data.instancesPerStep * c.data.rolloutsPerInstance : c.data.instancesPerStep * c.trialsPerTask;
+/** Rollouts of one training step, or of the whole evaluation; null when the evaluation's task count is not known here (tau2: the whole split). */
+export function rolloutsPerStep(c: RunConfig): number | null {
+  if (c.kind === "train") return c.data.instancesPerStep * c.data.rolloutsPerInstance;
+  const { count } = evaluationTasks(c);
+  return count === null ? null : count * c.trialsPerTask;
 }
 
 function generationsText(c: RunConfig, pace: NodePace | null | undefined): string {
   const rollouts = rolloutsPerStep(c);
+  if (rollouts === null) return `up to ${maxGenerationsPerRollout(c)} generations per rollout`;
   if (pace?.generationsPerRollout != null) {
     return `≈ ${n(rollouts * pace.generationsPerRollout)} generations per step (${pace.generationsPerRollout.toFixed(1)} per rollout on this node)`;
   }
   const most = maxGenerationsPerRollout(c);
-  return `up to ${n(rollouts * most)} generations per step (at most ${most} per rollout: ${c.rollout.maxAssistantTurns} act turns${c.rollout.paradigm === "rehearse" ? ", each with its rehearsal" : ""})`;
+  return `up to ${n(rollouts * most)} generations per step (at most ${most} per rollout: ${c.rollout.maxAssistantTurns} act turns${paradigmOf(c) === "rehearse" ? ", each with its rehearsal" : ""})`;
 }
 
 export function describePlan(c: RunConfig, pace?: NodePace | null): string {
-  const rollouts = rolloutsPerStep(c);
-  const paradigm = `${c.rollout.paradigm} paradigm${c.rollout.shadowExecution ? " with shadow execution" : ""}${c.reward.rehearsalGrounding > 0 ? ` (rehearsals grounded, weight ${c.reward.rehearsalGrounding})` : ""}`;
+  const rollouts = rolloutsPerStep(c) ?? 0;
+  const forced = c.kind === "eval" ? forcedEvaluationParadigm(c.data.dataset) : null;
+  const paradigm = forced
+    ? `${forced.paradigm} paradigm (${forced.why})`
+    : `${c.rollout.paradigm} paradigm${c.rollout.shadowExecution ? " with shadow execution" : ""}${c.reward.rehearsalGrounding > 0 ? ` (rehearsals grounded, weight ${c.reward.rehearsalGrounding})` : ""}`;
   const where = `on node "${c.policy.node}" (${c.policy.model})`;
   if (c.kind === "train") {
     return (
@@ -46,7 +59,12 @@ export function describePlan(c: RunConfig, pace?: NodePace | null): string {
     );
   }
   const testTime = c.testTime.enabled ? `, each after ${c.testTime.attempts} private rehearsals (${c.testTime.mode})` : "";
-  return `evaluation: ${c.data.instancesPerStep} tasks × ${c.trialsPerTask} trial(s) = ${n(rollouts)} rollouts${testTime}; ${generationsText(c, pace)}; ${paradigm}${c.fidelityProbe ? ", fidelity probe on" : ""} ${where}.`;
+  const tasks = evaluationTasks(c);
+  const plan =
+    tasks.count === null
+      ? `${tasks.source} × ${c.trialsPerTask} trial(s)`
+      : `${tasks.atMost ? "up to " : ""}${n(tasks.count)} task${tasks.count === 1 ? "" : "s"} (${tasks.source}) × ${c.trialsPerTask} trial(s) = ${tasks.atMost ? "up to " : ""}${n(rollouts)} rollouts`;
+  return `evaluation: ${plan}${testTime}; ${generationsText(c, pace)}; ${paradigm}${c.fidelityProbe ? ", fidelity probe on" : ""} ${where}.`;
 }
 
 /** The time estimate, or why there is none. `pace` undefined: still loading. */
@@ -57,9 +75,11 @@ export function describeEstimate(c: RunConfig, pace: NodePace | null | undefined
   // Test-time rehearsal runs its private attempts before each real rollout.
   const factor = c.kind === "eval" && c.testTime.enabled ? 1 + c.testTime.attempts : 1;
   if (c.kind === "train") {
-    const seconds = c.schedule.steps * rolloutsPerStep(c) * pace.secondsPerRollout;
+    const seconds = c.schedule.steps * (rolloutsPerStep(c) ?? 0) * pace.secondsPerRollout;
     return `Estimated time: ≈ ${formatDuration(seconds)} for the ${c.schedule.steps} training steps at the node's recent pace (${source}); evaluations add to it.`;
   }
-  const seconds = rolloutsPerStep(c) * factor * pace.secondsPerRollout;
+  const rollouts = rolloutsPerStep(c);
+  if (rollouts === null) return `No time estimate: the number of tasks (${evaluationTasks(c).source}) is known once the run starts; ${source}.`;
+  const seconds = rollouts * factor * pace.secondsPerRollout;
   return `Estimated time: ≈ ${formatDuration(seconds)} at the node's recent pace (${source}).`;
 }

@@ -35,6 +35,16 @@ export function panelsOf(sections: FormSection[], key: string): string[] {
   return [];
 }
 
+/**
+ * The field that shows an error at `path`: the setting itself, else the first setting of the group it
+ * names ("reward.judge" → "reward.judge.node", "rollout.userSimulator" → its node), else the path as is.
+ */
+export function fieldOfError(sections: FormSection[], path: string): string {
+  const all = sections.flatMap((s) => [...s.basic, ...s.advanced]);
+  if (all.some((f) => f.key === path)) return path;
+  return all.find((f) => f.key.startsWith(`${path}.`))?.key ?? path;
+}
+
 export function getPath(obj: unknown, path: string[]): unknown {
   return path.reduce<unknown>((o, k) => (o && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined), obj);
 }

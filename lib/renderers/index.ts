@@ -4,5 +4,6 @@
  */
 export * from "./types";
 export { HfChatRenderer } from "./hf";
+export { policyRenderOptions } from "./policy-options";
 export { inferRendererName, loadRenderer, readTokenizerDir, rendererForModelOrDir, rendererNames, resolveRenderer, type ModelRenderSettings, type RendererName, type ResolvedRenderer } from "./registry";
 export { parseRenderCases, renderCaseSchema, renderMessageSchema, renderToolSchema, type RenderCase } from "./schema";

@@ -30,7 +30,7 @@ import type {
   TrainingDatum,
   ToolSchema,
 } from "../engine/io";
-import { type ChatRenderer, loadRenderer, type RenderOptions } from "../../lib/renderers";
+import { type ChatRenderer, loadRenderer, policyRenderOptions, type RenderOptions } from "../../lib/renderers";
 import {
   type Datum,
   type ForwardBackwardOutput,
@@ -173,19 +173,9 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
     return this.samplingSession;
   }
 
-  /**
-   * How every prompt of this policy is rendered: the reference's incremental caller buffer (each past
-   * assistant turn keeps its <think> text; worker/engine/DIFFERENCES.md), tool-call arguments written
-   * by the template's own tojson (as the model writes them), the node model's thinking switch.
-   */
+  /** How every prompt of this policy is rendered (lib/renderers/policy-options.ts, which the launch check measures with). */
   renderOptions(tools?: ToolSchema[]): RenderOptions {
-    return {
-      tools,
-      addGenerationPrompt: true,
-      history: "incremental",
-      parseToolArguments: true,
-      ...(this.enableThinking !== undefined ? { enableThinking: this.enableThinking } : {}),
-    };
+    return policyRenderOptions(tools, this.enableThinking);
   }
 
   /** The prompt ids generate() would send for these messages. */

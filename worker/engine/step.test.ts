@@ -164,3 +164,22 @@ describe("runEvaluation", () => {
     expect(res.metrics["val/pass@1"]).toBe(1);
   });
 });
+
+describe("rollout.responseBudgetTokens", () => {
+  it("caps every rehearse generation (training, evaluation and the fidelity probe), never an act generation", async () => {
+    const seen: { role: string; maxTokens: number }[] = [];
+    const oracle = createShopOraclePolicy();
+    const policy = { generate: (req: any) => { seen.push({ role: req.role, maxTokens: req.sampling.maxTokens }); return oracle.generate(req); } };
+    const budget = { rollout: { ...quickstartPreset.rollout, responseBudgetTokens: 48 } };
+    await runTrainingStep({ instances: generateShopInstances(2, 1), config: config(budget), policy, trainer: recordingTrainer().trainer, stepIndex: 1 });
+    await runEvaluation({ instances: generateShopInstances(3, 1, "test"), config: config({ ...budget, kind: "eval" }), policy, stepIndex: 1 });
+    const probe = config({ kind: "eval", fidelityProbe: true, rollout: { ...budget.rollout, paradigm: "environment", shadowExecution: false }, reward: { rehearsalGrounding: 0 } });
+    await runEvaluation({ instances: generateShopInstances(4, 1, "test"), config: probe, policy, stepIndex: 1 });
+    expect(new Set(seen.filter((s) => s.role === "rehearse").map((s) => s.maxTokens))).toEqual(new Set([48]));
+    expect(new Set(seen.filter((s) => s.role === "act").map((s) => s.maxTokens))).toEqual(new Set([192]));
+    // A budget above the role's own maxTokens leaves it as it is (the quickstart: both 192).
+    seen.length = 0;
+    await runTrainingStep({ instances: generateShopInstances(2, 1), config: config(), policy, trainer: recordingTrainer().trainer, stepIndex: 1 });
+    expect(new Set(seen.map((s) => s.maxTokens))).toEqual(new Set([192]));
+  });
+});

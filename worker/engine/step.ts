@@ -127,12 +127,15 @@ export function rolloutOptionsFrom(config: RunConfig, countTokens?: (t: string) 
 
 export function driverConfigFrom(config: RunConfig, mode: "train" | "eval", input: { sleep?: (ms: number) => Promise<void>; countTokens?: (t: string) => number }): RolloutDriverConfig {
   const s = config.sampling;
+  // rollout.responseBudgetTokens bounds every tool response a model writes: the rehearse role's (and the
+  // fidelity probe's) generations as well as the external simulator's replies.
+  const rehearse = (r: typeof s.rehearse) => ({ ...toSampling(r), maxTokens: Math.min(r.maxTokens, config.rollout.responseBudgetTokens) });
   return {
     options: rolloutOptionsFrom(config, input.countTokens),
     sampling:
       mode === "train"
-        ? { act: toSampling(s.act), rehearse: toSampling(s.rehearse) }
-        : { act: toSampling(s.evalAct), rehearse: toSampling(s.evalRehearse) },
+        ? { act: toSampling(s.act), rehearse: rehearse(s.rehearse) }
+        : { act: toSampling(s.evalAct), rehearse: rehearse(s.evalRehearse) },
     maxConcurrentRollouts: config.rollout.maxConcurrentRollouts,
     simulator: { temperature: 0.6, topP: 0.8, maxTokens: config.rollout.responseBudgetTokens, attempts: 5, timeoutMs: config.reward.judgeTimeoutS * 1000 },
     userSimulator: { timeoutMs: config.reward.judgeTimeoutS * 1000 },

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { parseRunConfig, quickstartPreset, type RunConfig } from "../../contracts/run-config";
+import { existsSync } from "node:fs";
+import { parseRunConfig, quickstartPreset, type RunConfig, type RunConfigInput } from "../../contracts/run-config";
+import { evaluationTasks, forcedEvaluationParadigm } from "../../lib/eval-tasks";
+import { retailDataFiles } from "../../lib/tau2/tasks";
+import { hasBfclData } from "../../test/fixtures/bfcl-data";
 import { environmentKindOf, openEnvironment } from ".";
 
 const quickstart = (): RunConfig => {
@@ -27,5 +31,37 @@ describe("the environment registry", () => {
     expect(env.userSimulator).toBeUndefined();
     const airline = { ...config, data: { ...config.data, dataset: "tau2:airline" } } as RunConfig;
     await expect(openEnvironment({ config: airline, prisma: undefined as never, note: () => {}, signal: new AbortController().signal })).rejects.toThrow(/unknown tau2 domain "tau2:airline"/);
+  });
+});
+
+describe("what the new-run form says an evaluation runs (lib/eval-tasks.ts)", () => {
+  const evaluation = (input: RunConfigInput): RunConfig => {
+    const parsed = parseRunConfig({ kind: "eval", ...input });
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+    return parsed.config;
+  };
+  const open = (config: RunConfig) => openEnvironment({ config, prisma: undefined as never, note: () => {}, signal: new AbortController().signal });
+  const agree = async (config: RunConfig) => {
+    const env = await open(config);
+    const said = evaluationTasks(config);
+    if (said.count !== null) expect(env.evalSet(), config.data.dataset).toHaveLength(said.count);
+    expect(env.evaluationParadigm ?? null, config.data.dataset).toEqual(forcedEvaluationParadigm(config.data.dataset));
+    return env;
+  };
+
+  it("a built-in domain: a sample of instancesPerStep, or the ids entered", async () => {
+    await agree(evaluation({ data: { dataset: "builtin:shop", split: "test", instancesPerStep: 5 } }));
+    await agree(evaluation({ data: { dataset: "builtin:shop", split: "test", instanceIds: (await open(evaluation({ data: { split: "test", instancesPerStep: 3 } }))).evalSet().map((i) => i.id) } }));
+  });
+
+  it.runIf(hasBfclData())("BFCL: every task of the categories, or the ids entered; the real back ends", async () => {
+    await agree(evaluation({ data: { dataset: "bfcl:multi_turn_base,simple_java" } }));
+    await agree(evaluation({ data: { dataset: "bfcl:multi_turn", instanceIds: ["multi_turn_base_0", "multi_turn_base_1", "multi_turn_base_0"] } }));
+  });
+
+  it.runIf(existsSync(retailDataFiles({ required: [] }).tasks))("tau2 retail: the whole split, or the ids entered; the real tools", async () => {
+    const all = await agree(evaluation({ data: { dataset: "tau2:retail" }, rollout: { userSimulator: { node: "u", model: "m" } } }));
+    expect(all.evalSet().length).toBeGreaterThan(16);
+    await agree(evaluation({ data: { dataset: "tau2:retail", instanceIds: all.evalSet().slice(0, 6).map((i) => i.id) }, rollout: { userSimulator: { node: "u", model: "m" } } }));
   });
 });

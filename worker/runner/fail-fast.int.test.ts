@@ -63,7 +63,7 @@ describe("a run against a node whose ids do not fit the run's renderer", () => {
       () => null,
       (e: Error) => e,
     );
-    expect(err?.message).toMatch(/^cannot launch: node "mismatched" \(policy, model "tiny-gpt"\) failed the node doctor's tokenizer check/);
+    expect(err?.message).toMatch(/^cannot launch: policy\.node: node "mismatched" \(policy, model "tiny-gpt"\) failed the node doctor's tokenizer check/);
     expect(err?.message).toMatch(vocabulary);
     expect(await prisma.run.count()).toBe(before);
   });

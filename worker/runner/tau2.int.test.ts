@@ -1,7 +1,8 @@
 /**
  * tau2 retail evaluation runs end to end against real Postgres, queried back through the API the UI uses:
  * 1. the REAL embedded node process as the policy (its 1024-token context gets fitted prompts) with the
- *    ScriptedUser TEST DOUBLE injected as the user simulator through the executor's test-only hook;
+ *    ScriptedUser TEST DOUBLE injected as the user simulator through the executor's test-only hook (the
+ *    embedded node itself is refused as the user simulator at launch: its prompts do not fit);
  * 2. the product path in a real worker process (worker/main.ts): policy AND user simulator are models on
  *    a registered OpenAI-compatible node — here the vLLM-like TEST DOUBLE (function calling, reasoning
  *    parser, 429s) serving a scripted model that replays task 0's gold actions — so the stored trajectories
@@ -11,14 +12,14 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RunConfigInput } from "../../contracts/run-config";
-import { callerFor, eventually, prisma, resetDatabase, signUp, type TestUser } from "../../test/helpers";
+import { callerFor, eventually, expectTrpcError, prisma, resetDatabase, signUp, type TestUser } from "../../test/helpers";
 import { startVllmDouble, type ScriptedModel, type VllmDouble } from "../../test/doubles/vllm-openai";
 import { spawnTsx, startEmbeddedNode, type Child } from "../../test/processes";
 import { retailDataFiles, loadTasks } from "../envs/tau2/tasks";
 import { loadRetailDb } from "../envs/tau2/model";
 import { replayGoldActions } from "../envs/tau2/replay";
 import { ScriptedUser } from "../../test/doubles/scripted-user";
-import { markDoctorPassed } from "../../test/fixtures/doctor-report";
+import { markDoctorPassed, registerCheckedNode } from "../../test/fixtures/doctor-report";
 import { evalExecutor } from "./executors/eval";
 import { RunWorker } from "./worker";
 
@@ -122,7 +123,18 @@ describe("tau2 retail evaluation runs", () => {
         rollout: { paradigm: "environment", userSimulator: { node: "embedded", model: "tiny-gpt" }, maxAssistantTurns: 3, maxUserTurns: 3, maxMicroSteps: 8 },
         sampling: { evalAct: { temperature: 0.6, topP: 0.95, maxTokens: 40 }, evalRehearse: { temperature: 0.6, topP: 0.95, maxTokens: 40 } },
       };
-      const run = await caller.runs.create({ name: "tau2-tiny", config });
+      // The embedded node cannot be the user simulator: the doctor finds its 1,024-token context, and the user
+      // simulator's first prompt of task 0 alone is 2,073 tokens. Refused at launch, on the field.
+      const refused = await expectTrpcError(caller.runs.create({ name: "tau2-tiny-user", config }), "BAD_REQUEST");
+      expect((refused.cause as unknown as { fieldErrors: { path: string; message: string }[] }).fieldErrors).toEqual([
+        {
+          path: "config.rollout.userSimulator.node",
+          message: 'tau2:retail user-simulator prompts need ≥ 2,073 tokens; node "embedded" / tiny-gpt has 1,024 (its context length, found by the node doctor): choose a user simulator model with a longer context',
+        },
+      ]);
+      // The ScriptedUser stands in for a user simulator on a registered node.
+      await registerCheckedNode(prisma, "scripted-user", ["scripted"], { kind: "openai" });
+      const run = await caller.runs.create({ name: "tau2-tiny", config: { ...config, rollout: { ...config.rollout, userSimulator: { node: "scripted-user", model: "scripted" } } } });
       const done = await finished(caller, run.id, () => "(in-process worker)");
       expect(done.error).toBeNull();
       expect(done.status).toBe("succeeded");

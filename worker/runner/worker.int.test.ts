@@ -1,12 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import os from "node:os";
 import path from "node:path";
-import { promises as fs } from "node:fs";
+import { existsSync, promises as fs } from "node:fs";
 import { inject } from "vitest";
 import { callerFor, eventually, prisma, resetDatabase, signUp, type TestUser } from "../../test/helpers";
 import { RunWorker } from "./worker";
 import { DEFAULT_WEIGHTS_DIR, startNode } from "../node/server";
 import { nodeCheckExecutor } from "./executors/node-check";
+import { evalExecutor } from "./executors/eval";
+import { trainExecutor } from "./executors/train";
+import { insertRun, validRunConfig } from "../../server/features/runs/service";
+import { registerCheckedNode } from "../../test/fixtures/doctor-report";
+import { retailDataFiles } from "../../lib/tau2/tasks";
 import type { Executor } from "./context";
 
 const databaseUrl = inject("databaseUrl");
@@ -45,6 +50,7 @@ describe("run worker against real Postgres and pg-boss", () => {
   beforeAll(async () => {
     await resetDatabase();
     member = await signUp("member");
+    await registerCheckedNode(prisma); // the embedded node the configs name (nothing answers at its URL)
   });
   afterEach(async () => {
     await Promise.all(workers.splice(0).map((w) => w.stop()));
@@ -120,12 +126,42 @@ describe("run worker against real Postgres and pg-boss", () => {
   it("fails a run whose policy node does not answer, naming the node", async () => {
     await startWorker(nodeCheckExecutor, "w-nodes");
     const caller = await callerFor(member.headers);
-    const run = await caller.runs.create({ name: "no-node", config: { policy: { node: "ghost", model: "m" } } });
+    // Queued while the node was there (the launch check refuses an unregistered one); removed since.
+    const run = await prisma.$transaction((tx) => insertRun(tx, member.id, { name: "no-node", tags: [] }, validRunConfig({ policy: { node: "ghost", model: "m" } })));
     const done = await eventually(async () => {
       const r = await caller.runs.get({ id: run.id });
       return r.status === "failed" ? r : null;
     }, 20_000, "failed");
     expect(done.error).toMatch(/node "ghost" \(policy\) is not registered/);
+  });
+
+  it("runs the launch check again before the first step: what changed since the launch fails the run with the API's words", async () => {
+    await startWorker((ctx) => (ctx.config.kind === "eval" ? evalExecutor(ctx) : trainExecutor(ctx)), "w-check");
+    const caller = await callerFor(member.headers);
+    const task = { id: "tea", instruction: "What does tea cost?", checklist: [{ question: "Looked it up", check: { type: "tool_called", name: "get_item" } }] };
+    await caller.datasets.import({ name: "vanishing", text: `${JSON.stringify(task)}\n` });
+    const run = await caller.runs.create({ name: "dataset-gone", config: { data: { dataset: "dataset:vanishing", instancesPerStep: 1 }, rollout: { shadowExecution: false }, schedule: { steps: 1 } } });
+    await prisma.dataset.delete({ where: { name: "vanishing" } });
+    const failed = async (id: string) =>
+      eventually(async () => {
+        const r = await caller.runs.get({ id });
+        return r.status === "failed" || r.status === "succeeded" ? r : null;
+      }, 30_000, "the run to end");
+    let done = await failed(run.id);
+    expect(done.status).toBe("failed");
+    expect(done.error).toBe('cannot run: data.dataset: no imported dataset "vanishing" (import it on the Datasets page, then refer to it by id or name)');
+    expect(await prisma.step.count({ where: { runId: run.id } })).toBe(0);
+
+    // tau2 retail with its user simulator on a node whose doctor has since found a 1,024-token context.
+    if (!existsSync(retailDataFiles({ required: [] }).userGuidelines)) return;
+    const user = await registerCheckedNode(prisma, "user-sim", ["tiny-gpt"], { kind: "embedded" });
+    const tau2 = await caller.runs.create({ name: "user-too-small", config: { kind: "eval", data: { dataset: "tau2:retail", instanceIds: ["0"] }, rollout: { userSimulator: { node: "user-sim", model: "tiny-gpt" } } } });
+    const stored = await prisma.nodeDoctorReport.findFirstOrThrow({ where: { nodeId: user.id } });
+    const report = stored.report as { facts: Record<string, unknown> };
+    await prisma.nodeDoctorReport.update({ where: { id: stored.id }, data: { report: { ...report, facts: { ...report.facts, contextLength: 1024, renderer: "tiny-gpt" } } as never } });
+    done = await failed(tau2.id);
+    expect(done.status).toBe("failed");
+    expect(done.error).toMatch(/^cannot run: rollout\.userSimulator\.node: tau2:retail user-simulator prompts need ≥ 2,073 tokens; node "user-sim" \/ tiny-gpt has 1,024 /);
   });
 
   it("runs the node doctor before the run and records the report, against a node speaking both protocols", async () => {

@@ -72,7 +72,8 @@ export function BfclPicker({
     for (const c of categories) if (allowed(c)) (on ? next.add(c) : next.delete(c));
     onChange(next.size ? datasetFor(next) : BFCL_DATASET_PREFIX);
   };
-  const tasks = instanceIds.length || [...selected].reduce((n, c) => n + BFCL_V4_ENTRY_COUNTS[c], 0);
+  // As the BFCL environment counts them (lib/eval-tasks.ts): repeated ids run once.
+  const tasks = new Set(instanceIds).size || [...selected].reduce((n, c) => n + BFCL_V4_ENTRY_COUNTS[c], 0);
   return (
     <fieldset className="card" data-testid="bfcl-picker">
       <legend>BFCL v4 categories</legend>

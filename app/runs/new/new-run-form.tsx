@@ -9,10 +9,10 @@ import { useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useState } from "react";
 import { TRPCClientError } from "@trpc/client";
 import { parseRunConfig, presets, type PresetKey, type RunConfigInput } from "@/contracts/run-config";
-import { formatSettingValue, settingTitle, type RunSetting } from "@/contracts/run-settings";
+import { formatSettingValue, settingTitle, withoutUnknownSettings, type RunSetting } from "@/contracts/run-settings";
 import { useTRPC } from "../../_lib/trpc";
 import { describeEstimate, describePlan } from "../../_lib/run-summary";
-import { formSections, getPath, panelsOf, setPath, type FormSection } from "../../_lib/schema-form";
+import { fieldOfError, formSections, getPath, panelsOf, setPath, type FormSection } from "../../_lib/schema-form";
 import { BfclPicker, isBfclDataset } from "./bfcl-picker";
 
 type Errors = Record<string, string>;
@@ -176,9 +176,13 @@ export function NewRunForm() {
     });
 
   const source = useQuery({ ...trpc.runs.get.queryOptions({ id: cloneFrom ?? "" }), enabled: Boolean(cloneFrom) });
+  // A run keeps its config as launched; settings removed since would be refused at launch, so a clone leaves them out and says so.
+  const [dropped, setDropped] = useState<string[]>([]);
   useEffect(() => {
     if (source.data) {
-      setConfig(source.data.config as RunConfigInput);
+      const { config: known, dropped: gone } = withoutUnknownSettings(source.data.config);
+      setConfig(known as RunConfigInput);
+      setDropped(gone);
       setName(`${source.data.name} (copy)`);
       setTags(source.data.tags.join(", "));
     }
@@ -203,8 +207,10 @@ export function NewRunForm() {
   }
 
   function showErrors(errs: Errors) {
-    setErrors(errs);
-    revealFields(Object.keys(errs));
+    const onFields: Errors = {};
+    for (const [path, message] of Object.entries(errs)) onFields[fieldOfError(sections, path)] ??= message;
+    setErrors(onFields);
+    revealFields(Object.keys(onFields));
   }
 
   async function onSubmit(e: React.FormEvent) {
@@ -274,6 +280,11 @@ export function NewRunForm() {
             </div>
           )}
         </div>
+        {dropped.length > 0 && (
+          <p className="small" role="status" data-testid="clone-dropped">
+            Left out of the copy: {dropped.join(", ")} — {dropped.length === 1 ? "a setting" : "settings"} of the original run that no longer exist.
+          </p>
+        )}
         <p className="muted small">Empty boxes take the default shown under them. Every setting is also documented in the <a href="/api-docs#run-settings">API reference</a>.</p>
       </div>
       {isBfclDataset(config.data?.dataset) && (

@@ -193,7 +193,11 @@ export function TestTimeComparisonForm() {
             ))}
           </tbody>
         </table>
-        {(err("data.dataset") || err("data.instanceIds")) && <p role="alert" className="error">{err("data.dataset") ?? err("data.instanceIds")}</p>}
+        {(err("data.dataset") ?? err("data.split") ?? err("data.instanceIds")) && (
+          <p role="alert" className="error">
+            {err("data.dataset") ?? err("data.split") ?? err("data.instanceIds")}
+          </p>
+        )}
         <div className="grid">
           <div className="field" data-field="data.instancesPerStep">
             <label htmlFor="tt-tasks">Tasks per benchmark (when no ids are given; tau2 evaluates its whole split)</label>
@@ -208,7 +212,11 @@ export function TestTimeComparisonForm() {
               <div className="field" data-field="rollout.userSimulator">
                 <label htmlFor="tt-user-node">User simulator node (tau2, committed executions only)</label>
                 <input id="tt-user-node" value={userNode} onChange={(e) => setUserNode(e.target.value)} />
-                {err("rollout.userSimulator") && <span role="alert" className="error">{err("rollout.userSimulator")}</span>}
+                {(err("rollout.userSimulator.node") ?? err("rollout.userSimulator")) && (
+                  <span role="alert" className="error">
+                    {err("rollout.userSimulator.node") ?? err("rollout.userSimulator")}
+                  </span>
+                )}
               </div>
               <div className="field">
                 <label htmlFor="tt-user-model">User simulator model</label>

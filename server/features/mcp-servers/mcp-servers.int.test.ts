@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openMcpSession } from "../../../lib/mcp/session";
 import { launchSpecOf, storedSettingsOf } from "../../../lib/mcp/store";
 import { callerFor, expectTrpcError, prisma, resetDatabase, signUp, type TestUser } from "../../../test/helpers";
+import { registerCheckedNode } from "../../../test/fixtures/doctor-report";
 import { memoryServerPath, misbehavingServerPath, waitForNoProcessesUnder } from "../../../test/mcp";
 
 describe("MCP servers API", () => {
@@ -25,6 +26,7 @@ describe("MCP servers API", () => {
     admin = await signUp("admin");
     member = await signUp("member");
     viewer = await signUp("viewer");
+    await registerCheckedNode(prisma); // the embedded node the configs name
   });
   afterAll(async () => {
     expect(await waitForNoProcessesUnder(root)).toEqual([]);

@@ -153,18 +153,3 @@ export async function removeMcpServer(ref: string) {
   await prisma.mcpServer.delete({ where: { id } });
   return { id };
 }
-
-/** A run naming mcp:<server>/<dataset> is refused at launch when either is missing (the worker would fail it later). */
-export async function assertMcpDatasetUsable(dataset: string): Promise<void> {
-  const ref = parseMcpDatasetRef(dataset);
-  if (!ref) return;
-  const server = await prisma.mcpServer.findUnique({ where: { name: ref.server }, select: { id: true } });
-  const problem = !server
-    ? `no MCP server named "${ref.server}" is registered (an admin registers one on the MCP servers page)`
-    : !(await prisma.dataset.findFirst({ where: UUID.test(ref.dataset) ? { OR: [{ id: ref.dataset }, { name: ref.dataset }] } : { name: ref.dataset }, select: { id: true } }))
-      ? `no imported dataset "${ref.dataset}" (import its tasks on the Datasets page)`
-      : null;
-  if (problem) throw new DomainError("BAD_REQUEST", `invalid run config: data.dataset: ${problem}`, [{ path: "config.data.dataset", message: problem }]);
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { callerFor, expectTrpcError, prisma, resetDatabase, signUp, type TestUser } from "../../../test/helpers";
 import { startVllmDouble, type VllmDouble, type VllmRequest } from "../../../test/doubles/vllm-openai";
 import { SkyRLDouble } from "../../../test/doubles/skyrl-tinker";
+import { registerCheckedNode } from "../../../test/fixtures/doctor-report";
 import { DOCTOR_MESSAGES } from "../../../lib/node-doctor";
 import { type HfChatRenderer, loadRenderer } from "../../../lib/renderers";
 
@@ -133,6 +134,7 @@ describe("the launch gate (runs.create)", () => {
     await resetDatabase();
     admin = await signUp();
     member = await signUp("member");
+    await registerCheckedNode(prisma); // the embedded node the configs' other roles name
   });
   afterEach(async () => {
     for (const d of doubles.splice(0)) await d.close();
@@ -151,7 +153,7 @@ describe("the launch gate (runs.create)", () => {
     const err = await expectTrpcError(
       caller.runs.create({ name: "policy-there", config: evalOn("no-tools") }),
       "BAD_REQUEST",
-      /^cannot launch: node "no-tools" \(policy, model "Qwen\/Qwen3-30B-A3B"\) failed the node doctor's tool-calling check \(checked .* UTC\): tool-calling round trip failed: .*--enable-auto-tool-choice --tool-call-parser hermes/,
+      /^cannot launch: policy\.node: node "no-tools" \(policy, model "Qwen\/Qwen3-30B-A3B"\) failed the node doctor's tool-calling check \(checked .* UTC\): tool-calling round trip failed: .*--enable-auto-tool-choice --tool-call-parser hermes/,
     );
     expect((err.cause as unknown as { fieldErrors: { path: string }[] }).fieldErrors.map((f) => f.path)).toEqual(["config.policy.node"]);
     expect(await prisma.run.count()).toBe(before);

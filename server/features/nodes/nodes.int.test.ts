@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRPCError } from "@trpc/server";
 import { callerFor, expectTrpcError, prisma, resetDatabase, signUp, type TestUser } from "../../../test/helpers";
+import { registerCheckedNode } from "../../../test/fixtures/doctor-report";
 import { insertRun, validRunConfig } from "../runs/service";
 
 describe("nodes API against real Postgres", () => {
@@ -65,6 +66,7 @@ describe("nodes API against real Postgres", () => {
         reward: { judge: { node: "guard-judge", model: "j" } },
       },
     });
+    await registerCheckedNode(prisma); // the second run's policy
     const second = await caller.runs.create({ name: "also-judges", config: { reward: { judge: { node: "guard-judge", model: "j2" } } } });
     await prisma.run.update({ where: { id: second.id }, data: { status: "running" } });
 

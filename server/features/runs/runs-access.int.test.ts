@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRPCError } from "@trpc/server";
 import { callerFor, prisma, resetDatabase, signUp, type TestUser } from "../../../test/helpers";
+import { registerCheckedNode } from "../../../test/fixtures/doctor-report";
 import { quickstartPreset } from "../../../contracts/run-config";
 
 async function rejection(p: Promise<unknown>): Promise<TRPCError> {
@@ -23,6 +24,7 @@ describe("runs: owner-or-admin changes and literal search", () => {
     admin = await signUp();
     alice = await signUp("member");
     bob = await signUp("member");
+    await registerCheckedNode(prisma); // the embedded node the configs name
   });
   afterAll(async () => {
     const { getBoss } = await import("../../lib/queue");

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callerFor, expectTrpcError, prisma, resetDatabase, signUp, type TestUser } from "../../../test/helpers";
 import { seedRunRows } from "../../../test/fixtures/run-rows";
+import { registerCheckedNode } from "../../../test/fixtures/doctor-report";
 import { quickstartPreset } from "../../../contracts/run-config";
 
 describe("runs API against real Postgres", () => {
@@ -11,6 +12,7 @@ describe("runs API against real Postgres", () => {
     await resetDatabase();
     member = await signUp();
     viewer = await signUp("viewer");
+    await registerCheckedNode(prisma); // the embedded node the configs name
   });
   afterAll(async () => {
     const { getBoss } = await import("../../lib/queue");
@@ -107,7 +109,7 @@ describe("runs API against real Postgres", () => {
       config: { policy: { node: "embedded", model: "tiny-gpt" }, rollout: { userSimulator: { node: "embedded", model: "user-m" } }, reward: { judge: { node: "judge-node", model: "judge-m" } } },
       checkpoints: [2, 4],
     });
-    await prisma.node.create({ data: { name: "embedded", kind: "embedded", baseUrl: "http://127.0.0.1:1", health: "healthy", apiKeyEnc: "secret" } });
+    await prisma.node.update({ where: { name: "embedded" }, data: { health: "healthy", apiKeyEnc: "secret" } });
     const caller = await callerFor(viewer.headers);
     expect((await caller.runs.checkpoints({ runId })).map((c) => [c.step, c.statePath])).toEqual([
       [4, "state/4"],

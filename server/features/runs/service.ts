@@ -7,11 +7,10 @@ import { DomainError, notFound } from "../../lib/errors";
 import { sendRunJob } from "../../lib/queue";
 import { listMetricKeys, metricSeries } from "../metrics/service";
 import { mayChangeRun, mayTestNode, RUN_CHANGE_RULE, type Actor as PermissionActor } from "../../../lib/permissions";
-import { nodeFieldOf, nodeRefsOf, type NodeRef } from "../../../lib/node-refs";
-import { refusalFor } from "../../../lib/node-doctor";
+import { nodeRefsOf } from "../../../lib/node-refs";
+import { describeProblems, launchProblems, parseLaunchConfig, type LaunchProblem } from "../../../lib/launch-check";
 import { DOCTOR_REPORT_MAX_AGE_MS, doctorAndRecord, latestReport } from "../../../lib/node-health";
 import { nodeSelect, SERVER_DOCTOR_TIMEOUT_MS } from "../nodes/service";
-import { assertMcpDatasetUsable } from "../mcp-servers/service";
 
 /** Columns for run lists: no config body, no logs. */
 export const runListSelect = {
@@ -57,15 +56,27 @@ export interface CreateRunInput {
 /** The run config, parsed, or a BAD_REQUEST naming every bad field (under `config.`, or `prefix` when given). */
 export function validRunConfig(input: unknown, prefix = "config") {
   const parsed = parseRunConfig(input);
-  if (!parsed.ok) {
-    const first = parsed.errors[0]!;
-    throw new DomainError(
-      "BAD_REQUEST",
-      `invalid run config: ${first.path || "(root)"}: ${first.message}`,
-      parsed.errors.map((e) => ({ path: e.path ? `${prefix}.${e.path}` : prefix, message: e.message })),
-    );
-  }
+  if (!parsed.ok) throw invalidConfig(parsed.errors, prefix);
   return parsed.config;
+}
+
+/**
+ * A NEW launch's config: strict (an unknown setting anywhere is refused, lib/launch-check
+ * parseLaunchConfig), then the schema; a BAD_REQUEST names every bad field under `prefix`.
+ */
+export function validLaunchConfig(input: unknown, prefix = "config") {
+  const parsed = parseLaunchConfig(input);
+  if (!parsed.ok) throw invalidConfig(parsed.errors, prefix);
+  return parsed.config;
+}
+
+function invalidConfig(errors: LaunchProblem[], prefix: string) {
+  const first = errors[0]!;
+  return new DomainError(
+    "BAD_REQUEST",
+    `invalid run config: ${first.path || "(root)"}: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ""}`,
+    errors.map((e) => ({ path: e.path ? `${prefix}.${e.path}` : prefix, message: e.message })),
+  );
 }
 
 /** Insert one queued run, its first log line and its job inside the caller's transaction (the config already validated). */
@@ -91,60 +102,45 @@ export async function insertRun(tx: Prisma.TransactionClient, userId: string, in
     },
     select: runDetailSelect,
   });
-  await tx.runLog.create({ data: { runId: run.id, level: "info", message: `run queued (${config.kind}, ${totalSteps} steps)` } });
+  await tx.runLog.create({ data: { runId: run.id, level: "info", message: config.kind === "train" ? `run queued (train, ${totalSteps} steps)` : "run queued (evaluation)" } });
   await sendRunJob(tx, { runId: run.id, reason: "created" });
   return run;
 }
 
 /**
- * The launch gate: a run is refused when a node it names fails the node doctor for the model and role
- * it is used in (or its LoRA rank is above the node's limit). Per (node, model):
+ * The launch check (lib/launch-check) as the server runs it. The node doctor's verdict per (node, model):
  * - a report younger than DOCTOR_REPORT_MAX_AGE_MS is taken as it is;
  * - a missing or older one is re-checked now when the launching user may probe the node's URL
  *   (lib/permissions.ts mayTestNode); otherwise a failed report still refuses, and a node never checked
- *   is left to the worker, which runs the same doctor before the first step;
- * - nodes that are not registered are left to the worker too (it fails the run naming them).
- * Refusals name the node, its role and model, the failed check and its reason, on the config field.
+ *   is left to the worker, which runs the same doctor and the same check before the first step.
+ * Paths are the config's ("policy.node", "data.dataset"), without a prefix.
  */
-export async function launchRefusals(config: RunConfig, actor: PermissionActor): Promise<{ path: string; message: string }[]> {
-  const refs = nodeRefsOf(config);
-  const pairs = new Map<string, NodeRef[]>();
-  for (const ref of refs) pairs.set(JSON.stringify([ref.node, ref.model]), [...(pairs.get(JSON.stringify([ref.node, ref.model])) ?? []), ref]);
-  const nodes = await prisma.node.findMany({
-    where: { name: { in: [...new Set(refs.map((r) => r.node))] } },
-    select: { id: true, name: true, createdById: true, createdBy: { select: { role: true } } },
-  });
-  const refusals: { path: string; message: string }[] = [];
-  for (const [key, pairRefs] of pairs) {
-    const [nodeName, model] = JSON.parse(key) as [string, string];
-    const node = nodes.find((n) => n.name === nodeName);
-    if (!node) continue;
-    let report = await latestReport(prisma, node.id, model);
-    const stale = !report || Date.now() - Date.parse(report.checkedAt) > DOCTOR_REPORT_MAX_AGE_MS;
-    if (stale && mayTestNode(node, actor)) {
+export async function launchRefusals(config: RunConfig, actor: PermissionActor): Promise<LaunchProblem[]> {
+  return launchProblems(config, {
+    prisma,
+    async doctorReport(node, model) {
+      const report = await latestReport(prisma, node.id, model);
+      const stale = !report || Date.now() - Date.parse(report.checkedAt) > DOCTOR_REPORT_MAX_AGE_MS;
+      if (!stale || !mayTestNode(node, actor)) return report;
       const checked = await doctorAndRecord(prisma, { id: node.id }, { models: [model], by: "server", timeoutMs: SERVER_DOCTOR_TIMEOUT_MS });
-      report = checked?.reports[0] ? { ...checked.reports[0], checkedBy: "server" } : report;
-    }
-    if (!report) continue;
-    for (const ref of pairRefs) {
-      const refusal = refusalFor(ref, report, { loraRank: ref.role === "policy" ? config.policy.loraRank : undefined });
-      if (refusal) refusals.push({ path: `config.${nodeFieldOf(ref.role)}`, message: refusal });
-    }
-  }
-  return refusals;
+      return checked?.reports[0] ?? report;
+    },
+  });
 }
 
-/** Throws a BAD_REQUEST naming every refusal of the launch gate (each on its config field). */
-export async function assertLaunchable(config: RunConfig, actor: PermissionActor): Promise<void> {
+/** Throws a BAD_REQUEST naming every refusal of the launch check, each on its field under `prefix`. */
+export async function assertLaunchable(config: RunConfig, actor: PermissionActor, prefix = "config"): Promise<void> {
   const refusals = await launchRefusals(config, actor);
   if (refusals.length === 0) return;
-  const more = refusals.length > 1 ? ` (and ${refusals.length - 1} more)` : "";
-  throw new DomainError("BAD_REQUEST", `cannot launch: ${refusals[0]!.message}${more}`, refusals);
+  throw new DomainError(
+    "BAD_REQUEST",
+    `cannot launch: ${describeProblems(refusals)}`,
+    refusals.map((r) => ({ path: `${prefix}.${r.path}`, message: r.message })),
+  );
 }
 
 export async function createRun(userId: string, input: CreateRunInput, role = "member") {
-  const config = validRunConfig(input.config);
-  await assertMcpDatasetUsable(config.data.dataset);
+  const config = validLaunchConfig(input.config);
   await assertLaunchable(config, { id: userId, role });
   return prisma.$transaction((tx) => insertRun(tx, userId, input, config));
 }

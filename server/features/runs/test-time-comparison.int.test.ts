@@ -1,8 +1,13 @@
 /** Launching a test-time comparison: every arm × benchmark as a queued evaluation run and their report, all or nothing. */
+import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callerFor, expectTrpcError, prisma, resetDatabase, signUp, type TestUser } from "../../../test/helpers";
 import { parseRunConfig, testTimePreset } from "../../../contracts/run-config";
 import { armOf } from "../../../lib/test-time";
+import { retailDataFiles } from "../../../lib/tau2/tasks";
+import { registerCheckedNode } from "../../../test/fixtures/doctor-report";
+
+const tau2DataHere = existsSync(retailDataFiles({ required: [] }).userGuidelines);
 
 describe("runs.launchTestTimeComparison against real Postgres", () => {
   let member: TestUser;
@@ -12,6 +17,9 @@ describe("runs.launchTestTimeComparison against real Postgres", () => {
     await resetDatabase();
     member = await signUp();
     viewer = await signUp("viewer");
+    await registerCheckedNode(prisma); // the embedded node the configs name
+    // A node whose doctor found the embedded model's 1,024-token context.
+    await registerCheckedNode(prisma, "small-context", ["tiny-gpt"], { kind: "embedded", facts: { contextLength: 1024, renderer: "tiny-gpt" } });
   });
   afterAll(async () => {
     const { getBoss } = await import("../../lib/queue");
@@ -82,6 +90,29 @@ describe("runs.launchTestTimeComparison against real Postgres", () => {
       /listed twice/,
     );
     await expectTrpcError(caller.runs.launchTestTimeComparison({ name: "none", config: testTimePreset, benchmarks: [] }), "BAD_REQUEST");
+    // The launch check per benchmark: a node every benchmark names is refused once, under config; what only
+    // one benchmark cannot do, under that benchmark.
+    const withUser = (node: string) => ({ ...testTimePreset, rollout: { ...testTimePreset.rollout, userSimulator: { node, model: "tiny-gpt" } } });
+    err = await expectTrpcError(
+      caller.runs.launchTestTimeComparison({ name: "ghost", config: withUser("ghost"), benchmarks: [{ dataset: "builtin:shop" }, { dataset: "tau2:retail", split: "train", instanceIds: ["0"] }] }),
+      "BAD_REQUEST",
+      /^cannot launch: rollout\.userSimulator\.node: node "ghost" \(user simulator\) is not registered/,
+    );
+    expect((err.cause as unknown as { fieldErrors: { path: string }[] }).fieldErrors.map((f) => f.path)).toEqual(["config.rollout.userSimulator.node"]);
+    err = await expectTrpcError(
+      caller.runs.launchTestTimeComparison({ name: "unknown", config: { ...testTimePreset, testTime: { ...testTimePreset.testTime, attemps: 2 } }, benchmarks: [{ dataset: "builtin:shop" }] }),
+      "BAD_REQUEST",
+    );
+    expect((err.cause as unknown as { fieldErrors: { path: string; message: string }[] }).fieldErrors).toEqual([{ path: "config.testTime.attemps", message: "unknown setting (did you mean testTime.attempts?)" }]);
+    if (tau2DataHere) {
+      err = await expectTrpcError(
+        caller.runs.launchTestTimeComparison({ name: "small", config: withUser("small-context"), benchmarks: [{ dataset: "builtin:shop" }, { dataset: "tau2:retail", split: "train", instanceIds: ["0"] }] }),
+        "BAD_REQUEST",
+      );
+      expect((err.cause as unknown as { fieldErrors: { path: string; message: string }[] }).fieldErrors).toEqual([
+        { path: "benchmarks.1.rollout.userSimulator.node", message: expect.stringMatching(/^tau2:retail user-simulator prompts need ≥ 2,073 tokens; node "small-context" \/ tiny-gpt has 1,024/) },
+      ]);
+    }
     expect(await prisma.run.count()).toBe(runs);
     expect(await prisma.report.count()).toBe(reports);
     // Viewers launch nothing.

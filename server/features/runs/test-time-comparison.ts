@@ -10,8 +10,8 @@ import type { TestTimeArm } from "../../../contracts/test-time";
 import { prisma } from "../../../lib/db";
 import { armConfig, armLabel, benchmarkLabel, type ComparisonBenchmark } from "../../../lib/test-time";
 import { DomainError } from "../../lib/errors";
-import { assertMcpDatasetUsable } from "../mcp-servers/service";
-import { assertLaunchable, insertRun, validRunConfig } from "./service";
+import { describeProblems, type LaunchProblem } from "../../../lib/launch-check";
+import { insertRun, launchRefusals, validLaunchConfig, validRunConfig } from "./service";
 
 export interface LaunchComparisonInput {
   name: string;
@@ -32,11 +32,30 @@ function comparisonNotes(base: RunConfig, input: LaunchComparisonInput): string 
   ].join("\n");
 }
 
+/**
+ * The launch check (lib/launch-check) on each benchmark's config, before anything is written. The arms of a
+ * benchmark differ only in test-time settings, which it does not look at, so one arm per benchmark is
+ * checked. A refusal every benchmark shares (a node of the base config) is named once under `config.`;
+ * the others under the benchmark (`benchmarks.1.data.instanceIds`, `benchmarks.1.rollout.userSimulator.node`).
+ */
+async function assertComparisonLaunchable(configs: RunConfig[], actor: { id: string; role: string }) {
+  const perBenchmark: LaunchProblem[][] = [];
+  for (const config of configs) perBenchmark.push(await launchRefusals(config, actor));
+  const key = (p: LaunchProblem) => JSON.stringify([p.path, p.message]);
+  const shared = new Set(perBenchmark[0]?.map(key).filter((k) => perBenchmark.every((list) => list.some((p) => key(p) === k))));
+  const fieldErrors = [
+    ...(perBenchmark[0] ?? []).filter((p) => shared.has(key(p))).map((p) => ({ path: `config.${p.path}`, message: p.message })),
+    ...perBenchmark.flatMap((list, i) => list.filter((p) => !shared.has(key(p))).map((p) => ({ path: `benchmarks.${i}.${p.path}`, message: p.message }))),
+  ];
+  if (fieldErrors.length === 0) return;
+  throw new DomainError("BAD_REQUEST", `cannot launch: ${describeProblems(fieldErrors.map((f) => ({ ...f, path: f.path.replace(/^config\./, "") })))}`, fieldErrors);
+}
+
 export async function launchTestTimeComparison(userId: string, input: LaunchComparisonInput, role = "member") {
   if (input.config !== undefined && (typeof input.config !== "object" || input.config === null || Array.isArray(input.config))) {
     throw new DomainError("BAD_REQUEST", "config must be a run config object", [{ path: "config", message: "must be an object" }]);
   }
-  const base = validRunConfig({ ...((input.config ?? {}) as Record<string, unknown>), kind: "eval" });
+  const base = validLaunchConfig({ ...((input.config ?? {}) as Record<string, unknown>), kind: "eval" });
   const seen = new Set<string>();
   input.benchmarks.forEach((b, i) => {
     const key = `${b.dataset}|${b.split ?? base.data.split}`;
@@ -46,9 +65,10 @@ export async function launchTestTimeComparison(userId: string, input: LaunchComp
   const plan = input.benchmarks.flatMap((benchmark, i) =>
     input.arms.map((arm) => ({ benchmark, arm, config: validRunConfig(armConfig(base, arm, benchmark), `benchmarks.${i}`) })),
   );
-  for (const b of input.benchmarks) await assertMcpDatasetUsable(b.dataset);
-  // Every arm runs on the base config's nodes: the launch gate (the node doctor) once, before anything is written.
-  await assertLaunchable(base, { id: userId, role });
+  await assertComparisonLaunchable(
+    input.benchmarks.map((_, i) => plan[i * input.arms.length]!.config),
+    { id: userId, role },
+  );
   const tag = `ttc-${crypto.randomBytes(4).toString("hex")}`;
   return prisma.$transaction(async (tx) => {
     const runs: { id: string; name: string; dataset: string; arm: TestTimeArm }[] = [];

@@ -1,6 +1,7 @@
 /** Personal API tokens through the real tRPC router against real Postgres; managed from a browser session only. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, callerFor, expectTrpcError, prisma, resetDatabase, signUp, type TestUser } from "../../../test/helpers";
+import { registerCheckedNode } from "../../../test/fixtures/doctor-report";
 
 describe("API tokens against real Postgres", () => {
   let member: TestUser;
@@ -9,6 +10,7 @@ describe("API tokens against real Postgres", () => {
     await resetDatabase();
     await signUp();
     member = await signUp();
+    await registerCheckedNode(prisma); // the embedded node the configs name
   });
   afterAll(async () => {
     const { getBoss } = await import("../../lib/queue");

@@ -15,16 +15,12 @@ import type { EpisodeScore, TaskInstance } from "../../engine/types";
 import { retailToolEnvironment, tau2RetailInstance, type Tau2RetailSource } from "./adapter";
 import { STOP_REASON } from "./episode";
 import { isSuccess, passHatK, type RewardBreakdown, type ScoredToolCall } from "./scoring";
-import type { Tau2Task } from "./tasks";
+import { TAU2_RETAIL_DATASET, tau2TaskIdOf, type Tau2Task } from "./tasks";
 
-export const TAU2_RETAIL_DATASET = "tau2:retail";
+export { TAU2_RETAIL_DATASET, tau2InstanceId, tau2TaskIdOf } from "../../../lib/tau2/tasks";
 
 /** Termination reasons that end an episode normally (anything else is premature: reward 0). */
 export const TAU2_NORMAL_ENDINGS = new Set<string>(Object.values(STOP_REASON));
-
-/** "tau2:retail/<task id>" ⇄ task id. */
-export const tau2InstanceId = (taskId: string) => `${TAU2_RETAIL_DATASET}/${taskId}`;
-export const tau2TaskIdOf = (instanceId: string) => (instanceId.startsWith(`${TAU2_RETAIL_DATASET}/`) ? instanceId.slice(TAU2_RETAIL_DATASET.length + 1) : instanceId);
 
 export interface Tau2LiveOptions {
   /** User simulator temperature (spec default 0). */

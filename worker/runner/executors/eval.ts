@@ -15,7 +15,7 @@ import { whileDatabaseDown } from "../durable";
 import { withNodeRestarts } from "../node-restarts";
 import { commitStep } from "../persist";
 import { auxiliaryClients, samplingPolicy, stepSummary, untilCancelled, withEnvironment, type ClientOverrides } from "./common";
-import { checkNodes } from "./node-check";
+import { checkRunnable } from "./node-check";
 
 /** The config an evaluation runs with: the environment may fix the paradigm (a benchmark that must run its real tools). */
 function evaluationConfig(config: RunConfig, env: RunEnvironment): RunConfig {
@@ -27,7 +27,7 @@ function evaluationConfig(config: RunConfig, env: RunEnvironment): RunConfig {
 export async function evalExecutor(ctx: RunContext, overrides: ClientOverrides = {}): Promise<void> {
   const { prisma, runId, signal } = ctx;
   const wait = { signal };
-  await checkNodes(ctx, { reportProgress: false });
+  await checkRunnable(ctx);
   const done = await whileDatabaseDown(() => prisma.step.findFirst({ where: { runId, kind: "eval", index: 1 }, select: { id: true } }), wait);
   if (done) {
     await ctx.log("info", "evaluation already committed");

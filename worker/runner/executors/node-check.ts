@@ -3,8 +3,10 @@
  * (lib/node-doctor) for each model and role it is used in — the same doctor and the same verdict as
  * the Nodes page and the launch gate of runs.create (lib/node-health.ts doctorAndRecord records the
  * report on the node). A report younger than WORKER_REPORT_REUSE_MS (the one the launch just made) is
- * taken as it is. Both executors run it first; it is also the whole job of `nodeCheckExecutor`.
+ * taken as it is. It is the whole job of `nodeCheckExecutor`; both run executors run `checkRunnable`:
+ * this, then the launch check itself (lib/launch-check) on the stored config.
  */
+import { describeProblems, launchProblems } from "../../../lib/launch-check";
 import { type DoctorReport, refusalFor } from "../../../lib/node-doctor";
 import { WORKER_REPORT_REUSE_MS, doctorAndRecord, latestReport } from "../../../lib/node-health";
 import { nodesWithRoles } from "../../../lib/node-refs";
@@ -54,6 +56,22 @@ export async function checkNodes(ctx: RunContext, opts: { reportProgress: boolea
     done += 1;
     if (opts.reportProgress) await ctx.progress(done, nodes.length);
   }
+}
+
+/**
+ * The launch check again, before the first step: the dataset, the nodes and the prompts' fit may have
+ * changed since the launch (a dataset deleted, a node re-registered with a smaller context). The stored
+ * config is checked as launched (its settings are not re-checked for keys removed since); the doctor
+ * reports are the ones `checkNodes` just recorded. The run fails with the problems the API would name.
+ */
+export async function checkRunnable(ctx: RunContext) {
+  await checkNodes(ctx, { reportProgress: false });
+  const wait = { signal: ctx.signal };
+  const problems = await whileDatabaseDown(
+    () => launchProblems(ctx.config, { prisma: ctx.prisma, doctorReport: (node, model) => latestReport(ctx.prisma, node.id, model) }),
+    wait,
+  );
+  if (problems.length) throw new Error(`cannot run: ${describeProblems(problems)}`);
 }
 
 export async function nodeCheckExecutor(ctx: RunContext) {

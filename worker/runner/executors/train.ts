@@ -19,7 +19,7 @@ import { resolveNode, trainingPolicyFor, type ResolvedNode } from "../nodes";
 import { commitStep, committedParts, persistCheckpoint } from "../persist";
 import { describePlan, missingParts, planResume } from "../resume";
 import { auxiliaryClients, samplingPolicy, stepSummary, untilCancelled, withEnvironment, type AuxiliaryClients, type ClientOverrides } from "./common";
-import { checkNodes } from "./node-check";
+import { checkRunnable } from "./node-check";
 
 /**
  * The training session on the policy node, opened from a committed training state (null: the base
@@ -77,7 +77,7 @@ class PolicySession {
 export async function trainExecutor(ctx: RunContext, overrides: ClientOverrides = {}): Promise<void> {
   const { config, prisma, runId, signal } = ctx;
   const wait = { signal };
-  await checkNodes(ctx, { reportProgress: false });
+  await checkRunnable(ctx);
   await withEnvironment(ctx, async (env) => {
     const { schedule } = config;
     const total = schedule.steps;

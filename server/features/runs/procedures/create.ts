@@ -23,7 +23,8 @@ export const create = memberProcedure
       tag: "runs",
       access: "write",
       summary: "Launch a run",
-      description: "Validates the config with the shared run-config schema and queues the run and its job in one transaction.",
+      description:
+        "Validates the config with the shared run-config schema (an unknown setting is refused) and runs the launch check — the dataset exists, every node named is registered and passes the node doctor for its role, each role's smallest prompt fits its model's context — then queues the run and its job in one transaction. Each refusal is a 400 `fieldErrors` entry naming its setting (`config.data.dataset`, `config.rollout.userSimulator.node`, …).",
     }),
   )
   .input(createRunInput)

@@ -1,0 +1,120 @@
+/**
+ * The dataset part of the launch check: does `data.dataset` name something that exists, do the split and
+ * the task ids it asks for exist, and what does the dataset need that the config must give (a judge for
+ * LLM-judged checklists, an executable environment)? Also what the context part measures: the tasks a run
+ * will use, as far as this host can see them.
+ *
+ * Built-in domains and BFCL categories are names the run-config schema already knows (pure). Imported
+ * datasets and MCP servers are rows; tau2 retail is files in the shared data folder, read where they are
+ * (a web host without them leaves those checks to the worker, which runs this same check).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import type { PrismaClient } from "@prisma/client";
+import { parseMcpDatasetRef } from "../../contracts/mcp";
+import type { RunConfig } from "../../contracts/run-config";
+import { loadTasks, retailDataFiles, TAU2_RETAIL_DATASET, tau2TaskIdOf, type Tau2Task } from "../tau2/tasks";
+import type { LaunchProblem } from "./problems";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** What the rest of the check (the prompt floors) knows about the run's tasks. */
+export type DatasetView =
+  /** tau2 retail as the run will use it: its tasks, the user simulator's guidelines. */
+  | { kind: "tau2"; tasks: Tau2Task[]; userGuidelines: string }
+  /** An imported dataset: the policy's first prompts are its rows' messages (and tools, unless an MCP server gives them). */
+  | { kind: "imported"; id: string; name: string; split: string; instanceIds: string[]; rowTools: boolean }
+  /** Nothing this host can measure (built-in domains, BFCL, tau2 data not on this host). */
+  | { kind: "unmeasured" };
+
+export interface DatasetVerdict {
+  problems: LaunchProblem[];
+  view: DatasetView;
+}
+
+const dataset = (message: string): LaunchProblem => ({ path: "data.dataset", message });
+
+async function importedDataset(prisma: PrismaClient, ref: string) {
+  return prisma.dataset.findFirst({ where: UUID.test(ref) ? { OR: [{ id: ref }, { name: ref }] } : { name: ref }, select: { id: true, name: true } });
+}
+
+/** Imported tasks: the split has rows, the named ids exist, LLM-judged checklists have a judge. */
+async function importedProblems(prisma: PrismaClient, config: RunConfig, row: { id: string; name: string }): Promise<LaunchProblem[]> {
+  const { split, instanceIds } = config.data;
+  const problems: LaunchProblem[] = [];
+  const inSplit = await prisma.instance.count({ where: { datasetId: row.id, split } });
+  if (inSplit === 0) return [{ path: "data.split", message: `dataset ${row.name} has no instances in the ${split} split` }];
+  if (instanceIds.length) {
+    const found = await prisma.instance.findMany({ where: { datasetId: row.id, split, externalId: { in: instanceIds } }, select: { externalId: true } });
+    const have = new Set(found.map((f) => f.externalId));
+    const missing = [...new Set(instanceIds)].filter((id) => !have.has(id));
+    if (missing.length) problems.push({ path: "data.instanceIds", message: `no instance ${listed(missing)} in the ${split} split of dataset ${row.name}` });
+  }
+  if (!config.reward.judge) {
+    // A checklist item without a programmatic `check` is judged by an LLM; without a judge every such item fails.
+    const judged = await prisma.$queryRaw<{ n: number }[]>`
+      select count(*)::int as n from "instance"
+      where "datasetId" = ${row.id} and split = ${split}
+        and jsonb_path_exists(data, 'lax $.checklists[*][*][*] ? (!(exists(@.check)) || @.check == null)')`;
+    if ((judged[0]?.n ?? 0) > 0) {
+      problems.push({ path: "reward.judge", message: `dataset ${row.name} has LLM-judged checklists: set reward.judge to a judge node and model` });
+    }
+  }
+  return problems;
+}
+
+function listed(ids: string[]): string {
+  return `${ids.slice(0, 5).map((m) => `"${m}"`).join(", ")}${ids.length > 5 ? ` (+${ids.length - 5} more)` : ""}`;
+}
+
+/** tau2 retail on this host: the split's task file, the named ids, the tasks the run will meet. */
+function tau2Verdict(config: RunConfig): DatasetVerdict {
+  if (config.data.dataset !== TAU2_RETAIL_DATASET) return { problems: [dataset(`unknown tau2 domain "${config.data.dataset}" (available: ${TAU2_RETAIL_DATASET})`)], view: { kind: "unmeasured" } };
+  const { split, instanceIds } = config.data;
+  const files = retailDataFiles({ split, required: [] });
+  // The data folder is not on this host: the worker, which has to have it, runs this check again.
+  if (!existsSync(files.dir) || !existsSync(files.userGuidelines)) return { problems: [], view: { kind: "unmeasured" } };
+  if (!existsSync(files.tasks)) return { problems: [{ path: "data.split", message: `tau2 retail has no ${split} split (${files.tasks} is missing)` }], view: { kind: "unmeasured" } };
+  const all = loadTasks(files.tasks);
+  let tasks = all;
+  if (instanceIds.length) {
+    const byId = new Map(all.map((t) => [t.id, t]));
+    const missing = instanceIds.filter((id) => !byId.has(tau2TaskIdOf(id)));
+    if (missing.length) return { problems: [{ path: "data.instanceIds", message: `no task ${listed(missing)} in the tau2 retail ${split} split` }], view: { kind: "unmeasured" } };
+    tasks = instanceIds.map((id) => byId.get(tau2TaskIdOf(id))!);
+  } else if (config.kind === "train" && split !== "test") {
+    // A training run also evaluates, on the test split when its file is there.
+    const test = retailDataFiles({ split: "test", required: [] }).tasks;
+    if (existsSync(test)) tasks = [...all, ...loadTasks(test)];
+  }
+  return { problems: [], view: { kind: "tau2", tasks, userGuidelines: readFileSync(files.userGuidelines, "utf8") } };
+}
+
+export async function datasetVerdict(prisma: PrismaClient, config: RunConfig): Promise<DatasetVerdict> {
+  const ref = config.data.dataset;
+  const unmeasured: DatasetView = { kind: "unmeasured" };
+  if (ref.startsWith("tau2:")) return tau2Verdict(config);
+  if (ref.startsWith("dataset:")) {
+    const row = await importedDataset(prisma, ref.slice("dataset:".length));
+    if (!row) return { problems: [dataset(`no imported dataset "${ref.slice("dataset:".length)}" (import it on the Datasets page, then refer to it by id or name)`)], view: unmeasured };
+    const problems: LaunchProblem[] = [];
+    // Imported tasks have no executable environment: tool responses are rehearsed or simulated.
+    if (config.rollout.paradigm === "environment") {
+      problems.push({ path: "rollout.paradigm", message: `dataset ${row.name} has no executable environment: use the rehearse or simulator paradigm (or run it against a registered MCP server as mcp:<server>/${row.name})` });
+    } else if (config.rollout.shadowExecution) {
+      problems.push({ path: "rollout.shadowExecution", message: `dataset ${row.name} has no executable environment to shadow (run it against a registered MCP server as mcp:<server>/${row.name})` });
+    }
+    problems.push(...(await importedProblems(prisma, config, row)));
+    return { problems, view: { kind: "imported", ...row, split: config.data.split, instanceIds: config.data.instanceIds, rowTools: true } };
+  }
+  if (ref.startsWith("mcp:")) {
+    const mcp = parseMcpDatasetRef(ref);
+    if (!mcp) return { problems: [dataset(`${ref} is not of the form mcp:<server>/<dataset id or name>`)], view: unmeasured };
+    const server = await prisma.mcpServer.findUnique({ where: { name: mcp.server }, select: { id: true } });
+    if (!server) return { problems: [dataset(`no MCP server named "${mcp.server}" is registered (an admin registers one on the MCP servers page)`)], view: unmeasured };
+    const row = await importedDataset(prisma, mcp.dataset);
+    if (!row) return { problems: [dataset(`no imported dataset "${mcp.dataset}" (import its tasks on the Datasets page)`)], view: unmeasured };
+    return { problems: await importedProblems(prisma, config, row), view: { kind: "imported", ...row, split: config.data.split, instanceIds: config.data.instanceIds, rowTools: false } };
+  }
+  // builtin:<name> and bfcl:<…> are checked by the run-config schema (names it knows).
+  return { problems: [], view: unmeasured };
+}

@@ -1,0 +1,104 @@
+/**
+ * The launch check (lib/launch-check) against real Postgres: imported datasets (CM2 rows and a task list
+ * imported through the real router), MCP references, registered nodes with stored doctor reports, and the
+ * prompt floors measured with the real renderers. The API's and the worker's answers are tested in
+ * server/rest.int.test.ts, cli/cli.int.test.ts and worker/runner/worker.int.test.ts.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { parseRunConfig, type RunConfigInput } from "../../contracts/run-config";
+import { cm2Jsonl } from "../../test/fixtures/cm2";
+import { registerCheckedNode } from "../../test/fixtures/doctor-report";
+import { callerFor, prisma, resetDatabase, signUp, type TestUser } from "../../test/helpers";
+import { latestReport } from "../node-health";
+import { retailDataFiles } from "../tau2/tasks";
+import { existsSync } from "node:fs";
+import { launchProblems } from ".";
+
+const deps = { prisma, doctorReport: (node: { id: string }, model: string) => latestReport(prisma, node.id, model) };
+
+async function problems(input: RunConfigInput) {
+  const parsed = parseRunConfig(input);
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+  return launchProblems(parsed.config, deps);
+}
+
+const task = (id: string, system: string, check = true) =>
+  JSON.stringify({ id, system, instruction: "What is the price of tea?", checklist: [check ? { question: "Looked it up", check: { type: "tool_called", name: "get_item" } } : "Did it look the price up?"] });
+
+describe("the launch check", () => {
+  let member: TestUser;
+
+  beforeAll(async () => {
+    await resetDatabase();
+    member = await signUp("member");
+    // The embedded node as the doctor reports it (its 1,024-token context), and a judge whose report has no context length.
+    await registerCheckedNode(prisma, "embedded", ["tiny-gpt"], { facts: { contextLength: 1024, renderer: "tiny-gpt", profile: "envace-embedded" } });
+    await registerCheckedNode(prisma, "judge", ["judge-model"], { kind: "openai" });
+    const caller = await callerFor(member.headers);
+    await caller.datasets.import({ name: "weather", text: cm2Jsonl(3) });
+    await caller.datasets.import({ name: "long-prompts", text: [task("a", "You are a shop assistant. ".repeat(60)), task("b", "You are a tea shop assistant. ".repeat(50))].join("\n") + "\n" });
+    await caller.datasets.import({ name: "short-prompts", text: [task("a", "You are a shop assistant."), task("b", "x".repeat(4000))].join("\n") + "\n" });
+  });
+
+  it("an imported dataset: it exists, the split and task ids do, LLM-judged checklists get a judge, nothing needs a real environment", async () => {
+    const base: RunConfigInput = { data: { dataset: "dataset:weather" }, reward: { judge: { node: "judge", model: "judge-model" } } };
+    expect(await problems(base)).toEqual([]);
+    expect(await problems({ ...base, reward: {} })).toEqual([{ path: "reward.judge", message: "dataset weather has LLM-judged checklists: set reward.judge to a judge node and model" }]);
+    expect(await problems({ ...base, data: { dataset: "dataset:weather", split: "test" } })).toEqual([{ path: "data.split", message: "dataset weather has no instances in the test split" }]);
+    expect(await problems({ ...base, data: { dataset: "dataset:weather", instanceIds: ["cm2-1", "cm2-99"] } })).toEqual([
+      { path: "data.instanceIds", message: 'no instance "cm2-99" in the train split of dataset weather' },
+    ]);
+    expect(await problems({ ...base, rollout: { paradigm: "environment" } })).toEqual([
+      { path: "rollout.paradigm", message: "dataset weather has no executable environment: use the rehearse or simulator paradigm (or run it against a registered MCP server as mcp:<server>/weather)" },
+    ]);
+    expect(await problems({ ...base, data: { dataset: "dataset:nope" } })).toEqual([
+      { path: "data.dataset", message: 'no imported dataset "nope" (import it on the Datasets page, then refer to it by id or name)' },
+    ]);
+    expect(await problems({ ...base, data: { dataset: "mcp:nobody/weather" } })).toEqual([
+      { path: "data.dataset", message: 'no MCP server named "nobody" is registered (an admin registers one on the MCP servers page)' },
+    ]);
+    // Programmatic checks need no judge.
+    expect(await problems({ data: { dataset: "dataset:short-prompts" } })).toEqual([]);
+  });
+
+  it("every node the config names is registered, on its own field", async () => {
+    expect(
+      await problems({
+        policy: { node: "gpu-1", model: "m" },
+        rollout: { paradigm: "simulator", simulator: { node: "sim", model: "s" } },
+        reward: { judge: { node: "judge", model: "judge-model" } },
+      }),
+    ).toEqual([
+      { path: "policy.node", message: 'node "gpu-1" (policy) is not registered; add it on the Nodes page' },
+      { path: "rollout.simulator.node", message: 'node "sim" (tool simulator) is not registered; add it on the Nodes page' },
+    ]);
+  });
+
+  it("refuses a policy whose smallest act prompt does not fit the context the doctor found, measured with the node model's renderer", async () => {
+    const long = await problems({ data: { dataset: "dataset:long-prompts" } });
+    expect(long).toHaveLength(1);
+    expect(long[0]!.path).toBe("policy.node");
+    // tiny-gpt is byte-level: the smaller task's 1,500-character system prompt plus the chat format.
+    expect(long[0]!.message).toMatch(/^dataset:long-prompts act prompts need ≥ 1,5\d\d tokens; node "embedded" \/ tiny-gpt has 1,024 \(its context length, found by the node doctor\): choose a policy model with a longer context$/);
+    // One task that fits is enough: the floor is the smallest prompt.
+    expect(await problems({ data: { dataset: "dataset:short-prompts" } })).toEqual([]);
+    // The tasks named are the ones measured.
+    expect(await problems({ data: { dataset: "dataset:short-prompts", instanceIds: ["task-b"] } })).toMatchObject([{ path: "policy.node", message: expect.stringMatching(/need ≥ 4,\d{3} tokens/) }]);
+  });
+
+  it.runIf(existsSync(retailDataFiles({ required: [] }).userGuidelines))("tau2 retail: its task ids, and the user simulator's prompts against its node's context", async () => {
+    const evalOn = (userSimulator: { node: string; model: string }, instanceIds = ["0"]): RunConfigInput => ({ kind: "eval", data: { dataset: "tau2:retail", instanceIds }, rollout: { userSimulator } });
+    const [refusal, ...rest] = await problems(evalOn({ node: "embedded", model: "tiny-gpt" }));
+    expect(rest).toEqual([]);
+    // Task 0's user-simulator prompt is 2,073 tiny-gpt tokens: what the embedded node answered with HTTP 400.
+    expect(refusal).toEqual({
+      path: "rollout.userSimulator.node",
+      message: 'tau2:retail user-simulator prompts need ≥ 2,073 tokens; node "embedded" / tiny-gpt has 1,024 (its context length, found by the node doctor): choose a user simulator model with a longer context',
+    });
+    // A node whose doctor found no context length is not measured; unknown task ids are named.
+    expect(await problems(evalOn({ node: "judge", model: "judge-model" }))).toEqual([]);
+    expect(await problems(evalOn({ node: "judge", model: "judge-model" }, ["0", "tau2:retail/1", "9999"]))).toEqual([
+      { path: "data.instanceIds", message: 'no task "9999" in the tau2 retail train split' },
+    ]);
+  });
+});
