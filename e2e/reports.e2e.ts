@@ -188,12 +188,13 @@ test.describe.serial("compare, reports and share links", () => {
     const markdown = fs.readFileSync((await md.path())!, "utf8");
     expect(markdown).toContain(`# ${title}`);
     expect(markdown).toContain("| Run | tau2-retail Avg@2 | tau2-retail pass@2 | Overall Avg@2 | Overall pass@2 |");
-    expect(markdown).toContain(`| ${alpha} | 33.33 | 33.33 | 33.33 | 33.33 |`);
-    expect(markdown).toContain(`| ${beta} | 16.67 | 33.33 | 16.67 | 33.33 |`);
+    // With the app's marks: the best of each column in bold (pass@2 is a tie).
+    expect(markdown).toContain(`| ${alpha} | **33.33** | **33.33** | **33.33** | **33.33** |`);
+    expect(markdown).toContain(`| ${beta} | 16.67 | **33.33** | 16.67 | **33.33** |`);
 
     const [csv] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "CSV" }).click()]);
     const csvText = fs.readFileSync((await csv.path())!, "utf8");
-    expect(csvText.split("\r\n")).toContain(`${beta},tau2-retail,2,3,16.67,33.33`);
+    expect(csvText.split("\r\n")).toContain(`${beta},tau2-retail,2,3,16.67,33.33,,pass_at_k,`);
     const [json] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "JSON" }).click()]);
     const parsed = JSON.parse(fs.readFileSync((await json.path())!, "utf8"));
     expect(parsed.format).toBe("envace-report/v1");
