@@ -80,7 +80,7 @@ test.describe.serial("compare, reports and share links", () => {
     const advantages = overview.locator("figure").filter({ has: page.locator('figcaption[title="critic/{role}/advantages"]') });
     await expect(advantages.locator('path[data-series="act"]')).toHaveCount(1);
     await expect(advantages.locator('path[data-series="rehearse"]')).toHaveCount(1);
-    await expect(overview.locator('figcaption[title="fidelity/mean"]')).toBeVisible();
+    await expect(overview.locator('figcaption[title="fidelity"]')).toBeVisible();
     // The family panels wait behind More panels; the choice is remembered for training runs.
     await expect(charts.locator('[data-panel="fidelity"]')).toHaveCount(0);
     const picker = charts.getByTestId("chart-picker");

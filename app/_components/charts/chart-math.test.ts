@@ -100,6 +100,7 @@ describe("groupPanels", () => {
     expect(overviewPanel("test-time", evaluation)!.charts.map((c) => c.base)).toEqual([
       "val/avg@4", "val/pass@4", "val/tau2:retail/test_score", "val/tau2/pass^1", "val/testtime/private_tokens", "val/testtime/attempts", "val/{role}/valid_action_ratio", "val/response_length/{role}", "val/fidelity/score", "val/judge/pass_rate",
     ]);
+    expect(overviewPanel("train", ["reward/mean", "fidelity/mean", "perf/throughput"])!.charts.map((c) => c.base)).toEqual(["reward", "fidelity"]);
     expect(overviewPanel("eval", ["perf/throughput"])).toBeNull();
     expect(runChartKind({ kind: "train", config: {} })).toBe("train");
     expect(runChartKind({ kind: "eval", config: { testTime: { enabled: true } } })).toBe("test-time");
