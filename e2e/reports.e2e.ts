@@ -164,7 +164,7 @@ test.describe.serial("compare, reports and share links", () => {
     await expect(outcomes.getByRole("row")).toHaveCount(4);
   });
 
-  test("compare five runs with many metrics: every series loads (batched by POST), none fails", async () => {
+  test("compare five runs with many metrics: every series loads (batched by POST); a refused series shows as failed with a retry", async () => {
     const user = await prisma.user.findUniqueOrThrow({ where: { email }, select: { id: true } });
     // The metrics a training run writes, by family (~70 keys), on three more runs: as one GET, the batch's URL alone would pass Node's 16 KB header limit.
     const keys = [
@@ -204,6 +204,18 @@ test.describe.serial("compare, reports and share links", () => {
     // Queries went out batched by POST, and none was refused.
     expect(answers.filter((a) => a.status >= 400)).toEqual([]);
     expect(answers.some((a) => a.method === "POST")).toBe(true);
+
+    // A series the server refuses is shown as failed, naming the run and the status, with a retry.
+    const seriesCalls = /\/api\/trpc\/metrics\.series/;
+    await page.route(seriesCalls, (route) => route.fulfill({ status: 431, body: "" }));
+    await overlays.getByLabel("X axis").selectOption("time");
+    const failed = overlays.locator('[data-panel="reward"]').getByTestId("series-failed");
+    await expect(failed.locator("p")).toHaveCount(5, { timeout: 30_000 });
+    await expect(failed).toContainText(`${alpha}: the reward series failed to load — the server answered HTTP 431`);
+    await page.unroute(seriesCalls);
+    await failed.locator("p").filter({ hasText: alpha }).getByRole("button", { name: "Retry" }).click();
+    await expect(failed.locator("p")).toHaveCount(4);
+    await expect(failed).not.toContainText(alpha);
   });
 
   test("build a report, freeze it, and share a read-only link", async () => {

@@ -80,7 +80,7 @@ export function chartBase(key: string): string {
   return i > 0 && STATS.has(key.slice(i + 1)) ? key.slice(0, i) : key;
 }
 
-/** Panels the compare page shows closed until opened (the others fetch their series at once). */
+/** Panels the compare page shows closed until opened (the others fetch their series at once); a run page without an overview leaves them under More panels. */
 export const DEFAULT_CLOSED_PANELS: ReadonlySet<string> = new Set(["termination", "other"]);
 
 /** Most points per series a chart asks for (downsampled on the server). */
