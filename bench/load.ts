@@ -422,7 +422,7 @@ async function main() {
       await prisma.$executeRawUnsafe("select pg_reload_conf()");
     }
     const keys = (await prisma.$queryRaw<{ key: string }[]>`select distinct key from metric_point where "runId" = ${live.runId} order by key`).map((r) => r.key);
-    const panelKeys = groupPanels(keys).filter((p) => !DEFAULT_CLOSED_PANELS.has(p.id)).map((p) => panelQueryKeys(p));
+    const panelKeys = groupPanels(keys).filter((p) => !DEFAULT_CLOSED_PANELS.has(p.id)).flatMap((p) => panelQueryKeys(p));
 
     // ---------- the web server ----------
     const port = await freePort();

@@ -69,17 +69,38 @@ test.describe.serial("compare, reports and share links", () => {
     await prisma?.$disconnect();
   });
 
-  test("run page: grouped live charts with zoom, checkpoints and node health", async () => {
+  test("run page: an overview for the run's kind with act and rehearse overlaid, More panels remembered, zoom, checkpoints and node health", async () => {
     const page = await author.newPage();
     await page.goto(`/runs/${alphaId}`);
     const charts = page.getByTestId("run-charts");
-    await expect(charts.locator('[data-panel="reward"] svg[role="img"]').first()).toBeVisible();
-    await expect(charts.locator('[data-panel="fidelity"]')).toBeVisible();
+    const overview = charts.locator('[data-panel="overview"]');
+    await expect(overview.locator("summary")).toContainText("Overview (training)");
+    await expect(overview.locator('svg[role="img"]').first()).toBeVisible();
+    // A metric per role is one chart with a line per role.
+    const advantages = overview.locator("figure").filter({ has: page.locator('figcaption[title="critic/{role}/advantages"]') });
+    await expect(advantages.locator('path[data-series="act"]')).toHaveCount(1);
+    await expect(advantages.locator('path[data-series="rehearse"]')).toHaveCount(1);
+    await expect(overview.locator('figcaption[title="fidelity"]')).toBeVisible();
+    // The family panels wait behind More panels; the choice is remembered for training runs.
+    await expect(charts.locator('[data-panel="fidelity"]')).toHaveCount(0);
+    const picker = charts.getByTestId("chart-picker");
+    await picker.locator("summary").click();
+    await picker.getByLabel(/Rehearsal fidelity/).check();
+    await expect(charts.locator('[data-panel="fidelity"] svg[role="img"]')).toBeVisible();
+    await page.reload();
+    await expect(page.getByTestId("run-charts").locator('[data-panel="fidelity"] svg[role="img"]')).toBeVisible();
+    await page.getByTestId("chart-picker").locator("summary").click();
+    await page.getByRole("button", { name: "Back to the default" }).click();
+    await expect(charts.locator('[data-panel="fidelity"]')).toHaveCount(0);
+    // The filter searches every panel, chosen or not.
+    await charts.getByLabel("Filter metrics").fill("fidelity");
+    await expect(charts.locator('[data-panel="fidelity"] svg[role="img"]')).toBeVisible();
+    await charts.getByLabel("Filter metrics").fill("");
     await expect(page.getByTestId("run-nodes")).toContainText("embedded");
     await expect(page.getByText("No checkpoints saved yet.")).toBeVisible();
 
     // Drag across a chart to zoom into a step range, double-click to reset.
-    const svg = charts.locator('[data-panel="reward"] svg[role="img"]').first();
+    const svg = overview.locator('svg[role="img"]').first();
     const box = (await svg.boundingBox())!;
     await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2);
     await page.mouse.down();
@@ -109,7 +130,8 @@ test.describe.serial("compare, reports and share links", () => {
       prisma.step.create({ data: { runId: alphaId, index: 5, kind: "train", startedAt: now, finishedAt: now, durationMs: 0 } }),
       prisma.checkpoint.create({ data: { runId: alphaId, step: 3, nodeName: "embedded", statePath: "e2e/state/3", samplerPath: "e2e/sampler/3" } }),
     ]);
-    await expect(charts.locator('[data-panel="judge"] svg[role="img"]')).toBeVisible({ timeout: 30_000 });
+    // judge/pass_rate belongs to a training run's overview.
+    await expect(overview.locator('figcaption[title="judge/pass_rate"]')).toBeVisible({ timeout: 30_000 });
     await expect(page.getByTestId("run-checkpoints")).toContainText("e2e/state/3");
     expect(requests.some((u) => u.includes("metrics.keys"))).toBe(true);
   });
@@ -140,6 +162,60 @@ test.describe.serial("compare, reports and share links", () => {
     await expect(rowA.getByRole("link", { name: `${beta} on inst-A: unsolved, 0 of 2` })).toHaveAttribute("href", `/runs/${betaId}/trajectories?instance=inst-A`);
     await page.getByLabel("Only instances where the runs disagree").uncheck();
     await expect(outcomes.getByRole("row")).toHaveCount(4);
+  });
+
+  test("compare five runs with many metrics: every series loads (batched by POST); a refused series shows as failed with a retry", async () => {
+    const user = await prisma.user.findUniqueOrThrow({ where: { email }, select: { id: true } });
+    // The metrics a training run writes, by family (~70 keys), on three more runs: as one GET, the batch's URL alone would pass Node's 16 KB header limit.
+    const keys = [
+      ...["episode/reward", "critic/act/score", "critic/rehearse/score", "critic/act/advantages", "critic/rehearse/advantages", "critic/act/returns", "critic/rehearse/returns", "response_length/act", "response_length/rehearse", "prompt_length"].flatMap((b) =>
+        ["mean", "min", "max"].map((stat) => `${b}/${stat}`),
+      ),
+      ...["reward/mean", "reward/act/mean", "reward/rehearse/mean", "fidelity/mean", "fidelity/score", "fidelity/exact_rate", "fidelity/invalid_rate", "judge/pass_rate", "judge/calls", "judge/failures"],
+      ...["actor/kl", "actor/entropy", "actor/loss", "actor/pg_loss", "actor/clip_frac", "generation/failed_share", "generation/attempted", "timing_s/gen", "timing_s/step", "timing_s/update_actor"],
+      ...["perf/throughput", "perf/total_num_tokens", "perf/time_per_step", "val/avg@4", "val/pass@4", "val/builtin:shop/test_score"],
+      ...Array.from({ length: 12 }, (_, i) => `val/dataset-${i}/test_score`),
+    ];
+    const more: string[] = [];
+    for (const i of [1, 2, 3]) {
+      const { runId } = await seedRun(prisma, { userId: user.id, name: `cmp-many-${i}-${suffix}`, trajectories: 8, steps: 2, turnsPerTrajectory: 2, instances: 2, metricSeries: 1, metricPoints: 2 });
+      await prisma.metricPoint.createMany({
+        data: [...new Set(keys)].flatMap((key, k) => [1, 2, 3, 4].map((step) => ({ runId, key, step, value: (k + step * i) / 10 }))),
+        skipDuplicates: true,
+      });
+      more.push(runId);
+    }
+    const page = await author.newPage();
+    const answers: { method: string; status: number }[] = [];
+    page.on("response", (r) => {
+      if (r.url().includes("/api/trpc/")) answers.push({ method: r.request().method(), status: r.status() });
+    });
+    await page.goto(`/compare?runs=${[alphaId, betaId, ...more].join(",")}`);
+    const overlays = page.getByTestId("compare-charts");
+    const panels = overlays.locator("details[open][data-panel]");
+    await expect(panels.first()).toBeVisible();
+    await expect(overlays.getByText("Loading…")).toHaveCount(0);
+    expect(await panels.count()).toBeGreaterThanOrEqual(7);
+    await expect(page.getByTestId("series-failed")).toHaveCount(0);
+    // Every chart of every open panel has the three runs that have every key (and the two seeded ones where they have it).
+    for (const figure of await panels.locator("figure").all()) expect(await figure.locator("path[data-series]").count()).toBeGreaterThanOrEqual(3);
+    const advantages = overlays.locator("figure").filter({ has: page.locator('figcaption[title="critic/act/advantages/mean"]') });
+    await expect(advantages.locator("path[data-series]")).toHaveCount(5);
+    // Queries went out batched by POST, and none was refused.
+    expect(answers.filter((a) => a.status >= 400)).toEqual([]);
+    expect(answers.some((a) => a.method === "POST")).toBe(true);
+
+    // A series the server refuses is shown as failed, naming the run and the status, with a retry.
+    const seriesCalls = /\/api\/trpc\/metrics\.series/;
+    await page.route(seriesCalls, (route) => route.fulfill({ status: 431, body: "" }));
+    await overlays.getByLabel("X axis").selectOption("time");
+    const failed = overlays.locator('[data-panel="reward"]').getByTestId("series-failed");
+    await expect(failed.locator("p")).toHaveCount(5, { timeout: 30_000 });
+    await expect(failed).toContainText(`${alpha}: the reward series failed to load — the server answered HTTP 431`);
+    await page.unroute(seriesCalls);
+    await failed.locator("p").filter({ hasText: alpha }).getByRole("button", { name: "Retry" }).click();
+    await expect(failed.locator("p")).toHaveCount(4);
+    await expect(failed).not.toContainText(alpha);
   });
 
   test("build a report, freeze it, and share a read-only link", async () => {
@@ -188,12 +264,13 @@ test.describe.serial("compare, reports and share links", () => {
     const markdown = fs.readFileSync((await md.path())!, "utf8");
     expect(markdown).toContain(`# ${title}`);
     expect(markdown).toContain("| Run | tau2-retail Avg@2 | tau2-retail pass@2 | Overall Avg@2 | Overall pass@2 |");
-    expect(markdown).toContain(`| ${alpha} | 33.33 | 33.33 | 33.33 | 33.33 |`);
-    expect(markdown).toContain(`| ${beta} | 16.67 | 33.33 | 16.67 | 33.33 |`);
+    // With the app's marks: the best of each column in bold (pass@2 is a tie).
+    expect(markdown).toContain(`| ${alpha} | **33.33** | **33.33** | **33.33** | **33.33** |`);
+    expect(markdown).toContain(`| ${beta} | 16.67 | **33.33** | 16.67 | **33.33** |`);
 
     const [csv] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "CSV" }).click()]);
     const csvText = fs.readFileSync((await csv.path())!, "utf8");
-    expect(csvText.split("\r\n")).toContain(`${beta},tau2-retail,2,3,16.67,33.33`);
+    expect(csvText.split("\r\n")).toContain(`${beta},tau2-retail,2,3,16.67,33.33,,pass_at_k,`);
     const [json] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "JSON" }).click()]);
     const parsed = JSON.parse(fs.readFileSync((await json.path())!, "utf8"));
     expect(parsed.format).toBe("envace-report/v1");

@@ -25,6 +25,7 @@ export const restEndpoints = {
   "runs.resume": "POST /runs/{id}/resume",
   "runs.metrics": "GET /runs/{id}/metrics",
   "trajectories.list": "GET /runs/{runId}/trajectories",
+  "trajectories.detail": "GET /runs/{runId}/trajectories/{id}",
   "datasets.import": "POST /datasets",
   "datasets.list": "GET /datasets",
   "nodes.list": "GET /nodes",

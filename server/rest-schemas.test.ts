@@ -14,7 +14,8 @@ import { nodeSelect } from "./features/nodes/service";
 import { runDetailOutput, runSummaryOutput } from "./features/runs/schemas";
 import { runDetailSelect, runListSelect } from "./features/runs/service";
 import { trajectorySummaryOutput } from "./features/trajectories/procedures/list";
-import { trajectoryListSelect } from "./features/trajectories/service";
+import { trajectoryDetailSelect, trajectoryListSelect, turnSelect, verdictSelect } from "./features/trajectories/service";
+import { trajectoryDetailOutput, turnOutput, verdictOutput } from "./features/trajectories/schemas";
 
 const keys = (schema: z.AnyZodObject) => Object.keys(schema.shape).sort();
 
@@ -23,12 +24,18 @@ describe("REST output schemas cover their selects", () => {
     ["runs list", runSummaryOutput, runListSelect],
     ["run detail", runDetailOutput, runDetailSelect],
     ["datasets", datasetOutput, datasetSelect],
+    ["turns", turnOutput, turnSelect],
+    ["checklist verdicts", verdictOutput, verdictSelect],
   ] as const)("%s", (_name, schema, select) => {
     expect(keys(schema)).toEqual(Object.keys(select).sort());
   });
 
   it("trajectories (with their count of private test-time attempts)", () => {
     expect(keys(trajectorySummaryOutput)).toEqual([...Object.keys(trajectoryListSelect), "privateAttempts"].sort());
+  });
+
+  it("a trajectory with its turns (its detail select and its count of private test-time attempts)", () => {
+    expect(keys(trajectoryDetailOutput)).toEqual([...Object.keys(trajectoryDetailSelect), "privateAttempts"].sort());
   });
 
   it("nodes (the key itself never, whether one is set always; the owner as addedBy, settings and doctor reports, with the caller's rights)", () => {

@@ -16,6 +16,7 @@ import { cm2Jsonl, cm2Row } from "../test/fixtures/cm2";
 import { memoryServerPath, waitForNoProcessesUnder } from "../test/mcp";
 import { seedRunRows } from "../test/fixtures/run-rows";
 import { registerCheckedNode } from "../test/fixtures/doctor-report";
+import { seedRun } from "../test/seed";
 import { createToken } from "./features/tokens/service";
 import { restEndpoints } from "./openapi";
 import { appRouter } from "./root";
@@ -295,6 +296,58 @@ describe("runs", () => {
     expect(paged.body.items).toHaveLength(1);
     expect(paged.body.nextCursor).toBe(paged.body.items[0].id);
     expect((await api("GET", `/runs/${seeded}/trajectories?outcome=maybe`, viewerToken)).status).toBe(400);
+  });
+});
+
+describe("a trajectory with its turns", () => {
+  it("GET /runs/{runId}/trajectories/{id}: the trajectory, every verdict and its turns page by page, for any reader", async () => {
+    const { runId } = await seedRun(prisma, { userId: memberId, name: "with turns", trajectories: 4, turnsPerTrajectory: 9, steps: 1, rolloutsPerInstance: 2, instances: 2 });
+    const traj = await prisma.trajectory.findFirstOrThrow({ where: { runId, verdicts: { some: {} } }, orderBy: { numTurns: "desc" }, select: { id: true } });
+    const stored = await prisma.turn.findMany({ where: { trajectoryId: traj.id }, orderBy: { index: "asc" } });
+    const verdicts = await prisma.checklistVerdict.count({ where: { trajectoryId: traj.id } });
+    expect(stored.length).toBeGreaterThan(4);
+    expect(verdicts).toBeGreaterThan(0);
+
+    const first = await api("GET", `/runs/${runId}/trajectories/${traj.id}?turnsLimit=4`, viewerToken);
+    expect(first.status).toBe(200);
+    expect(first.body.trajectory).toMatchObject({ id: traj.id, runId, run: { name: "with turns" }, summary: expect.objectContaining({ dataSource: expect.any(String) }) });
+    expect(first.body.verdicts).toHaveLength(verdicts);
+    expect(Object.keys(first.body.verdicts[0]).sort()).toEqual(["analysis", "callFailed", "id", "itemId", "passed", "question", "turnIndex", "userTurn", "weight"]);
+    expect(first.body.turns.map((t: { index: number }) => t.index)).toEqual([0, 1, 2, 3]);
+    expect(first.body.nextTurnsFrom).toBe(4);
+
+    const turns = [...first.body.turns];
+    for (let from = first.body.nextTurnsFrom; from !== null; ) {
+      const page = await api("GET", `/runs/${runId}/trajectories/${traj.id}?turnsFrom=${from}&turnsLimit=4`, viewerToken);
+      expect(page.status).toBe(200);
+      turns.push(...page.body.turns);
+      from = page.body.nextTurnsFrom;
+    }
+    // Every turn, with what scripts analyse: act text, tool calls, rehearsed and real responses, fidelity, tokens, advantage.
+    expect(turns).toEqual(
+      stored.map((t) => ({
+        index: t.index, role: t.role, text: t.text, toolCalls: t.toolCalls, rehearsedResponse: t.rehearsedResponse, realResponse: t.realResponse,
+        fidelity: t.fidelity, errorCode: t.errorCode, promptTokens: t.promptTokens, responseTokens: t.responseTokens, advantage: t.advantage,
+      })),
+    );
+    expect(turns.some((t) => t.role === "act" && Array.isArray(t.toolCalls) && t.toolCalls[0].name)).toBe(true);
+    expect(turns.some((t) => t.rehearsedResponse && t.realResponse && typeof t.fidelity?.score === "number")).toBe(true);
+
+    // Another run's trajectory is not found under this run; bad paging is 400 naming the field.
+    const other = await seedRun(prisma, { userId: memberId, name: "other", trajectories: 2, turnsPerTrajectory: 3, steps: 1, rolloutsPerInstance: 2, instances: 1 });
+    expect((await api("GET", `/runs/${other.runId}/trajectories/${traj.id}`, viewerToken)).status).toBe(404);
+    expect((await api("GET", `/runs/${runId}/trajectories/00000000-0000-4000-8000-000000000000`, viewerToken)).status).toBe(404);
+    const tooMany = await api("GET", `/runs/${runId}/trajectories/${traj.id}?turnsLimit=201`, viewerToken);
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.fieldErrors[0].path).toBe("turnsLimit");
+    expect((await api("GET", `/runs/${runId}/trajectories/not-a-uuid`, viewerToken)).body.fieldErrors[0].path).toBe("id");
+
+    // Signed-in readers only: no token, and a report's share token (which opens only its report), are 401.
+    expect((await api("GET", `/runs/${runId}/trajectories/${traj.id}`, null)).status).toBe(401);
+    const author = await callerFor(memberHeaders);
+    const report = await author.reports.create({ title: "shared", runIds: [runId] });
+    const link = await author.reports.shareCreate({ reportId: report.id });
+    expect((await api("GET", `/runs/${runId}/trajectories/${traj.id}`, link.token)).status).toBe(401);
   });
 });
 

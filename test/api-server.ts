@@ -1,7 +1,8 @@
 /**
- * A real HTTP server for integration tests of API clients (the `envace` CLI): the app's own route
- * handlers — REST (/api/v1), the OpenAPI document and the live event stream (/api/events) — mounted on
- * node:http on a free port, against the test database. The Next.js routes re-export these same
+ * A real HTTP server for integration tests of API clients (the `envace` CLI, the browser's tRPC link):
+ * the app's own route handlers — REST (/api/v1), tRPC (/api/trpc), the OpenAPI document and the live
+ * event stream (/api/events) — mounted on node:http (its default 16 KB header limit, as `next start`)
+ * on a free port, against the test database. The Next.js routes re-export these same
  * functions, so what a client sees here is what it sees from `next start`, without a production build.
  */
 import http from "node:http";
@@ -9,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { GET as events } from "../app/api/events/route";
 import { GET as openapi } from "../app/api/openapi.json/route";
+import { GET as trpcGet, POST as trpcPost } from "../app/api/trpc/[trpc]/route";
 import { handleRestRequest } from "../server/openapi";
 
 type Handler = (req: Request) => Response | Promise<Response>;
@@ -17,6 +19,7 @@ function route(pathname: string): Handler | null {
   if (pathname.startsWith("/api/v1/")) return handleRestRequest;
   if (pathname === "/api/openapi.json") return openapi;
   if (pathname === "/api/events") return events;
+  if (pathname.startsWith("/api/trpc/")) return (req) => (req.method === "POST" ? trpcPost(req) : trpcGet(req));
   return null;
 }
 

@@ -126,10 +126,24 @@ function Overlays({ runs }: { runs: { id: string; name: string }[] }) {
   const keyLists = useQueries({ queries: runs.map((r) => trpc.metrics.keys.queryOptions({ runId: r.id })) });
   const [settings, setSettings] = useState<ChartSettings>({ smoothing: 0, axis: "step", zoom: null });
   const [filter, setFilter] = useState("");
-  if (keyLists.some((k) => !k.data)) return <p className="muted">Loading…</p>;
-  const keys = [...new Set(keyLists.flatMap((k) => k.data!))];
+  if (keyLists.some((k) => !k.data && !k.error)) return <p className="muted">Loading…</p>;
+  // A run whose metric keys could not be read is named, not silently left out of the overlays.
+  const failed = runs.flatMap((r, i) => (keyLists[i]!.error ? [{ run: r, message: keyLists[i]!.error!.message, retry: keyLists[i]!.refetch }] : []));
+  const keys = [...new Set(keyLists.flatMap((k) => k.data ?? []))];
   return (
     <div data-testid="compare-charts">
+      {failed.length > 0 && (
+        <div role="alert" className="error series-failed" data-testid="series-failed">
+          {failed.map((f) => (
+            <p key={f.run.id}>
+              {f.run.name}: its metrics failed to load — {f.message}{" "}
+              <button type="button" onClick={() => void f.retry()}>
+                Retry
+              </button>
+            </p>
+          ))}
+        </div>
+      )}
       <ChartToolbar settings={settings} onChange={setSettings} filter={filter} onFilter={setFilter} />
       <MetricPanels runs={runs} keys={keys} settings={settings} onZoom={(zoom) => setSettings((s) => ({ ...s, zoom }))} filter={filter} />
     </div>

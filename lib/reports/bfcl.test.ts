@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { sampleDocument } from "../../test/fixtures/report-document";
 import { buildBfclTable, bfclMarkdown, type MetricPointRow } from "./bfcl";
-import { exportReport, toMarkdown } from "./export";
+import { exportReport, toCsv, toLatex, toMarkdown } from "./export";
 import { scrubForShare } from "./document";
 
 const point = (runId: string, key: string, value: number, step = 1): MetricPointRow => ({ runId, key: `val/bfcl/${key}`, step, value });
@@ -53,9 +53,29 @@ describe("the BFCL report block", () => {
     expect(md).toContain("## BFCL V4\n\n| Run | Web | Memory | Multi-turn | Non-live | Live | Irrelevance | Avg |");
     expect(md).toContain("| EnvACE 8B | — | — (30.00 partial) | 43.75 | 80.00 | — | — | — |");
     expect(bfclMarkdown(bfcl!).join("\n")).toMatch(/- Memory: not run: memory_vector/);
-    expect(exportReport(doc, "csv")).toContain("EnvACE 8B,BFCL Multi-turn,,,43.75,");
-    expect(exportReport(doc, "latex")).toContain("EnvACE 8B & -- & -- & 43.75 & 80.00 & -- & -- & -- \\\\");
+    expect(exportReport(doc, "csv")).toContain("EnvACE 8B,BFCL Multi-turn,,608,43.75,,,,");
+    expect(exportReport(doc, "latex")).toContain("EnvACE 8B & -- & -- (30.00 partial) & 43.75 & 80.00 & -- & -- & -- \\\\");
     expect(scrubForShare(doc).bfcl!.rows[0].runId).toBe("run-1");
+    // A report without BFCL runs has no BFCL section.
+    expect(toMarkdown(sampleDocument())).not.toContain("BFCL");
+  });
+
+  it("CSV and LaTeX carry every value and note the app shows: partial means, why a column is empty, subsets", () => {
+    const bfcl = buildBfclTable([{ id: "r-a", name: "EnvACE 8B" }], points())!;
+    const csv = toCsv(sampleDocument({ bfcl })).split("\r\n");
+    const row = (label: string) => csv.find((l) => l.startsWith(`EnvACE 8B,BFCL ${label},`))!.split(/,(?=(?:[^"]*"[^"]*")*[^"]*$)/);
+    // run, benchmark, k, instances, avg_at_k, pass_at_k, partial_avg_at_k, best, note
+    expect(row("Memory").slice(0, 8)).toEqual(["EnvACE 8B", "BFCL Memory", "", "310", "", "", "30.00", ""]);
+    expect(row("Memory")[8]).toMatch(/^"not run: memory_vector \(needs the sentence-transformers.*; partial = mean over the parts that ran"$/);
+    expect(row("Web").slice(4, 7)).toEqual(["", "", ""]);
+    expect(row("Web")[8]).toMatch(/not run: web_search_base \(queries the live web/);
+    expect(row("Multi-turn")[8]).toBe("subset: multi_turn_base 8 of 200 tasks; multi_turn_base: 1 trial(s) could not be run and are not scored");
+    expect(row("Non-live")[8]).toMatch(/^subset: simple_python 10 of 400 tasks; /);
+    // The BFCL rows follow the result rows under their header (6 result rows: 2 runs × (2 benchmarks + Overall)).
+    expect(csv[7]).toMatch(/^EnvACE 8B,BFCL Web,/);
+    const tex = toLatex(sampleDocument({ bfcl }));
+    expect(tex).toContain("\\par\\smallskip{\\footnotesize \\textit{EnvACE 8B}: Web: not run: web\\_search\\_base");
+    expect(tex).toContain("multi\\_turn\\_base: 1 trial(s) could not be run and are not scored.}");
     // A report without BFCL runs has no BFCL section.
     expect(toMarkdown(sampleDocument())).not.toContain("BFCL");
   });

@@ -7,7 +7,7 @@
  * noted too. Pure: the reports service feeds it metric points, the page and the exports render it.
  */
 import { BFCL_V4_ENTRY_COUNTS, isScoringCategory, type CategoryResult, type ScoringCategory } from "../bfcl/aggregate";
-import { PAPER_COLUMN_LABELS, PAPER_COLUMNS, paperRow, type PaperColumnKey } from "../bfcl/paper";
+import { PAPER_COLUMN_CATEGORIES, PAPER_COLUMN_LABELS, PAPER_COLUMNS, paperRow, type PaperColumnKey } from "../bfcl/paper";
 
 export const BFCL_METRIC_PREFIX = "val/bfcl/";
 
@@ -132,24 +132,64 @@ export function bfclMarkdown(table: BfclTable): string[] {
   return lines;
 }
 
-/** CSV rows (run, "BFCL <column>", k, instances, avg_at_k, pass_at_k) in the layout of the result rows. */
-export function bfclCsvRows(table: BfclTable): string[][] {
-  return table.rows.flatMap((row) => row.columns.map((c) => [row.runName, `BFCL ${c.label}`, "", "", c.value === null ? "" : c.value.toFixed(2), ""]));
+/**
+ * What the app says about one column of a row: why it has no value (its tooltip), and the row's notes
+ * on the column's categories (run on a subset, trials not scored).
+ */
+export function bfclColumnNotes(row: BfclRow, key: PaperColumnKey): string[] {
+  const column = row.columns.find((c) => c.key === key);
+  const notes = column?.note ? [column.note] : [];
+  if (key === "avg") return notes;
+  for (const c of columnCategories(row, key)) {
+    if (c.tasks < c.of) notes.push(`subset: ${c.category} ${c.tasks} of ${c.of} tasks`);
+    if (c.notScored > 0) notes.push(`${c.category}: ${c.notScored} trial(s) could not be run and are not scored`);
+  }
+  return notes;
 }
 
-/** The BFCL block as a booktabs table (needs \\usepackage{booktabs}); `escape` is the export's LaTeX escaping. */
+/** The row's categories that make up a column (every one for Avg). */
+function columnCategories(row: BfclRow, key: PaperColumnKey): BfclCategoryCell[] {
+  if (key === "avg") return row.categories;
+  const parts: readonly string[] = PAPER_COLUMN_CATEGORIES[key];
+  return row.categories.filter((c) => parts.includes(c.category));
+}
+
+const two = (x: number | null) => (x === null ? "" : x.toFixed(2));
+
+/**
+ * CSV rows in the layout of the result rows (run, "BFCL <column>", k, instances, avg_at_k, pass_at_k,
+ * partial_avg_at_k, best, note): the value, or — where a part of the column was not run — its mean over
+ * the parts that ran and the note the app shows.
+ */
+export function bfclCsvRows(table: BfclTable): string[][] {
+  return table.rows.flatMap((row) =>
+    row.columns.map((c) => {
+      const tasks = columnCategories(row, c.key).reduce((n, x) => n + x.tasks, 0);
+      return [row.runName, `BFCL ${c.label}`, "", tasks ? String(tasks) : "", two(c.value), "", two(c.partial), "", bfclColumnNotes(row, c.key).join("; ")];
+    }),
+  );
+}
+
+/**
+ * The BFCL block as a booktabs table (needs \\usepackage{booktabs}); `escape` is the export's LaTeX
+ * escaping. Cells read as in the app — the value, or -- with the partial mean in brackets — and the
+ * notes per run follow the table.
+ */
 export function bfclLatex(table: BfclTable, escape: (text: string) => string): string[] {
+  const cell = (c: BfclColumnCell) => (c.value !== null ? c.value.toFixed(2) : c.partial !== null ? `-- (${c.partial.toFixed(2)} partial)` : "--");
+  const notes = table.rows.filter((r) => r.notes.length > 0).map((r) => `\\textit{${escape(r.runName)}}: ${r.notes.map(escape).join("; ")}.`);
   return [
     "\\begin{table}[t]",
     "\\centering",
-    "\\caption{BFCL V4 (accuracy in percent; -- marks a column not run)}",
+    "\\caption{BFCL V4 (accuracy in percent; -- marks a column not run, with the mean over the parts that ran in brackets)}",
     `\\begin{tabular}{l${"r".repeat(table.columns.length)}}`,
     "\\toprule",
     `Run & ${table.columns.map((c) => escape(c.label)).join(" & ")} \\\\`,
     "\\midrule",
-    ...table.rows.map((row) => `${escape(row.runName)} & ${row.columns.map((c) => (c.value === null ? "--" : escape(bfclCellText(c)))).join(" & ")} \\\\`),
+    ...table.rows.map((row) => `${escape(row.runName)} & ${row.columns.map(cell).join(" & ")} \\\\`),
     "\\bottomrule",
     "\\end{tabular}",
+    ...(notes.length ? [`\\par\\smallskip{\\footnotesize ${notes.join(" ")}}`] : []),
     "\\end{table}",
   ];
 }

@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { sampleDocument } from "../../test/fixtures/report-document";
 import { chartSvg, ticks } from "./chart-svg";
@@ -61,11 +63,46 @@ describe("embed blocks", () => {
     expect(embedCaption({ kind: "table", benchmarks: null, caption: null, number: 3 })).toBe("Table 3: Success rates in percent");
   });
 
+  it("names the valid benchmarks and metrics when one is unknown, with the near one a typo meant", () => {
+    const doc = sampleDocument({ charts: [reward], table: { ...sampleDocument().table, benchmarks: ["shop", "tau2:retail"] } });
+    expect(resolveTable(doc, { kind: "table", benchmarks: ["tau2_retail"], caption: null, number: 1 })).toEqual({
+      error: 'no benchmark "tau2_retail" — did you mean "tau2:retail"? in the results; the valid benchmarks are "shop", "tau2:retail"',
+    });
+    expect(resolveTable(doc, { kind: "table", benchmarks: ["webshop"], caption: null, number: 1 })).toEqual({ error: 'no benchmark "webshop" in the results; the valid benchmarks are "shop", "tau2:retail"' });
+    expect(resolveTable({ ...doc, table: { ...doc.table, benchmarks: [] } }, { kind: "table", benchmarks: ["shop"], caption: null, number: 1 })).toEqual({
+      error: 'no benchmark "shop" in the results; the valid benchmarks are none yet (no run has evaluated trajectories)',
+    });
+    expect(resolveChart(doc, { kind: "chart", metric: "Reward/Mean", runs: null, caption: null, number: 1 })).toEqual({ error: 'none of the report\'s runs has the metric "Reward/Mean" — did you mean "reward/mean"?' });
+  });
+
+  it("README's embed example names benchmarks by their real keys", () => {
+    const readme = fs.readFileSync(path.resolve(__dirname, "../../README.md"), "utf8");
+    const block = /```envace-table\n([\s\S]*?)```/.exec(readme);
+    expect(block).not.toBeNull();
+    const embed = parseEmbed("envace-table", block![1]!, 1);
+    expect(embed.kind).toBe("table");
+    for (const b of (embed as { benchmarks: string[] }).benchmarks) expect(b).toMatch(/^(tau2:retail|builtin:[a-z0-9_-]+|bfcl:[a-z_]+)$/);
+  });
+
   it("lays out a report with embeds as a paper: notes first, the rest after", () => {
     const plain = reportLayout(sampleDocument({ charts: [reward] }));
     expect(plain).toEqual({ notesFirst: false, showTable: true, charts: [reward] });
     const paper = reportLayout(sampleDocument({ charts: [reward], notes: "```envace-table\n```\n\n```envace-chart\nmetric: reward/mean\n```" }));
     expect(paper).toEqual({ notesFirst: true, showTable: false, charts: [] });
+  });
+
+  it("an embed that cannot be shown embeds nothing: the default table and charts stay", () => {
+    const broken = "```envace-table\nbenchmarks: tau2:retail\n```\n\n```envace-chart\nmetric: reward/mean\nruns: 7\n```\n\n```envace-table\ncolour: red\n```";
+    expect(reportLayout(sampleDocument({ charts: [reward], notes: broken }))).toEqual({ notesFirst: false, showTable: true, charts: [reward] });
+    // One good embed among broken ones lays the report out as a paper, and hides only what it shows.
+    const mixed = reportLayout(sampleDocument({ charts: [reward], notes: `${broken}\n\n\`\`\`envace-chart\nmetric: reward/mean\n\`\`\`` }));
+    expect(mixed).toEqual({ notesFirst: true, showTable: true, charts: [] });
+  });
+
+  it("the Markdown export shows a failing embed's error in place and still the default results table", () => {
+    const md = toMarkdown(sampleDocument({ notes: "Intro.\n\n```envace-table\nbenchmarks: tau2-retail\n```\n\nEnd." }));
+    expect(md).toContain('Intro.\n\n> Table 1: Success rates in percent: no benchmark "tau2-retail" — did you mean "tau2_retail"? in the results; the valid benchmarks are "shop", "tau2_retail"\n\nEnd.');
+    expect(md).toContain("| Run | shop Avg@4 | shop pass@4 | tau2_retail Avg@4 |");
   });
 });
 
@@ -80,7 +117,7 @@ describe("Markdown export of a paper-like report", () => {
     expect(lines.slice(0, 6)).toEqual(["# Retail & shop: 50% eval", "", "Live results computed at 2026-01-02T03:04:05.000Z.", "", "## Setup", ""]);
     expect(md).toContain("| k | value |\n|---|---|\n| 4 | 8 |");
     expect(md).toContain("We report $\\text{Avg@}k$.");
-    expect(md).toContain("| EnvACE 8B | 0.00 | 0.00 | 62.50 | 100.00 | 31.25 | 50.00 |\n| Backbone \\| baseline | 75.00 | 100.00 | 25.00 | 50.00 | 50.00 | 75.00 |\n\n*Table 1: Main results*");
+    expect(md).toContain("| EnvACE 8B | 0.00 | 0.00 | **62.50** | **100.00** | 31.25 | 50.00 |\n| Backbone \\| baseline | **75.00** | **100.00** | 25.00 | 50.00 | **50.00** | **75.00** |\n\n*Table 1: Main results*");
     expect(md).toMatch(/!\[Figure 1: Training reward\]\(data:image\/svg\+xml;base64,[A-Za-z0-9+/=]+\)\n\n\*Figure 1: Training reward\*/);
     expect(md).toContain("| step | EnvACE 8B | Backbone \\| baseline |\n| ---: | ---: | ---: |\n| 1 | 0.1 | 0.05 |");
     expect(md.trimEnd().endsWith("Done.")).toBe(true);

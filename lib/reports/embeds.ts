@@ -10,11 +10,12 @@
  *     ```
  *
  *     ```envace-table
- *     benchmarks: tau2_retail, shop   (optional: which benchmark columns; default all)
+ *     benchmarks: tau2:retail, shop   (optional: which benchmark columns, named as in the results; default all)
  *     caption: Success rates          (optional)
  *     ```
  *
- * Each embed is numbered in order of appearance (Figure 1, 2, … and Table 1, 2, …). Blocks are found with
+ * Each embed is numbered in order of appearance (Figure 1, 2, … and Table 1, 2, …). One that cannot be
+ * shown says why in its place, names what would be valid, and counts for nothing in the layout. Blocks are found with
  * the same Markdown parser (remark + GFM + math) the app renders with, so both agree on what a code
  * block is. Pure: no I/O.
  */
@@ -111,14 +112,26 @@ export function chartKeysIn(notes: string): string[] {
   return [...new Set(findEmbeds(notes).flatMap((b) => (b.embed.kind === "chart" ? [b.embed.metric] : [])))];
 }
 
+/** A name written differently from a valid one (case, `_` for `:` or `/`): "tau2_retail" → "tau2:retail". */
+function nearName(name: string, valid: readonly string[]): string | undefined {
+  const norm = (x: string) => x.toLowerCase().replace(/[^a-z0-9@^]+/g, "");
+  return valid.find((v) => v !== name && norm(v) === norm(name));
+}
+
+const didYouMean = (name: string, valid: readonly string[]) => {
+  const near = nearName(name, valid);
+  return near ? ` — did you mean "${near}"?` : "";
+};
+
 /** A chart embed resolved against the document: the series it shows, or why it shows nothing. */
 export function resolveChart(doc: ReportDocument, embed: Extract<Embed, { kind: "chart" }>): { chart: ReportChart } | { error: string } {
   const chart = doc.charts.find((c) => c.key === embed.metric);
   if (!chart) {
+    const hint = didYouMean(embed.metric, doc.charts.map((c) => c.key));
     return {
       error: doc.frozenAt
-        ? `no chart "${embed.metric}" in the frozen snapshot (refresh the snapshot after adding a chart)`
-        : `none of the report's runs has the metric "${embed.metric}"`,
+        ? `no chart "${embed.metric}" in the frozen snapshot${hint} (refresh the snapshot after adding a chart)`
+        : `none of the report's runs has the metric "${embed.metric}"${hint}`,
     };
   }
   if (!embed.runs) return { chart };
@@ -135,8 +148,12 @@ export function resolveChart(doc: ReportDocument, embed: Extract<Embed, { kind: 
 /** A table embed resolved against the document: the result table restricted to the benchmarks asked for. */
 export function resolveTable(doc: ReportDocument, embed: Extract<Embed, { kind: "table" }>): { table: ResultTable } | { error: string } {
   if (!embed.benchmarks) return { table: doc.table };
-  const missing = embed.benchmarks.filter((b) => !doc.table.benchmarks.includes(b));
-  if (missing.length) return { error: `no benchmark ${missing.map((b) => `"${b}"`).join(", ")} in the results (have: ${doc.table.benchmarks.join(", ") || "none"})` };
+  const valid = doc.table.benchmarks;
+  const missing = embed.benchmarks.filter((b) => !valid.includes(b));
+  if (missing.length) {
+    const names = missing.map((b) => `"${b}"${didYouMean(b, valid)}`).join(", ");
+    return { error: `no benchmark ${names} in the results; the valid benchmarks are ${valid.length ? valid.map((b) => `"${b}"`).join(", ") : "none yet (no run has evaluated trajectories)"}` };
+  }
   const keep = new Set(embed.benchmarks);
   const table: ResultTable = {
     ...doc.table,
@@ -160,14 +177,17 @@ export function embedCaption(embed: Exclude<Embed, { kind: "error" }>): string {
 /**
  * How a report is laid out, the same in the app, the share link and the Markdown export: notes that
  * embed figures or tables come first (the report reads as a paper); the standalone result table and
- * charts show only what the notes do not embed.
+ * charts show only what the notes do not embed. An embed that cannot be shown (its error stands in its
+ * place) embeds nothing: the report still shows the table and charts it would show without it.
  */
 export function reportLayout(doc: ReportDocument) {
-  const embeds = findEmbeds(doc.notes).map((b) => b.embed);
-  const embedded = new Set(embeds.flatMap((e) => (e.kind === "chart" ? [e.metric] : [])));
+  const shown = findEmbeds(doc.notes)
+    .map((b) => b.embed)
+    .filter((e) => (e.kind === "chart" ? !("error" in resolveChart(doc, e)) : e.kind === "table" ? !("error" in resolveTable(doc, e)) : false));
+  const embedded = new Set(shown.flatMap((e) => (e.kind === "chart" ? [e.metric] : [])));
   return {
-    notesFirst: embeds.some((e) => e.kind !== "error"),
-    showTable: !embeds.some((e) => e.kind === "table"),
+    notesFirst: shown.length > 0,
+    showTable: !shown.some((e) => e.kind === "table"),
     charts: doc.charts.filter((c) => !embedded.has(c.key)),
   };
 }

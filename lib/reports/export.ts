@@ -3,10 +3,11 @@
  * each escapes for its own format (pipes in Markdown tables, quotes in CSV, specials in LaTeX).
  */
 import { chartSvg } from "./chart-svg";
-import { metricLabels, type ReportChart, type ReportDocument, type ResultCell, type ResultTable } from "./document";
+import { metricLabels, type ReportChart, type ReportDocument, type ResultTable } from "./document";
 import { embedCaption, findEmbeds, reportLayout, resolveChart, resolveTable } from "./embeds";
 import { testTimeCsvRows, testTimeLatex, testTimeMarkdown } from "./test-time";
 import { bfclCsvRows, bfclLatex, bfclMarkdown } from "./bfcl";
+import { OVERALL, PARTIAL_OVERALL_MARK, marksAsData, overallMark, resultMarks, type ResultMetric } from "./marks";
 
 export type ExportFormat = "markdown" | "csv" | "latex" | "json";
 
@@ -18,7 +19,7 @@ export const exportFormats: { format: ExportFormat; label: string; extension: st
 ];
 
 const fmt = (x: number | undefined | null) => (x == null || !Number.isFinite(x) ? "" : x.toFixed(2));
-const cellValue = (c: ResultCell | null | undefined, which: "avgAtK" | "passAtK") => (c ? fmt(c[which]) : "");
+const valueOf = (row: ResultTable["rows"][number], col: string, which: ResultMetric) => (col === OVERALL ? row.overall?.[which] : row.cells[col]?.[which]);
 
 /** A file name from the report title: lower-case letters, digits and dashes. */
 export function exportFileName(doc: ReportDocument, format: ExportFormat): string {
@@ -30,20 +31,28 @@ function mdCell(text: string): string {
   return text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
 }
 
-/** The paper-layout result table as a GFM table. */
+/**
+ * The paper-layout result table as a GFM table, with the app's marks (lib/reports/marks.ts): the best
+ * value of a column in bold, — where a run has no value, † on an Overall over fewer columns (footnote).
+ */
 function markdownTable(table: ResultTable): string[] {
   const { avg, pass } = metricLabels(table);
-  const cols = [...table.benchmarks, "Overall"];
+  const marks = resultMarks(table);
+  const cols = [...table.benchmarks, OVERALL];
   const header = ["Run", ...cols.flatMap((b) => [`${b} ${avg}`, `${b} ${pass}`])];
   const lines = [`| ${header.map(mdCell).join(" | ")} |`, `|${header.map((_, i) => (i === 0 ? " --- " : " ---: ")).join("|")}|`];
   for (const row of table.rows) {
-    const values = [
-      ...table.benchmarks.flatMap((b) => [cellValue(row.cells[b], "avgAtK"), cellValue(row.cells[b], "passAtK")]),
-      fmt(row.overall?.avgAtK),
-      fmt(row.overall?.passAtK),
-    ];
+    const values = cols.flatMap((col) =>
+      (["avgAtK", "passAtK"] as const).map((which) => {
+        const v = valueOf(row, col, which);
+        if (v == null) return "—";
+        const text = `${fmt(v)}${col === OVERALL ? overallMark(marks, row.runId) : ""}`;
+        return marks.isBest(row.runId, col, which) ? `**${text}**` : text;
+      }),
+    );
     lines.push(`| ${[mdCell(row.runName), ...values].join(" | ")} |`);
   }
+  if (marks.footnote) lines.push("", mdCell(marks.footnote));
   return lines;
 }
 
@@ -131,24 +140,38 @@ function csvField(text: string): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-/** One row per (run, benchmark) plus an Overall row per run: easy to load into pandas or a spreadsheet. */
+/** The CSV header of the result rows (the BFCL columns share it). */
+export const CSV_HEADER = ["run", "benchmark", "k", "instances", "avg_at_k", "pass_at_k", "partial_avg_at_k", "best", "note"];
+
+/**
+ * One row per (run, benchmark) plus an Overall row per run, then the paper's BFCL columns in the same
+ * layout: easy to load into pandas or a spreadsheet. The app's marks are columns: `best` names the
+ * metrics that are bold, `note` says what an Overall over fewer columns covers and why a BFCL column has
+ * no value (its mean over the parts that ran is `partial_avg_at_k`).
+ */
 export function toCsv(doc: ReportDocument): string {
-  const lines = [["run", "benchmark", "k", "instances", "avg_at_k", "pass_at_k"].join(",")];
+  const lines = [CSV_HEADER.join(",")];
+  const marks = resultMarks(doc.table);
+  const best = (runId: string, col: string) => (["avgAtK", "passAtK"] as const).filter((w) => marks.isBest(runId, col, w)).map((w) => (w === "avgAtK" ? "avg_at_k" : "pass_at_k")).join(" ");
   for (const row of doc.table.rows) {
     for (const b of doc.table.benchmarks) {
       const c = row.cells[b];
       if (!c) continue;
-      lines.push([csvField(row.runName), csvField(b), String(c.k), String(c.instances), fmt(c.avgAtK), fmt(c.passAtK)].join(","));
+      lines.push([csvField(row.runName), csvField(b), String(c.k), String(c.instances), fmt(c.avgAtK), fmt(c.passAtK), "", best(row.runId, b), ""].join(","));
     }
-    if (row.overall) lines.push([csvField(row.runName), "Overall", "", "", fmt(row.overall.avgAtK), fmt(row.overall.passAtK)].join(","));
+    if (row.overall) {
+      const partial = marks.partialOverall.find((p) => p.runId === row.runId);
+      const note = partial ? `${PARTIAL_OVERALL_MARK} over ${partial.covers.join(", ")} only (no ${partial.missing.join(", ")}); not comparable with a full Overall` : "";
+      lines.push([csvField(row.runName), OVERALL, "", "", fmt(row.overall.avgAtK), fmt(row.overall.passAtK), "", best(row.runId, OVERALL), csvField(note)].join(","));
+    }
   }
+  // The paper's BFCL columns, in the rows' layout (Avg@k in percent; a column not run has no value, its partial mean and why).
+  for (const r of doc.bfcl ? bfclCsvRows(doc.bfcl) : []) lines.push(r.map(csvField).join(","));
   if (doc.testTime) {
     // Table 3 follows as its own block: setting, benchmark, k, instances, Avg@k.
     lines.push("", ["test_time_setting", "benchmark", "k", "instances", "avg_at_k"].join(","));
     for (const r of testTimeCsvRows(doc.testTime)) lines.push(r.map(csvField).join(","));
   }
-  // The paper's BFCL columns, in the rows' layout (Avg@k only; a column that was not run has an empty value).
-  for (const r of doc.bfcl ? bfclCsvRows(doc.bfcl) : []) lines.push(r.map(csvField).join(","));
   return `${lines.join("\r\n")}\r\n`;
 }
 
@@ -169,19 +192,15 @@ export function latexEscape(text: string): string {
   return text.replace(/[\\&%$#_{}~^]/g, (ch) => latexSpecials[ch]!).replace(/\r?\n/g, " ");
 }
 
-/** A booktabs table in the paper's layout: a column pair (Avg@k, pass@k) per benchmark, then Overall; best value in bold. */
+/**
+ * A booktabs table in the paper's layout: a column pair (Avg@k, pass@k) per benchmark, then Overall;
+ * the app's marks: the best value of a column (among two or more) in bold, -- where a run has no value,
+ * \dag on an Overall over fewer columns with its footnote below the table.
+ */
 export function toLatex(doc: ReportDocument): string {
   const { avg, pass } = metricLabels(doc.table);
-  const cols = [...doc.table.benchmarks, "Overall"];
-  const best = new Map<string, number>();
-  const valueOf = (row: ReportDocument["table"]["rows"][number], col: string, which: "avgAtK" | "passAtK") =>
-    col === "Overall" ? row.overall?.[which] : row.cells[col]?.[which];
-  for (const col of cols)
-    for (const which of ["avgAtK", "passAtK"] as const)
-      for (const row of doc.table.rows) {
-        const v = valueOf(row, col, which);
-        if (v != null && v > (best.get(`${col}:${which}`) ?? -Infinity)) best.set(`${col}:${which}`, v);
-      }
+  const marks = resultMarks(doc.table);
+  const cols = [...doc.table.benchmarks, OVERALL];
   const out = [
     "% Generated by EnvACE Studio. Needs \\usepackage{booktabs}.",
     "\\begin{table}[t]",
@@ -199,19 +218,23 @@ export function toLatex(doc: ReportDocument): string {
       (["avgAtK", "passAtK"] as const).map((which) => {
         const v = valueOf(row, col, which);
         if (v == null) return "--";
-        return v === best.get(`${col}:${which}`) && doc.table.rows.length > 1 ? `\\textbf{${fmt(v)}}` : fmt(v);
+        const text = marks.isBest(row.runId, col, which) ? `\\textbf{${fmt(v)}}` : fmt(v);
+        return col === OVERALL && overallMark(marks, row.runId) ? `${text}\\textsuperscript{\\dag}` : text;
       }),
     );
     out.push(`${latexEscape(row.runName)} & ${values.join(" & ")} \\\\`);
   }
-  out.push("\\bottomrule", "\\end{tabular}", "\\end{table}");
+  out.push("\\bottomrule", "\\end{tabular}");
+  if (marks.footnote) out.push("\\par\\smallskip{\\footnotesize \\dag{} " + latexEscape(marks.footnote.slice(PARTIAL_OVERALL_MARK.length).trim()) + "}");
+  out.push("\\end{table}");
   if (doc.testTime) out.push("", ...testTimeLatex(doc.testTime));
   if (doc.bfcl) out.push("", ...bfclLatex(doc.bfcl, latexEscape));
   return `${out.join("\n")}\n`;
 }
 
+/** The whole document, plus the marks the app shows on its result table (lib/reports/marks.ts). */
 export function toJson(doc: ReportDocument): string {
-  return `${JSON.stringify({ format: "envace-report/v1", ...doc }, null, 2)}\n`;
+  return `${JSON.stringify({ format: "envace-report/v1", ...doc, marks: { table: marksAsData(doc.table) } }, null, 2)}\n`;
 }
 
 export function exportReport(doc: ReportDocument, format: ExportFormat): string {

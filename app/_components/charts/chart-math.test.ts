@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chartBase, ema, formatSeconds, formatTick, groupPanels, nearestIndex, niceTicks } from "./chart-math";
+import { chartBase, ema, formatSeconds, formatTick, groupPanels, nearestIndex, niceTicks, overviewPanel, panelQueryKeys, roleTemplate, runChartKind } from "./chart-math";
 
 describe("ema", () => {
   it("is the identity at weight 0 and debiased from the first point", () => {
@@ -50,6 +50,68 @@ describe("groupPanels", () => {
     const panels = groupPanels(["reward/mean", "generation/failed_share", "generation/failed", "generation/attempted"]);
     expect(panels.map((p) => p.id)).toEqual(["reward", "generation"]);
     expect(panels[1]!.charts.map((c) => c.base)).toEqual(["generation/attempted", "generation/failed", "generation/failed_share"]);
+  });
+
+  it("puts an evaluation's keys of a family in that family, its own scores in Validation", () => {
+    const panels = groupPanels(["val/avg@4", "val/shop/test_score", "val/response_length/act/mean", "val/fidelity/score", "val/judge/pass_rate", "val/termination/finished"]);
+    expect(Object.fromEntries(panels.map((p) => [p.id, p.charts.map((c) => c.base)]))).toEqual({
+      fidelity: ["val/fidelity/score"],
+      judge: ["val/judge/pass_rate"],
+      length: ["val/response_length/act"],
+      val: ["val/avg@4", "val/shop/test_score"],
+      termination: ["val/termination/finished"],
+    });
+  });
+
+  it("overlays act and rehearse on one chart per metric: each role's mean banded by its min and max", () => {
+    expect(roleTemplate("critic/act/advantages/mean")).toEqual({ template: "critic/{role}/advantages/mean", role: "act" });
+    expect(roleTemplate("val/rehearse/valid_action_ratio")).toEqual({ template: "val/{role}/valid_action_ratio", role: "rehearse" });
+    expect(roleTemplate("termination/act_parse_error:EMPTY")).toBeNull();
+    const keys = ["critic/act/advantages/max", "critic/act/advantages/mean", "critic/act/advantages/min", "critic/rehearse/advantages/mean", "critic/rehearse/advantages/min", "critic/rehearse/advantages/max", "rows/act", "rows/rehearse", "response_length/mean"];
+    const panels = groupPanels(keys, { overlayRoles: true });
+    expect(panels.find((p) => p.id === "advantage")!.charts).toEqual([
+      {
+        base: "critic/{role}/advantages",
+        keys: ["critic/act/advantages/mean", "critic/act/advantages/min", "critic/act/advantages/max", "critic/rehearse/advantages/mean", "critic/rehearse/advantages/min", "critic/rehearse/advantages/max"],
+        roles: [
+          { role: "act", key: "critic/act/advantages/mean", min: "critic/act/advantages/min", max: "critic/act/advantages/max" },
+          { role: "rehearse", key: "critic/rehearse/advantages/mean", min: "critic/rehearse/advantages/min", max: "critic/rehearse/advantages/max" },
+        ],
+      },
+    ]);
+    expect(panels.find((p) => p.id === "other")!.charts).toEqual([{ base: "rows/{role}", keys: ["rows/act", "rows/rehearse"], roles: [{ role: "act", key: "rows/act" }, { role: "rehearse", key: "rows/rehearse" }] }]);
+    expect(panels.find((p) => p.id === "length")!.charts).toEqual([{ base: "response_length", keys: ["response_length/mean"] }]);
+    // Without the option (the compare page) each role keeps its own chart.
+    expect(groupPanels(keys).find((p) => p.id === "advantage")!.charts.map((c) => c.base)).toEqual(["critic/act/advantages", "critic/rehearse/advantages"]);
+  });
+
+  it("opens a run page on an overview chosen by the run's kind", () => {
+    const train = [
+      ...["episode/reward", "critic/act/score", "critic/rehearse/score", "critic/act/advantages", "critic/rehearse/advantages", "response_length/act", "response_length/rehearse", "prompt_length"].flatMap((b) => [`${b}/mean`, `${b}/min`, `${b}/max`]),
+      "fidelity/score", "judge/pass_rate", "judge/calls", "actor/kl", "actor/entropy", "actor/loss", "actor/clip_frac", "generation/failed_share", "perf/throughput", "timing_s/step", "val/avg@4", "val/pass@4", "termination/finished",
+    ];
+    expect(overviewPanel("train", train)!.charts.map((c) => c.base)).toEqual([
+      "episode/reward", "critic/{role}/score", "critic/{role}/advantages", "response_length/{role}", "fidelity/score", "judge/pass_rate", "val/avg@4", "val/pass@4", "actor/kl", "actor/entropy", "actor/loss", "generation/failed_share",
+    ]);
+    const evaluation = ["val/avg@4", "val/pass@4", "val/tau2:retail/test_score", "val/tau2/pass^1", "val/act/valid_action_ratio", "val/response_length/act/mean", "val/response_length/rehearse/mean", "val/fidelity/score", "val/judge/pass_rate", "val/perf/total_num_tokens", "val/testtime/private_tokens/mean", "val/testtime/attempts"];
+    expect(overviewPanel("eval", evaluation)!.charts.map((c) => c.base)).toEqual([
+      "val/avg@4", "val/pass@4", "val/tau2:retail/test_score", "val/tau2/pass^1", "val/{role}/valid_action_ratio", "val/response_length/{role}", "val/fidelity/score", "val/judge/pass_rate",
+    ]);
+    expect(overviewPanel("test-time", evaluation)!.charts.map((c) => c.base)).toEqual([
+      "val/avg@4", "val/pass@4", "val/tau2:retail/test_score", "val/tau2/pass^1", "val/testtime/private_tokens", "val/testtime/attempts", "val/{role}/valid_action_ratio", "val/response_length/{role}", "val/fidelity/score", "val/judge/pass_rate",
+    ]);
+    expect(overviewPanel("train", ["reward/mean", "fidelity/mean", "perf/throughput"])!.charts.map((c) => c.base)).toEqual(["reward", "fidelity"]);
+    expect(overviewPanel("eval", ["perf/throughput"])).toBeNull();
+    expect(runChartKind({ kind: "train", config: {} })).toBe("train");
+    expect(runChartKind({ kind: "eval", config: { testTime: { enabled: true } } })).toBe("test-time");
+    expect(runChartKind({ kind: "eval", config: { testTime: { enabled: false } } })).toBe("eval");
+  });
+
+  it("asks for every key of a panel, in queries of at most 40 keys", () => {
+    const panel = groupPanels(Array.from({ length: 95 }, (_, i) => `val/ds${String(i).padStart(2, "0")}/test_score`))[0]!;
+    const queries = panelQueryKeys(panel);
+    expect(queries.map((q) => q.length)).toEqual([40, 40, 15]);
+    expect(new Set(queries.flat()).size).toBe(95);
   });
 
   it("keeps keys whose last segment is not a statistic on their own chart", () => {

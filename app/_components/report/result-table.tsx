@@ -2,6 +2,7 @@
 /** The paper-layout result table: rows = runs, a column pair (Avg@k, pass@k) per benchmark, then Overall. */
 import Link from "next/link";
 import { metricLabels, type ReportDocument, type ResultTable } from "../../../lib/reports/document";
+import { OVERALL, overallMark, resultMarks, type ResultMetric } from "../../../lib/reports/marks";
 
 const pct = (v: number | null | undefined) => (v == null ? "—" : v.toFixed(2));
 
@@ -19,19 +20,25 @@ export function ResultTableView({
   caption?: string;
 }) {
   const { avg, pass } = metricLabels(table);
-  const cols = [...table.benchmarks, "Overall"];
+  const cols = [...table.benchmarks, OVERALL];
   if (table.rows.length === 0) return <p className="muted">This report has no runs.</p>;
-  // Best value per column, bold as in the paper.
-  const best = new Map<string, number>();
-  for (const col of cols)
-    for (const which of ["avgAtK", "passAtK"] as const)
-      for (const row of table.rows) {
-        const v = col === "Overall" ? row.overall?.[which] : row.cells[col]?.[which];
-        if (v != null && v > (best.get(`${col}:${which}`) ?? -Infinity)) best.set(`${col}:${which}`, v);
-      }
-  const cell = (v: number | undefined, key: string) => {
-    const isBest = v != null && table.rows.length > 1 && v === best.get(key);
-    return <td key={key} className={`num${isBest ? " best" : ""}`}>{isBest ? <strong>{pct(v)}</strong> : pct(v)}</td>;
+  // Best value per column in bold as in the paper, and † on an Overall over fewer columns (lib/reports/marks.ts; the exports use the same).
+  const marks = resultMarks(table);
+  const cell = (row: ResultTable["rows"][number], col: string, which: ResultMetric) => {
+    const v = col === OVERALL ? row.overall?.[which] : row.cells[col]?.[which];
+    const isBest = v != null && marks.isBest(row.runId, col, which);
+    const mark = v != null && col === OVERALL ? overallMark(marks, row.runId) : "";
+    const text = (
+      <>
+        {pct(v)}
+        {mark && <sup title="Overall over fewer benchmarks than the table: see the note below">{mark}</sup>}
+      </>
+    );
+    return (
+      <td key={`${col}:${which}`} className={`num${isBest ? " best" : ""}`}>
+        {isBest ? <strong>{text}</strong> : text}
+      </td>
+    );
   };
   return (
     <div className="table-scroll">
@@ -76,14 +83,17 @@ export function ResultTableView({
                     </div>
                   )}
                 </th>
-                {table.benchmarks.flatMap((b) => [cell(row.cells[b]?.avgAtK, `${b}:avgAtK`), cell(row.cells[b]?.passAtK, `${b}:passAtK`)])}
-                {cell(row.overall?.avgAtK, "Overall:avgAtK")}
-                {cell(row.overall?.passAtK, "Overall:passAtK")}
+                {cols.flatMap((c) => [cell(row, c, "avgAtK"), cell(row, c, "passAtK")])}
               </tr>
             );
           })}
         </tbody>
       </table>
+      {marks.footnote && (
+        <p className="muted small" data-testid="result-table-footnote">
+          {marks.footnote}
+        </p>
+      )}
     </div>
   );
 }

@@ -9,6 +9,7 @@ import { useMe } from "../../_components/require-user";
 import { mayChangeRun, RUN_CHANGE_RULE } from "../../../lib/permissions";
 import { RunLogs } from "./run-logs";
 import { RunCharts } from "./run-charts";
+import { runChartKind } from "../../_components/charts/chart-math";
 import { RunCheckpoints, RunNodes } from "./run-checkpoints";
 import { WorldModelView } from "./world-model";
 import { BfclResults } from "./bfcl-results";
@@ -111,7 +112,7 @@ export function RunView({ id }: { id: string }) {
       <BfclResults runId={r.id} />
       <section aria-labelledby="run-charts-heading">
         <h2 id="run-charts-heading">Charts</h2>
-        <RunCharts runId={r.id} runName={r.name} />
+        <RunCharts runId={r.id} runName={r.name} kind={runChartKind(r)} />
       </section>
       <section aria-labelledby="run-world-model-heading">
         <h2 id="run-world-model-heading">World model</h2>

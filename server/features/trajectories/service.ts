@@ -227,20 +227,24 @@ export async function listTurns(trajectoryId: string, from: number, limit: numbe
   return { turns: page, nextFrom: hasMore ? page[page.length - 1]!.index + 1 : null };
 }
 
-/** One trajectory: header, all verdicts, and the first page of turns (later pages through listTurns). */
-export async function getTrajectory(input: { id: string; turnsFrom: number; turnsLimit: number }) {
+export const trajectoryDetailSelect = {
+  ...trajectoryListSelect,
+  summary: true,
+  createdAt: true,
+  parentId: true,
+  run: { select: { name: true, paradigm: true } },
+} satisfies Prisma.TrajectorySelect;
+
+/**
+ * One trajectory: header, all verdicts, and one page of turns from `turnsFrom` (later pages through
+ * listTurns or `nextTurnsFrom`). With `runId` (the REST path), a trajectory of another run is not found.
+ */
+export async function getTrajectory(input: { id: string; runId?: string; turnsFrom: number; turnsLimit: number }) {
   const row = await prisma.trajectory.findUnique({
-    where: { id: input.id },
-    select: {
-      ...trajectoryListSelect,
-      summary: true,
-      createdAt: true,
-      parentId: true,
-      run: { select: { name: true, paradigm: true } },
-      _count: { select: { privateAttempts: true } },
-    },
+    where: { id: input.id, ...(input.runId ? { runId: input.runId } : {}) },
+    select: { ...trajectoryDetailSelect, _count: { select: { privateAttempts: true } } },
   });
-  if (!row) throw notFound("trajectory", input.id);
+  if (!row) throw notFound(input.runId ? `trajectory ${input.id} of run` : "trajectory", input.runId ?? input.id);
   const { _count, ...rest } = row;
   const trajectory = { ...rest, privateAttempts: _count.privateAttempts };
   const [verdicts, page] = await Promise.all([

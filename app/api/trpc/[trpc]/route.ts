@@ -7,6 +7,12 @@ import { createContext } from "@/server/trpc/context";
 
 export const dynamic = "force-dynamic";
 
+/**
+ * Calls per batched request. The browser batches by POST (app/_lib/trpc-links.ts, at most 50 calls),
+ * so a page of many chart series never meets the URL limit of a GET; the body limit still applies.
+ */
+const MAX_BATCH_SIZE = 100;
+
 /** "/api/trpc/runs.list,runs.get" → ["runs.list", "runs.get"]. */
 function procedurePaths(url: URL): string[] {
   const tail = decodeURIComponent(url.pathname.replace(/^.*\/api\/trpc\/?/, ""));
@@ -42,6 +48,9 @@ async function handler(req: Request) {
       endpoint: "/api/trpc",
       req: request,
       router: appRouter,
+      // Queries may come as POST (inputs in the body); mutations still only as POST.
+      allowMethodOverride: true,
+      maxBatchSize: MAX_BATCH_SIZE,
       createContext: () => createContext({ headers: request.headers }),
       onError({ error, path }) {
         // Procedure errors are logged (with their reference) where they are made safe; this catches the rest.
