@@ -3,6 +3,7 @@
  * server @modelcontextprotocol/server-memory. Every failure is coded, every process is gone after.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { getEventListeners } from "node:events";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -99,6 +100,19 @@ describe("an MCP server that misbehaves", () => {
     const e = await failure(session(misbehaving("--fail-start")));
     expect(e.code).toBe("START_FAILED");
     expect(e.message).toMatch(/exited with code 2.*cannot open its database/s);
+  });
+
+  it("leaves no listener on the caller's signal, whether the start fails or succeeds", async () => {
+    // One signal shared by a run's episodes: a listener left per failed start piled up until Node warned
+    // (MaxListenersExceededWarning: 11 abort listeners added to [AbortSignal]).
+    const run = new AbortController();
+    for (let i = 0; i < 3; i++) {
+      const e = await failure(openMcpSession(misbehaving("--fail-start"), { limits, label: "double", signal: run.signal }));
+      expect(e.code).toBe("START_FAILED");
+    }
+    const ok = await openMcpSession(misbehaving(), { limits, label: "double", signal: run.signal });
+    open.push(ok);
+    expect(getEventListeners(run.signal, "abort")).toHaveLength(0);
   });
 
   it("names a command that does not exist: START_FAILED", async () => {

@@ -113,6 +113,9 @@ export async function openMcpSession(spec: McpLaunchSpec, opts: McpSessionOption
       await client.connect(http, { timeout: limits.startTimeoutS * 1000 });
     }
   } catch (e) {
+    // A start that failed must not leave its listener on the caller's signal: one shared by a run's
+    // episodes would collect one per failed start.
+    opts.signal?.removeEventListener("abort", onAbort);
     const broke = failure();
     await cleanup();
     if (opts.signal?.aborted) throw new McpSessionError("START_FAILED", `${opts.label}: start cancelled (the run's environment closed)`);

@@ -23,8 +23,9 @@ export function scriptedToolPolicy(
       requests.push(req);
       if (req.role === "rehearse") {
         const user = req.messages.find((m) => m.role === "user")?.content ?? "";
-        const name = /- tool name: (\S+)/.exec(user)?.[1] ?? "";
-        const argsText = /- arguments \(parsed from the agent's tool_call\):\n([\s\S]*?)(?:\n\n\/think)?$/.exec(user)?.[1] ?? "{}";
+        // The rehearse prompt's last section, "Current tool to simulate:" (worker/engine/prompts.ts).
+        const name = /^Current tool to simulate:\n- name: (\S+)/m.exec(user)?.[1] ?? "";
+        const argsText = /- arguments \(JSON, parsed from caller's tool_call\):\n([\s\S]*?)(?:\n\n\/think)?$/.exec(user)?.[1] ?? "{}";
         let args: Record<string, unknown> = {};
         try {
           args = JSON.parse(argsText) as Record<string, unknown>;

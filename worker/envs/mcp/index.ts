@@ -57,19 +57,28 @@ interface EpisodeDeps {
   /** Close functions of the run's open episodes. */
   live: Set<() => Promise<void>>;
   isClosed: () => boolean;
-  signal: AbortSignal;
+  /** A signal for one episode, aborted when the run's environment closes; `done` when the episode is over. */
+  episodeSignal: () => { signal: AbortSignal; done: () => void };
 }
 
 /** One episode's world: a fresh session, its setup calls made, released once. */
 async function startEpisode(deps: EpisodeDeps, setup: SetupCall[]): Promise<ToolEnvironment> {
   if (deps.isClosed()) throw new EnvironmentFailure("START_FAILED", "the run's MCP environment is closed");
-  const release = await deps.slots.acquire(deps.signal);
+  const episode = deps.episodeSignal();
+  let release: () => void;
+  try {
+    release = await deps.slots.acquire(episode.signal);
+  } catch (e) {
+    episode.done();
+    throw e;
+  }
   let session: McpSession;
   try {
     if (deps.isClosed()) throw new EnvironmentFailure("START_FAILED", "the run's MCP environment is closed");
-    session = await openMcpSession(deps.spec, { limits: deps.limits, label: deps.server, signal: deps.signal });
+    session = await openMcpSession(deps.spec, { limits: deps.limits, label: deps.server, signal: episode.signal });
   } catch (e) {
     release();
+    episode.done();
     throw failureOf(e, "START_FAILED");
   }
   let closed = false;
@@ -79,6 +88,7 @@ async function startEpisode(deps: EpisodeDeps, setup: SetupCall[]): Promise<Tool
     deps.live.delete(close);
     await session.close();
     release();
+    episode.done();
   };
   deps.live.add(close);
   // The run closed while this session was starting: stop it now.
@@ -90,7 +100,7 @@ async function startEpisode(deps: EpisodeDeps, setup: SetupCall[]): Promise<Tool
   const call = async (name: string, args: Record<string, unknown>): Promise<ToolOutcome> => {
     let result;
     try {
-      result = await session.call(name, args, deps.signal);
+      result = await session.call(name, args, episode.signal);
     } catch (e) {
       throw failureOf(e, "CRASHED");
     }
@@ -176,9 +186,23 @@ export const mcpEnvironments: EnvironmentKind = {
 
     let closed = false;
     const live = new Set<() => Promise<void>>();
-    const runClosed = new AbortController();
-    const onAbort = () => runClosed.abort(signal.reason);
+    // One signal per episode, all aborted from here: starts, slot waits and calls listen on their own
+    // episode's signal, so the run's signal carries one listener however many episodes are in flight
+    // (Node warns past 10 listeners on one signal, and each would otherwise add its own).
+    const episodes = new Set<AbortController>();
+    let closedReason: unknown = null;
+    const abortAll = (reason: unknown) => {
+      closedReason ??= reason;
+      for (const c of episodes) c.abort(reason);
+    };
+    const onAbort = () => abortAll(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });
+    const episodeSignal = () => {
+      const c = new AbortController();
+      if (closedReason !== null) c.abort(closedReason);
+      else episodes.add(c);
+      return { signal: c.signal, done: () => void episodes.delete(c) };
+    };
     const deps: EpisodeDeps = {
       server: row.name,
       spec,
@@ -187,7 +211,7 @@ export const mcpEnvironments: EnvironmentKind = {
       slots: slotsFor(row.id, settings.limits.maxSessions),
       live,
       isClosed: () => closed,
-      signal: runClosed.signal,
+      episodeSignal,
     };
     const prepare = (instance: TaskInstance): TaskInstance => {
       const setup = (instance as TaskInstance & { setup?: SetupCall[] }).setup ?? [];
@@ -200,7 +224,7 @@ export const mcpEnvironments: EnvironmentKind = {
         closed = true;
         signal.removeEventListener("abort", onAbort);
         // Sessions still open (a cancelled step's rollouts) and those waiting for a slot end now.
-        runClosed.abort(new Error("the run's MCP environment is closed"));
+        abortAll(new Error("the run's MCP environment is closed"));
         await Promise.all([...live].map((closeEpisode) => closeEpisode().catch(() => {})));
       },
     };

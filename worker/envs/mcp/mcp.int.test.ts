@@ -5,6 +5,7 @@
  * scripted policy (the calls are known, so every answer can be checked). Every test ends with no
  * server process left.
  */
+import { getEventListeners } from "node:events";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -46,8 +47,8 @@ function config(over: RunConfigInput): RunConfig {
 
 const logs: string[] = [];
 const opened: RunEnvironment[] = [];
-async function open(cfg: RunConfig): Promise<RunEnvironment> {
-  const env = await openEnvironment({ config: cfg, prisma, note: (m) => logs.push(`warn ${m}`), info: (m) => logs.push(`info ${m}`), signal: new AbortController().signal });
+async function open(cfg: RunConfig, signal = new AbortController().signal): Promise<RunEnvironment> {
+  const env = await openEnvironment({ config: cfg, prisma, note: (m) => logs.push(`warn ${m}`), info: (m) => logs.push(`info ${m}`), signal });
   opened.push(env);
   return env;
 }
@@ -257,6 +258,29 @@ describe("an MCP server that misbehaves during a run", () => {
     expect(crash).toMatchObject({ role: "environment", call: { name: "crash" }, error: { code: "CRASHED", payload: expect.stringMatching(/exited with code 3.*segfault/s) } });
     expect(result.trajectories.find((t) => t.instanceId === "task-setup")!.turns.at(-1)!.error!.payload).toMatch(/setup call 1 \(fail\) answered with an error: \{"error": "no fixtures"\}/);
     expect(result.metrics["environment/errors"]).toBe(5);
+  });
+
+  it("holds one listener on the run's signal however many episodes start, fail or call at once (no MaxListenersExceededWarning)", async () => {
+    const run = new AbortController();
+    const cfg = config({ kind: "eval", data: { dataset: "mcp:flaky/flaky-tasks", instancesPerStep: 6 }, rollout: { paradigm: "environment", maxEnvironmentErrorShare: 1, maxConcurrentRollouts: 12 } });
+    const env = await open(cfg, run.signal);
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => void (w.name === "MaxListenersExceededWarning" && warnings.push(w.message));
+    process.on("warning", onWarning);
+    let most = 0;
+    const sampler = setInterval(() => (most = Math.max(most, getEventListeners(run.signal, "abort").length)), 5);
+    try {
+      // 12 episodes in flight at once: each starts a server and calls it; some fail to start or crash.
+      await runEvaluation({ instances: [...env.evalSet(), ...env.evalSet()], config: cfg, policy, stepIndex: 1 });
+      await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+    } finally {
+      clearInterval(sampler);
+      process.off("warning", onWarning);
+    }
+    expect(warnings).toEqual([]);
+    expect(most).toBe(1);
+    await env.close!();
+    expect(getEventListeners(run.signal, "abort")).toHaveLength(0);
   });
 
   it("fails the step when more episodes broke than the run allows", async () => {
