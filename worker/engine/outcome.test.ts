@@ -66,9 +66,9 @@ async function episode(instance: TaskInstance, p: PolicyClient = policy, judge?:
   return toTrajectory(r, "rehearse");
 }
 
-const called = { type: "tool_called", name: "lookup" } as const;
-const saysDone = { type: "reply_contains", all: ["done"] } as const;
-const saysNope = { type: "reply_contains", all: ["refund issued"] } as const;
+const called: ProgrammaticCheck = { type: "tool_called", name: "lookup" };
+const saysDone: ProgrammaticCheck = { type: "reply_contains", all: ["done"] };
+const saysNope: ProgrammaticCheck = { type: "reply_contains", all: ["refund issued"] };
 
 describe("the outcome of a checklist episode", () => {
   it("is a success only when every item of every checklist turn passed", async () => {
