@@ -12,6 +12,7 @@ import { RunCharts } from "./run-charts";
 import { RunCheckpoints, RunNodes } from "./run-checkpoints";
 import { WorldModelView } from "./world-model";
 import { BfclResults } from "./bfcl-results";
+import { ErroredEpisodes } from "./errored-episodes";
 
 export function RunView({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -108,6 +109,7 @@ export function RunView({ id }: { id: string }) {
           <strong>Error:</strong> {r.error}
         </div>
       )}
+      <ErroredEpisodes runId={r.id} />
       <BfclResults runId={r.id} />
       <section aria-labelledby="run-charts-heading">
         <h2 id="run-charts-heading">Charts</h2>

@@ -2,6 +2,9 @@
 ALTER TABLE "trajectory" ADD COLUMN     "errorCause" TEXT,
 ADD COLUMN     "errorKind" TEXT;
 
+-- CreateIndex
+CREATE INDEX "trajectory_runId_outcome_idx" ON "trajectory"("runId", "outcome");
+
 -- Backfill: outcome was "success" whenever the episode reward E was above 0 (the reference's won), and
 -- "error" for any termination reason containing error, failed, exceeded or invalid (which took in policy
 -- failures such as judge_required_failed and act_parse_error). It becomes the benchmark's own verdict

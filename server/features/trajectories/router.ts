@@ -1,4 +1,5 @@
 import { router } from "../../trpc/init";
+import { errored } from "./procedures/errored";
 import { facets } from "./procedures/facets";
 import { get } from "./procedures/get";
 import { group } from "./procedures/group";
@@ -8,4 +9,4 @@ import { raw } from "./procedures/raw";
 import { testTimeEpisode } from "./procedures/test-time";
 import { turns } from "./procedures/turns";
 
-export const trajectoriesRouter = router({ list, group, get, turns, raw, neighbours, facets, testTimeEpisode });
+export const trajectoriesRouter = router({ list, group, get, turns, raw, neighbours, facets, errored, testTimeEpisode });
