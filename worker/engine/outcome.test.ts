@@ -7,11 +7,11 @@
 import { describe, expect, it } from "vitest";
 import { parseRunConfig, type RunConfigInput } from "../../contracts/run-config";
 import { fakeGeneration } from "../../test/doubles/shop-oracle";
-import type { ChatClient, GenerateRequest, PolicyClient } from "./io";
+import type { ChatClient, GenerateRequest, PolicyClient, TrainerClient } from "./io";
 import type { TurnRecord } from "./machine";
 import { checklistSuccess, decideOutcome, episodeError } from "./outcome";
 import { expandJobs, runOneRollout } from "./rollout";
-import { createJudge, driverConfigFrom, judgeHookFor, rolloutMetrics, runEvaluation, toTrajectory, type TrajectoryResult } from "./step";
+import { createJudge, driverConfigFrom, judgeHookFor, rolloutMetrics, runEvaluation, runTrainingStep, toTrajectory, type TrajectoryResult } from "./step";
 import type { ChecklistItem, EpisodeScore, ProgrammaticCheck, TaskInstance } from "./types";
 
 const sampling = { temperature: 1, topP: 1, maxTokens: 100 };
@@ -160,6 +160,46 @@ describe("decideOutcome", () => {
     expect(checklistSuccess([j(true)], 2)).toBe(false);
     expect(checklistSuccess([j(true), j(undefined)], 2)).toBe(false);
     expect(checklistSuccess([], 0)).toBe(false);
+  });
+});
+
+describe("training on episodes that errored", () => {
+  it("leaves every infrastructure error out of the update, not only environment errors", async () => {
+    const cfg = (() => {
+      const r = parseRunConfig({
+        kind: "train",
+        data: { dataset: "builtin:shop", rolloutsPerInstance: 2 },
+        reward: { judge: { node: "judge", model: "j" }, judgeRetries: 1 },
+        sampling: { act: sampling, rehearse: sampling, evalAct: sampling, evalRehearse: sampling },
+        rollout: { paradigm: "rehearse", maxAssistantTurns: 4, maxUserTurns: 1 },
+      });
+      if (!r.ok) throw new Error(JSON.stringify(r.errors));
+      return r.config;
+    })();
+    const judged = { ...task([[{ ...item("q", 1, called), check: undefined }]]), id: "judged" };
+    const checked = { ...task([[item("call", 1, called)]]), id: "checked" };
+    const garbage: ChatClient = { complete: async () => ({ text: "no verdict here" }) };
+    const datums: number[] = [];
+    const trainer: TrainerClient = {
+      forwardBackward: async (d) => (datums.push(d.length), { metrics: {} }),
+      optimStep: async () => ({ metrics: {} }),
+      updateSampler: async () => {},
+      saveWeightsForSampler: async (name) => ({ path: name }),
+      saveState: async (name) => ({ path: name }),
+      loadState: async () => {},
+    };
+    const res = await runTrainingStep({ instances: [judged, checked], config: cfg, policy, trainer, judge: garbage, sleep: async () => {}, stepIndex: 1 });
+    const errored = res.trajectories.filter((t) => t.outcome === "error");
+    expect(errored.map((t) => [t.instanceId, t.terminationReason, t.error?.kind])).toEqual([
+      ["judged", "judge_failed", "judge"],
+      ["judged", "judge_failed", "judge"],
+    ]);
+    // The judged episodes generated like the others, but none of their generations reaches the update.
+    expect(errored.every((t) => t.turns.some((x) => x.role === "act") && t.turns.every((x) => x.advantage === undefined))).toBe(true);
+    const healthy = res.trajectories.filter((t) => t.outcome !== "error");
+    const rows = healthy.flatMap((t) => t.turns.filter((x) => (x.role === "act" || x.role === "rehearse") && x.advantage !== undefined));
+    expect(datums).toEqual([rows.length]);
+    expect(res.metrics).toMatchObject({ "episodes/errored": 2, "episodes/errored/judge": 2, "episode/avg@2": 1, "training/num_datums": rows.length });
   });
 });
 
