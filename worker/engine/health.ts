@@ -1,7 +1,8 @@
 /**
  * Fail fast: a step whose generations failed (all of them, or more than the run's threshold), whose
  * sampled ids fall outside the renderer's vocabulary, whose episodes errored (all of them, or more than
- * the run's threshold), or that produced no training data must stop the run with a message naming the cause — never commit as a "succeeded" step trained on nothing.
+ * the run's threshold), or that produced no training data must stop the run with a message naming the
+ * cause — never commit as a "succeeded" step trained on nothing.
  * Pure: the step calls it on its own results; the runner only fails the run with the message.
  */
 import type { TurnRecord } from "./machine";
