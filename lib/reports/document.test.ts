@@ -75,5 +75,8 @@ describe("scrubForShare", () => {
     expect(shared.runs.map((r) => r.id)).toEqual(["run-1", "run-2"]);
     expect(shared.charts[0]!.series[0]!.runId).toBe("run-2");
     expect(shared.table.rows[1]!.runName).toBe("Backbone | baseline");
+    // What a table left out travels as counts and kinds, never a cause that may name internal hosts.
+    const withLeftOut = scrubForShare({ ...doc, table: { ...doc.table, leftOut: [{ runId: "r-a", runName: "A", errored: 1, byKind: { policy_node: 1 }, example: "policy node failed: connect ECONNREFUSED 10.0.0.5:8000" }] } });
+    expect(withLeftOut.table.leftOut).toEqual([{ runId: "run-1", runName: "A", errored: 1, byKind: { policy_node: 1 }, example: null }]);
   });
 });

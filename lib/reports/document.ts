@@ -169,7 +169,8 @@ export function scrubForShare(doc: ReportDocument): ReportDocument {
     table: {
       ...doc.table,
       rows: doc.table.rows.map((row) => ({ ...row, runId: a(row.runId) })),
-      ...(doc.table.leftOut ? { leftOut: doc.table.leftOut.map((l) => ({ ...l, runId: a(l.runId) })) } : {}),
+      // Counts and kinds only: a cause in words may name internal hosts or nodes.
+      ...(doc.table.leftOut ? { leftOut: doc.table.leftOut.map((l) => ({ ...l, runId: a(l.runId), example: null })) } : {}),
     },
     charts: doc.charts.map((c) => ({ ...c, series: c.series.map((s) => ({ ...s, runId: a(s.runId) })) })),
     ...(doc.bfcl ? { bfcl: { ...doc.bfcl, rows: doc.bfcl.rows.map((row) => ({ ...row, runId: a(row.runId) })) } } : {}),
