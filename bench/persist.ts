@@ -190,6 +190,8 @@ function syntheticTrajectory(groupIndex: number, rolloutIndex: number, turnCount
     reward,
     episodeReward: reward * (userTurn + 1),
     won: reward >= 0.5,
+    outcome: reward >= 1 ? "success" : "failure",
+    success: reward >= 1,
     terminationReason: reward >= 0.5 ? "finished" : "max_assistant_turns",
     tokenCounts: { prompt: context, response: actTokens + rehearseTokens, actResponse: actTokens, rehearseResponse: rehearseTokens },
     assistantTurns: turns.filter((t) => t.role === "act").length,

@@ -158,7 +158,7 @@ export const runConfigSchema = z
           .max(1)
           .default(0.5)
           .describe(
-            "Fail the run when more than this share of a step's episodes end with an environment error (a tool server that did not start, crashed, hung or broke its protocol); those episodes are recorded and left out of training (a step where all did always fails)",
+            "Fail the run when more than this share of a step's episodes errored — could not run for reasons outside the policy: the environment (a tool server that did not start, crashed, hung or broke its protocol), the user simulator, the judge, the tool simulator or the policy node failed, or a prompt did not fit the model's context. Errored episodes are recorded with their cause and left out of scores and training; a step where every episode errored always fails (the key keeps its first name: environment errors were the first cause it counted)",
           ),
       })
       .default({}),

@@ -65,7 +65,7 @@ export const runSettingMeta: Record<string, SettingMeta> = {
   "rollout.responseBudgetTokens": { label: "Tool response budget", unit: "tokens", advanced: true },
   "rollout.maxConcurrentRollouts": { label: "Concurrent rollouts", unit: "rollouts", advanced: true },
   "rollout.maxFailedGenerationShare": { label: "Failed generations allowed", unit: "share of a step's generations", advanced: true },
-  "rollout.maxEnvironmentErrorShare": { label: "Environment errors allowed", unit: "share of a step's episodes", advanced: true },
+  "rollout.maxEnvironmentErrorShare": { label: "Errored episodes allowed", unit: "share of a step's episodes", advanced: true },
 
   "sampling.act": { label: "Act (training)" },
   "sampling.act.temperature": { label: "Temperature" },

@@ -79,12 +79,14 @@ test.describe.serial("test-time comparison", () => {
         { timeout: 480_000, intervals: [2000] },
       )
       .toBe(3);
+    // Each cell carries n, the episodes it is computed over; each Δ its 95 % interval.
     const shopCells = table.locator('td[data-benchmark="builtin:shop"]');
-    await expect(shopCells).toHaveText([/^\d+\.\d\d$/, /^\d+\.\d\d$/, /^\d+\.\d\d$/], { timeout: 30_000 });
+    const cell = /^\d+\.\d\d n = \d+( \(\+\d+ errored\))?$/;
+    await expect(shopCells).toHaveText([cell, cell, cell], { timeout: 30_000 });
     const overall = table.getByTestId("test-time-row").locator("td:nth-last-child(2)");
     await expect(overall).toHaveText([/^\d+\.\d\d$/, /^\d+\.\d\d$/, /^\d+\.\d\d$/]);
     await expect(table.getByTestId("test-time-row").first().locator("td").last()).toHaveText("—");
-    await expect(table.getByTestId("test-time-row").nth(1).locator("td").last()).toHaveText(/^([+−]\d+\.\d\d|±0\.00)$/);
+    await expect(table.getByTestId("test-time-row").nth(1).locator("td").last()).toHaveText(/^([+−]\d+\.\d\d|±0\.00) \[−?\d+\.\d, −?\d+\.\d\]$/);
 
     // The Markdown export carries Table 3 in the paper's layout.
     const download = page.waitForEvent("download");
@@ -93,7 +95,7 @@ test.describe.serial("test-time comparison", () => {
     const md = fs.readFileSync(file!, "utf8");
     expect(md).toContain("## Test-time rehearsal (Table 3 layout)");
     expect(md).toContain("| Setting | Shop (built-in) | Overall | Δ |");
-    expect(md).toMatch(/\| Parallel rehearsal \(N=2\) \| \d+\.\d\d \| \d+\.\d\d \| [+−±]\d+\.\d\d \|/);
+    expect(md).toMatch(/\| Parallel rehearsal \(N=2\) \| \d+\.\d\d \(n = \d+\) \| \d+\.\d\d \| [+−±]\d+\.\d\d \[−?\d+\.\d, −?\d+\.\d\] \|/);
 
     // From the parallel arm's run to its trajectory list, and on to a test-time episode.
     await shopCells.nth(1).getByRole("link").click();

@@ -11,6 +11,7 @@ import type { PrismaClient } from "@prisma/client";
 import { createPrisma } from "../lib/db";
 import { seedRun, seedTrajectory, seedXssTrajectory, XSS } from "../test/seed";
 import { signUp } from "./sign-up";
+import { seedOutcomeRun, USER_SIMULATOR_FAILURE } from "../test/fixtures/outcome-episodes";
 
 const password = "trajectory-viewer-pw";
 const email = `traj-${crypto.randomBytes(4).toString("hex")}@example.test`;
@@ -21,6 +22,7 @@ let diffTrajectoryId: string;
 let longId: string;
 let xssId: string;
 let listOrder: string[];
+let outcomes: Awaited<ReturnType<typeof seedOutcomeRun>>;
 /** Session cookies from the one sign-up (signing in before every test would hit the auth rate limit). */
 let session: Awaited<ReturnType<BrowserContext["cookies"]>>;
 
@@ -37,6 +39,8 @@ test.describe.serial("trajectory browsing", () => {
     runId = run.runId;
     longId = await seedTrajectory(prisma, { runId, step: 1, turns: 150 });
     xssId = await seedXssTrajectory(prisma, { runId, step: 2 });
+    // Three episodes run by the real engine and committed by the real persistence path: success, a partial checklist reward, a failed user simulator.
+    outcomes = await seedOutcomeRun(prisma, { userId: user.id, name: `e2e outcomes ${crypto.randomBytes(3).toString("hex")}` });
     // A trajectory whose first tool turn (index 2) differs between rehearsed and real.
     const differing = await prisma.$queryRaw<{ id: string }[]>`
       select t.id from trajectory t join turn u on u."trajectoryId" = t.id and u.index = 2
@@ -172,6 +176,36 @@ test.describe.serial("trajectory browsing", () => {
     await members.nth(2).getByRole("link", { name: "Open rollout 2" }).click();
     await expect(page).toHaveURL(/\/trajectories\/[0-9a-f-]{36}/);
     await expect(page.getByRole("heading", { name: /rollout 2/ })).toBeVisible();
+  });
+
+  test("the outcome badge is the benchmark's own: a partial checklist reward is a failure, and an errored episode says why it could not run", async ({ page }) => {
+    const badge = page.getByTestId("trajectory-outcome");
+    // 1 of 4 checklist items passed, a required one failed: reward 0.25, and no green success badge.
+    await page.goto(`/trajectories/${outcomes.ids.partial}`);
+    await expect(page.getByTestId("trajectory-reward")).toHaveText("0.25");
+    await expect(badge).toHaveText("failure");
+    await expect(badge).toHaveClass(/o-failure/);
+    await expect(page.locator(".tv-termination")).toContainText("judge_required_failed");
+    await expect(page.getByTestId("trajectory-error")).toHaveCount(0);
+
+    await page.goto(`/trajectories/${outcomes.ids.complete}`);
+    await expect(badge).toHaveText("success");
+    await expect(badge).toHaveClass(/o-success/);
+
+    // The user simulator refused the prompt: the cause is on the page, not only in the downloaded JSON.
+    await page.goto(`/trajectories/${outcomes.ids.errored}`);
+    await expect(badge).toHaveText("error");
+    await expect(page.getByTestId("trajectory-error")).toContainText(`user simulator failed: ${USER_SIMULATOR_FAILURE}`);
+    await expect(page.getByTestId("parse-error")).toHaveText("user simulator error: USER_ERROR");
+    await expect(page.getByTestId("termination-cause")).toHaveText(`user simulator failed: ${USER_SIMULATOR_FAILURE}`);
+
+    // The run page and the runs list say how many episodes were left out, and why.
+    await page.goto(`/runs/${outcomes.runId}`);
+    const card = page.getByTestId("run-errored-episodes-card");
+    await expect(card).toContainText("1 of 3 episodes errored");
+    await expect(card).toContainText(`user simulator failed: 1 — e.g. user simulator failed: ${USER_SIMULATOR_FAILURE}`);
+    await page.goto("/runs");
+    await expect(page.locator(`tr[data-run-id="${outcomes.runId}"]`).getByTestId("run-errored-episodes")).toHaveText("1 of 3 episodes errored (left out)");
   });
 
   test("model output with script, onerror images and markdown links renders as inert text", async ({ page }) => {

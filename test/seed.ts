@@ -18,6 +18,7 @@ import type { PrismaClient } from "@prisma/client";
 import { compareResponses } from "../worker/engine/fidelity";
 import { quickstartPreset } from "../contracts/run-config";
 import { rollupFidelity } from "../worker/runner/fidelity-rollup";
+import { errorKindLabels, errorKindOfTermination } from "../lib/outcomes";
 
 export type SeedParadigm = "rehearse" | "simulator" | "environment";
 
@@ -490,7 +491,8 @@ export async function seedRun(prisma: PrismaClient, opts: SeedRunOptions): Promi
        case when reason = 'checklist_complete' then 1.0
             when reason like '%error%' or reason = 'LENGTH_EXCEEDED' then 0.0
             else 0.25 * ((floor(r1 * 1000)::int) % 4) end,
-       case when reason = 'checklist_complete' then 'success' when reason ~* 'error|failed|exceeded|invalid' then 'error' else 'failure' end,
+       -- The benchmark's own verdict: only a complete checklist (reward 1.0) succeeds, and none of these reasons is an infrastructure error.
+       case when reason = 'checklist_complete' then 'success' else 'failure' end,
        reason, $7,
        jsonb_build_object('won', reason = 'checklist_complete', 'assistantTurns', $7 / 2, 'userTurns', 1, 'microSteps', $7 - 1,
          'dataSource', 'tau2-retail', 'rolloutId', 'step' || step || ':' || grp || ':' || inst || ':' || ro, 'wallMs', 4000 + (i * 37) % 9000),
@@ -531,6 +533,12 @@ export interface SeedTrajectoryOptions {
   shadowExecution?: boolean;
 }
 
+/** The outcome the worker would store (lib/outcomes.ts): an infrastructure termination is an error; success needs the whole checklist. */
+function seededOutcome(reason: string, reward: number): "success" | "failure" | "error" {
+  if (errorKindOfTermination(reason)) return "error";
+  return reason === "checklist_complete" && reward >= 1 - 1e-9 ? "success" : "failure";
+}
+
 /** One extra trajectory (e.g. a 200-turn one) in an existing run, written with the same generators. */
 export async function seedTrajectory(prisma: PrismaClient, o: SeedTrajectoryOptions): Promise<string> {
   const id = crypto.randomUUID();
@@ -547,7 +555,8 @@ export async function seedTrajectory(prisma: PrismaClient, o: SeedTrajectoryOpti
       rolloutIndex: o.rolloutIndex ?? 0,
       paradigm,
       reward: o.reward ?? 0.5,
-      outcome: reason === "checklist_complete" ? "success" : /error|failed|exceeded|invalid/i.test(reason) ? "error" : "failure",
+      outcome: seededOutcome(reason, o.reward ?? 0.5),
+      ...(errorKindOfTermination(reason) ? { errorKind: errorKindOfTermination(reason), errorCause: `${errorKindLabels[errorKindOfTermination(reason)!]}: seeded ${reason}` } : {}),
       terminationReason: reason,
       numTurns: o.turns,
       summary: { won: reason === "checklist_complete", dataSource: "tau2-retail" },
@@ -589,7 +598,8 @@ export async function seedXssTrajectory(prisma: PrismaClient, opts: { runId: str
       rolloutIndex: 0,
       paradigm: "rehearse",
       reward: 0,
-      outcome: "error",
+      // The policy's own parse error: a failure, not an infrastructure error.
+      outcome: "failure",
       terminationReason: `act_parse_error:JSON_DECODE_ERROR${XSS.script}`,
       numTurns: 4,
       fidelity: compareResponses(rehearsed, real).score,

@@ -38,6 +38,7 @@ export const liveRoutes: Record<ChangeEvent["t"], LiveRoute[]> = {
     { path: "metrics.series", match: "runId", delayMs: 2000, spreadMs: 1500 },
     { path: "trajectories.list", match: "runId", delayMs: 2000, spreadMs: 1500 },
     { path: "trajectories.facets", match: "runId", delayMs: 2000, spreadMs: 1500 },
+    { path: "trajectories.errored", match: "runId", delayMs: 2000, spreadMs: 1500 },
     { path: "runs.worldModel", match: "runId", delayMs: 2000, spreadMs: 1500 },
     { path: "runs.bfcl", match: "runId", delayMs: 2000, spreadMs: 1500 },
   ],

@@ -13,6 +13,7 @@ import { formatConfigValue } from "../../lib/compare/config-diff";
 import { ChartToolbar, MetricPanels, type ChartSettings } from "../_components/charts/metric-panels";
 import { palette } from "../_components/charts/line-chart";
 import { RunPicker } from "../_components/run-picker";
+import { errorKindLabel } from "../../lib/outcomes";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -87,7 +88,11 @@ function RunsSummary({ data }: { data: CompareData }) {
           <th scope="col">Reward (latest / best)</th>
           <th scope="col">Outcomes from</th>
           <th scope="col">Solved</th>
+          <th scope="col" title="Solved share minus the first run's, in points, with its 95 % Newcombe interval (runs taken as independent samples: conservative when they share tasks)">
+            Δ solved vs {data.runs[0]?.name ?? "first run"}
+          </th>
           <th scope="col">Solved where another run fails</th>
+          <th scope="col">Errored episodes</th>
         </tr>
       </thead>
       <tbody>
@@ -109,16 +114,36 @@ function RunsSummary({ data }: { data: CompareData }) {
                 {formatNumber(latest["reward/mean"])} / {formatNumber(best["reward/mean"])}
               </td>
               <td>{r.evaluated ? `${r.evaluated.phase} step ${r.evaluated.step}` : <span className="muted">no trajectories</span>}</td>
-              <td>
+              <td data-testid="compare-solved" title={c.interval ? `95 % Wilson interval ${pct(c.interval.low)}–${pct(c.interval.high)} %` : undefined}>
                 {c.solved} / {c.evaluated}
+                {c.rate != null ? <span className="small muted"> ({pct(c.rate)} %, n = {c.evaluated})</span> : null}
               </td>
+              <td data-testid="compare-delta">{i === 0 ? <span className="muted">—</span> : deltaText(c.delta, c.evaluated, data.solvedCounts[0]?.evaluated ?? 0)}</td>
               <td>{c.uniquelySolved}</td>
+              <td data-testid="compare-errored" title={erroredTitle(data.errored[i])}>
+                {c.errored > 0 ? `${c.errored} left out` : <span className="muted">none</span>}
+              </td>
             </tr>
           );
         })}
       </tbody>
     </table>
   );
+}
+
+const pct = (x: number) => (100 * x).toFixed(1);
+const signedPts = (x: number) => `${x > 0 ? "+" : x < 0 ? "−" : "±"}${Math.abs(100 * x).toFixed(1)}`;
+const pts = (x: number) => `${x < 0 ? "−" : ""}${Math.abs(100 * x).toFixed(1)}`;
+
+/** "+25.0 pts [−31.9, 65.5] (n = 4 / 4)": a Δ with its 95 % interval and both samples' sizes. */
+export function deltaText(d: { estimate: number; low: number; high: number } | null, n: number, nFirst: number): string {
+  if (!d) return "—";
+  return `${signedPts(d.estimate)} pts [${pts(d.low)}, ${pts(d.high)}] (n = ${n} / ${nFirst})`;
+}
+
+function erroredTitle(e: CompareData["errored"][number] | undefined): string | undefined {
+  if (!e || e.total === 0) return undefined;
+  return e.byKind.map((k) => `${errorKindLabel(k.kind)}: ${k.count}${k.example ? ` — e.g. ${k.example}` : ""}`).join("\n");
 }
 
 function Overlays({ runs }: { runs: { id: string; name: string }[] }) {
@@ -231,10 +256,20 @@ function Outcomes({ data }: { data: CompareData }) {
                     </td>
                   );
                 }
+                if (c.n === 0) {
+                  return (
+                    <td key={run.id} className="outcome-errored">
+                      <Link href={trajectoriesHref(run.id, row.instanceId)} aria-label={`${run.name} on ${row.instanceId}: every episode errored (${c.errored})`}>
+                        ⚠ errored <span className="small">{c.errored}</span>
+                      </Link>
+                    </td>
+                  );
+                }
                 return (
                   <td key={run.id} className={c.solved ? "outcome-solved" : "outcome-unsolved"}>
-                    <Link href={trajectoriesHref(run.id, row.instanceId)} aria-label={`${run.name} on ${row.instanceId}: ${c.solved ? "solved" : "unsolved"}, ${c.successes} of ${c.n}`}>
+                    <Link href={trajectoriesHref(run.id, row.instanceId)} aria-label={`${run.name} on ${row.instanceId}: ${c.solved ? "solved" : "unsolved"}, ${c.successes} of ${c.n}${c.errored ? `, ${c.errored} errored` : ""}`}>
                       {c.solved ? "✓ solved" : "✗ unsolved"} <span className="small">{c.successes}/{c.n}</span>
+                      {c.errored ? <span className="small muted"> +{c.errored} errored</span> : null}
                     </Link>
                   </td>
                 );

@@ -5,7 +5,7 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../_lib/trpc";
 import { formatDuration, formatNumber, formatTime } from "../_lib/format";
-import { ProgressBar, progressUnit, StatusBadge } from "../_components/status";
+import { ProgressBar, progressUnit, RunTrouble, StatusBadge } from "../_components/status";
 import { useMe } from "../_components/require-user";
 
 const statuses = ["queued", "running", "succeeded", "failed", "cancelled"] as const;
@@ -138,6 +138,7 @@ export function RunsTable() {
                 </td>
                 <td>
                   <StatusBadge status={r.status} detail={r.statusDetail} />
+                  <RunTrouble status={r.status} error={r.error} latestMetrics={r.latestMetrics} />
                 </td>
                 <td>
                   <ProgressBar step={r.progressStep} total={r.totalSteps} unit={progressUnit(r.kind)} />

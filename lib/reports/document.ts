@@ -4,14 +4,35 @@
  */
 import type { BfclTable } from "./bfcl";
 import type { TestTimeTable } from "./test-time";
+import { describeErrored } from "../outcomes";
 
 export interface OutcomeCount {
   runId: string;
   instanceId: string;
   dataSource: string;
-  /** Trajectories of the instance in the run's evaluated set (its k). */
+  /** Trajectories of the instance in the run's evaluated set that ran (its k, less errored ones). */
   n: number;
   successes: number;
+  /** Trajectories of the instance that errored (outcome "error"): left out of n and of every score. */
+  errored?: number;
+}
+
+/** A run's errored episodes of one cause (lib/outcomes.ts ErrorKind), with one cause in words. */
+export interface ErroredCount {
+  runId: string;
+  kind: string;
+  count: number;
+  example: string | null;
+}
+
+/** What a table left out of a run: its errored episodes, per cause. */
+export interface LeftOut {
+  runId: string;
+  runName: string;
+  errored: number;
+  byKind: Record<string, number>;
+  /** One of the causes, in words (e.g. "user simulator failed: prompt has 2073 tokens; …"). */
+  example: string | null;
 }
 
 export interface ReportRun {
@@ -30,8 +51,12 @@ export interface ResultCell {
   /** Percent of instances with at least one success among its k trajectories. */
   passAtK: number;
   instances: number;
-  /** Largest number of trajectories per instance (the k). */
+  /** Largest number of trajectories per instance that ran (the k). */
   k: number;
+  /** Episodes the cell is computed over (absent in snapshots frozen before it was recorded). */
+  episodes?: number;
+  /** Episodes of the cell's tasks that errored and are left out. */
+  errored?: number;
 }
 
 export interface ResultRow {
@@ -48,6 +73,8 @@ export interface ResultTable {
   /** k when every cell shares it, else null (headers then read "Avg@k"). */
   k: number | null;
   rows: ResultRow[];
+  /** Runs whose errored episodes are left out of their cells (absent in older snapshots). */
+  leftOut?: LeftOut[];
 }
 
 export interface ReportChart {
@@ -73,8 +100,26 @@ export interface ReportDocument {
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
-/** The paper-layout result table: rows = runs, columns = benchmarks with Avg@k and pass@k, plus Overall. */
-export function buildResultTable(runs: { id: string; name: string }[], outcomes: OutcomeCount[]): ResultTable {
+/** "2 episodes errored and are left out (user simulator failed: 2)". */
+export function leftOutText(l: LeftOut): string {
+  const causes = describeErrored(l.byKind);
+  return `${l.errored} episode${l.errored === 1 ? "" : "s"} errored and ${l.errored === 1 ? "is" : "are"} left out${causes ? ` (${causes})` : ""}`;
+}
+
+/** What `errored` (per run and cause) says each run left out, for the runs that left anything out. */
+export function leftOutOf(runs: { id: string; name: string }[], errored: readonly ErroredCount[]): LeftOut[] {
+  return runs.flatMap((run) => {
+    const mine = errored.filter((e) => e.runId === run.id && e.count > 0);
+    if (mine.length === 0) return [];
+    return [{ runId: run.id, runName: run.name, errored: mine.reduce((s, e) => s + e.count, 0), byKind: Object.fromEntries(mine.map((e) => [e.kind, e.count])), example: mine[0]!.example }];
+  });
+}
+
+/**
+ * The paper-layout result table: rows = runs, columns = benchmarks with Avg@k and pass@k, plus Overall.
+ * Computed over the episodes that ran; `errored` (per run and cause) becomes the table's `leftOut`.
+ */
+export function buildResultTable(runs: { id: string; name: string }[], outcomes: OutcomeCount[], errored: readonly ErroredCount[] = []): ResultTable {
   const benchmarks = [...new Set(outcomes.map((o) => o.dataSource))].sort();
   const ks = new Set<number>();
   const rows = runs.map((run): ResultRow => {
@@ -92,6 +137,8 @@ export function buildResultTable(runs: { id: string; name: string }[], outcomes:
         passAtK: round2((100 * mine.filter((o) => o.successes > 0).length) / mine.length),
         instances: mine.length,
         k,
+        episodes: mine.reduce((s, o) => s + o.n, 0),
+        errored: outcomes.filter((o) => o.runId === run.id && o.dataSource === bench).reduce((s, o) => s + (o.errored ?? 0), 0),
       };
     }
     const present = Object.values(cells).filter((c): c is ResultCell => c != null);
@@ -103,7 +150,7 @@ export function buildResultTable(runs: { id: string; name: string }[], outcomes:
       : null;
     return { runId: run.id, runName: run.name, cells, overall };
   });
-  return { benchmarks, k: ks.size === 1 ? [...ks][0]! : null, rows };
+  return { benchmarks, k: ks.size === 1 ? [...ks][0]! : null, rows, leftOut: leftOutOf(runs, errored) };
 }
 
 /** "Avg@4" / "pass@4", or "Avg@k" when runs differ in k. */
@@ -119,7 +166,12 @@ export function scrubForShare(doc: ReportDocument): ReportDocument {
   return {
     ...doc,
     runs: doc.runs.map((r) => ({ ...r, id: a(r.id) })),
-    table: { ...doc.table, rows: doc.table.rows.map((row) => ({ ...row, runId: a(row.runId) })) },
+    table: {
+      ...doc.table,
+      rows: doc.table.rows.map((row) => ({ ...row, runId: a(row.runId) })),
+      // Counts and kinds only: a cause in words may name internal hosts or nodes.
+      ...(doc.table.leftOut ? { leftOut: doc.table.leftOut.map((l) => ({ ...l, runId: a(l.runId), example: null })) } : {}),
+    },
     charts: doc.charts.map((c) => ({ ...c, series: c.series.map((s) => ({ ...s, runId: a(s.runId) })) })),
     ...(doc.bfcl ? { bfcl: { ...doc.bfcl, rows: doc.bfcl.rows.map((row) => ({ ...row, runId: a(row.runId) })) } } : {}),
     testTime: doc.testTime

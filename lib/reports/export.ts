@@ -3,7 +3,7 @@
  * each escapes for its own format (pipes in Markdown tables, quotes in CSV, specials in LaTeX).
  */
 import { chartSvg } from "./chart-svg";
-import { metricLabels, type ReportChart, type ReportDocument, type ResultTable } from "./document";
+import { leftOutText, metricLabels, type ReportChart, type ReportDocument, type ResultCell, type ResultTable } from "./document";
 import { embedCaption, findEmbeds, reportLayout, resolveChart, resolveTable } from "./embeds";
 import { testTimeCsvRows, testTimeLatex, testTimeMarkdown } from "./test-time";
 import { bfclCsvRows, bfclLatex, bfclMarkdown } from "./bfcl";
@@ -123,7 +123,7 @@ export function toMarkdown(doc: ReportDocument): string {
   lines.push(doc.frozenAt ? `Snapshot frozen at ${doc.frozenAt}.` : `Live results computed at ${doc.generatedAt}.`, "");
   const notes = doc.notes.trim() ? expandNotes(doc) : "";
   if (layout.notesFirst && notes) lines.push(notes, "");
-  if (layout.showTable) lines.push(...(layout.notesFirst ? ["## Results", ""] : []), ...markdownTable(doc.table), "");
+  if (layout.showTable) lines.push(...(layout.notesFirst ? ["## Results", ""] : []), ...markdownTable(doc.table), "", ...leftOutMarkdown(doc.table));
   if (doc.testTime) lines.push(...testTimeMarkdown(doc.testTime), "");
   if (doc.bfcl) lines.push(...bfclMarkdown(doc.bfcl), "");
   if (layout.charts.length) {
@@ -134,9 +134,14 @@ export function toMarkdown(doc: ReportDocument): string {
   return `${lines.join("\n").trimEnd()}\n`;
 }
 
+/** What the result table left out: each run's errored episodes, per cause (an empty list when none). */
+export function leftOutMarkdown(table: ReportDocument["table"]): string[] {
+  return (table.leftOut ?? []).map((l) => `*${l.runName.replace(/\r?\n/g, " ")}: ${leftOutText(l)}*`).concat(table.leftOut?.length ? [""] : []);
+}
+
 function csvField(text: string): string {
-  // A leading = + - @ is neutralised so spreadsheets do not evaluate the cell as a formula.
-  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  // A leading = + - @ is neutralised so spreadsheets do not evaluate the cell as a formula (a plain negative number is no formula).
+  const safe = /^[=+\-@\t\r]/.test(text) && !/^-\d+(\.\d+)?$/.test(text) ? `'${text}` : text;
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
@@ -168,8 +173,8 @@ export function toCsv(doc: ReportDocument): string {
   // The paper's BFCL columns, in the rows' layout (Avg@k in percent; a column not run has no value, its partial mean and why).
   for (const r of doc.bfcl ? bfclCsvRows(doc.bfcl) : []) lines.push(r.map(csvField).join(","));
   if (doc.testTime) {
-    // Table 3 follows as its own block: setting, benchmark, k, instances, Avg@k.
-    lines.push("", ["test_time_setting", "benchmark", "k", "instances", "avg_at_k"].join(","));
+    // Table 3 follows as its own block: setting, benchmark, k, instances, Avg@k, n (episodes that ran), errored, its 95 % interval.
+    lines.push("", ["test_time_setting", "benchmark", "k", "instances", "avg_at_k", "n", "errored", "ci95_low", "ci95_high"].join(","));
     for (const r of testTimeCsvRows(doc.testTime)) lines.push(r.map(csvField).join(","));
   }
   return `${lines.join("\r\n")}\r\n`;

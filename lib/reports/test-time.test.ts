@@ -91,8 +91,33 @@ describe("buildTestTimeTable", () => {
     expect(table.notes).toEqual([]);
     const md = testTimeMarkdown(table).join("\n");
     expect(md).toContain("| Setting | τ²-Bench retail | BFCL multi-turn | Shop (built-in) | Overall | Δ |");
-    expect(md).toContain("| Parallel rehearsal (N=4) | 50.00 | 50.00 | 75.00 | 58.33 | +33.33 |");
-    expect(md).toContain("| No test-time scaling | 0.00 | 50.00 | 25.00 | 25.00 | — |");
+    // n per cell; Δ with its 95 % interval (MOVER over the cells' Wilson limits), in points.
+    expect(md).toContain("| Parallel rehearsal (N=4) | 50.00 (n = 4) | 50.00 (n = 4) | 75.00 (n = 4) | 58.33 | +33.33 [−0.2, 55.7] |");
+    expect(md).toContain("| No test-time scaling | 0.00 (n = 4) | 50.00 (n = 4) | 25.00 (n = 4) | 25.00 | — |");
+    expect(par!.deltaInterval).toEqual({ low: -0.19, high: 55.72 });
+    expect(none!.cells["builtin:shop"]).toMatchObject({ episodes: 4, errored: 0, interval: { low: 4.56, high: 69.94 } });
+  });
+
+  it("the issue's \"+25.00 Δ on 4 tasks\" carries its n and an interval that spans zero; errored episodes are left out and said", () => {
+    const table = buildTestTimeTable(
+      [run("n", "builtin:shop", "none"), run("p", "builtin:shop", "parallel")],
+      [
+        ...outcomes("n", 2),
+        ...outcomes("p", 3),
+        // Two more tasks in the parallel arm could not run at all (their user simulator failed): not counted as failures.
+        { runId: "p", instanceId: "t4", n: 0, successes: 0, errored: 1 },
+        { runId: "p", instanceId: "t5", n: 0, successes: 0, errored: 1 },
+      ],
+    )!;
+    const [none, par] = table.rows;
+    expect(par!.cells["builtin:shop"]).toMatchObject({ value: 75, instances: 4, episodes: 4, errored: 2 });
+    expect(par!.delta).toBe(25);
+    // Newcombe's interval for 3/4 − 2/4.
+    expect(par!.deltaInterval).toEqual({ low: -31.96, high: 65.53 });
+    expect(none!.deltaInterval).toBeUndefined();
+    const md = testTimeMarkdown(table).join("\n");
+    expect(md).toContain("| Parallel rehearsal (N=4) | 75.00 (n = 4) | 75.00 | +25.00 [−32.0, 65.5] |");
+    expect(table.notes).toContain('Shop (built-in), Parallel rehearsal (N=4): 2 episodes of "builtin:shop parallel" errored (infrastructure, not the policy) and are left out.');
   });
 
   it("is absent without a test-time run; waits for results; groups rows per policy; flags arms on different tasks", () => {
@@ -135,8 +160,10 @@ describe("buildTestTimeTable", () => {
     };
     expect(exportReport(doc, "markdown")).toContain("## Test-time rehearsal (Table 3 layout)");
     expect(exportReport(doc, "latex")).toContain("Setting & Shop (built-in) & Overall & $\\Delta$ \\\\");
-    expect(exportReport(doc, "latex")).toContain("Parallel rehearsal (N=4) & 75.00 & 75.00 & +50.00 \\\\");
-    expect(exportReport(doc, "csv")).toContain("Parallel rehearsal (N=4),Shop (built-in),1,4,75.00");
+    expect(exportReport(doc, "latex")).toContain("Parallel rehearsal (N=4) & 75.00 (n = 4) & 75.00 & +50.00 [-13.6, 78.9] \\\\");
+    expect(exportReport(doc, "csv")).toContain("test_time_setting,benchmark,k,instances,avg_at_k,n,errored,ci95_low,ci95_high");
+    expect(exportReport(doc, "csv")).toContain("Parallel rehearsal (N=4),Shop (built-in),1,4,75.00,4,0,30.06,95.44");
+    expect(exportReport(doc, "csv")).toContain("Parallel rehearsal (N=4),Δ,,,50.00,,,-13.55,78.91");
     expect(JSON.parse(exportReport(doc, "json")).testTime.rows).toHaveLength(2);
   });
 });

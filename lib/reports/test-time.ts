@@ -9,6 +9,7 @@
 import type { RunConfig } from "../../contracts/run-config";
 import { testTimeArms, type TestTimeArm } from "../../contracts/test-time";
 import { armLabel, armOf, benchmarkLabel, benchmarkOrder } from "../test-time";
+import { moverLinear, wilson, type Interval } from "../stats/intervals";
 
 export interface TestTimeRunInput {
   id: string;
@@ -21,15 +22,24 @@ export interface TestTimeRunInput {
 export interface TestTimeOutcome {
   runId: string;
   instanceId: string;
+  /** Trials of the task that ran (errored ones are left out). */
   n: number;
   successes: number;
+  /** Trials of the task that errored. */
+  errored?: number;
 }
 
 export interface TestTimeCell {
-  /** Avg@k in percent (mean over tasks of the success rate over the task's k trials); null while the run has no results. */
+  /** Avg@k in percent (mean over tasks of the success rate over the task's k trials that ran); null while the run has no results. */
   value: number | null;
   instances: number;
   k: number | null;
+  /** n: the episodes the value is computed over (absent in snapshots frozen before it was recorded). */
+  episodes?: number;
+  /** Episodes of the cell's run that errored and are left out of the value. */
+  errored?: number;
+  /** 95 % Wilson interval of the value, in percent, with n = `episodes` (lib/stats/intervals.ts). */
+  interval?: Interval | null;
   runId: string;
   runName: string;
   status: string;
@@ -48,6 +58,8 @@ export interface TestTimeRow {
   overall: number | null;
   /** overall − the same policy's no-rehearsal overall. */
   delta: number | null;
+  /** 95 % interval of Δ in percentage points (MOVER over the cells' Wilson limits; Newcombe's for one benchmark). */
+  deltaInterval?: Interval | null;
 }
 
 export interface TestTimeTable {
@@ -89,6 +101,8 @@ export function buildTestTimeTable(runs: TestTimeRunInput[], outcomes: TestTimeO
 
   const byRun = new Map<string, TestTimeOutcome[]>();
   for (const o of outcomes) if (o.n > 0) byRun.set(o.runId, [...(byRun.get(o.runId) ?? []), o]);
+  const erroredOf = (runId: string) => outcomes.filter((o) => o.runId === runId).reduce((s, o) => s + (o.errored ?? 0), 0);
+  const pct = (i: Interval | null): Interval | null => (i ? { low: round2(100 * i.low), high: round2(100 * i.high) } : null);
   const ks = new Set<number>();
 
   const rows: TestTimeRow[] = [...rowsByKey.entries()]
@@ -109,10 +123,15 @@ export function buildTestTimeTable(runs: TestTimeRunInput[], outcomes: TestTimeO
         const mine = byRun.get(run.id) ?? [];
         const k = mine.length ? Math.max(...mine.map((o) => o.n)) : null;
         if (k != null) ks.add(k);
+        const rate = mine.length ? mine.reduce((s, o) => s + o.successes / o.n, 0) / mine.length : null;
+        const episodes = mine.reduce((s, o) => s + o.n, 0);
         cells[dataset] = {
-          value: mine.length ? round2((100 * mine.reduce((s, o) => s + o.successes / o.n, 0)) / mine.length) : null,
+          value: rate == null ? null : round2(100 * rate),
           instances: mine.length,
           k,
+          episodes,
+          errored: erroredOf(run.id),
+          interval: rate == null ? null : pct(wilson(rate, episodes)),
           runId: run.id,
           runName: run.name,
           status: run.status,
@@ -127,7 +146,19 @@ export function buildTestTimeTable(runs: TestTimeRunInput[], outcomes: TestTimeO
   for (const row of rows) {
     if (row.arm === "none" || row.overall == null) continue;
     const baseline = rows.find((b) => b.policy === row.policy && b.arm === "none");
-    if (baseline?.overall != null) row.delta = round2(row.overall - baseline.overall);
+    if (baseline?.overall == null) continue;
+    row.delta = round2(row.overall - baseline.overall);
+    // Δ = (1/B) Σ arm − (1/B) Σ baseline over the B benchmark columns, each cell a rate over its episodes.
+    const B = datasets.length;
+    const terms = datasets.flatMap((d) => {
+      const a = row.cells[d]!;
+      const b = baseline.cells[d]!;
+      return [
+        { coef: 1 / B, p: a.value! / 100, n: a.episodes ?? 0 },
+        { coef: -1 / B, p: b.value! / 100, n: b.episodes ?? 0 },
+      ];
+    });
+    row.deltaInterval = pct(moverLinear(terms));
   }
 
   // The comparison is only fair on the same tasks: say so when a column's arms evaluated different ones.
@@ -146,6 +177,13 @@ export function buildTestTimeTable(runs: TestTimeRunInput[], outcomes: TestTimeO
       }
     }
 
+  // Errored episodes are left out of the values: say how many, per run.
+  for (const row of rows)
+    for (const dataset of datasets) {
+      const c = row.cells[dataset];
+      if (c?.errored) notes.push(`${benchmarkLabel(dataset)}, ${row.label}: ${c.errored} episode${c.errored === 1 ? "" : "s"} of "${c.runName}" errored (infrastructure, not the policy) and ${c.errored === 1 ? "is" : "are"} left out.`);
+    }
+
   return {
     benchmarks: datasets.map((key) => ({ key, label: benchmarkLabel(key) })),
     rows,
@@ -155,7 +193,22 @@ export function buildTestTimeTable(runs: TestTimeRunInput[], outcomes: TestTimeO
 }
 
 const fmt = (v: number | null | undefined) => (v == null ? "—" : v.toFixed(2));
-const fmtDelta = (v: number | null) => (v == null ? "—" : `${v > 0 ? "+" : v < 0 ? "−" : "±"}${Math.abs(v).toFixed(2)}`);
+const signed = (v: number, digits: number) => `${v > 0 ? "+" : v < 0 ? "−" : "±"}${Math.abs(v).toFixed(digits)}`;
+const fmtDelta = (v: number | null) => (v == null ? "—" : signed(v, 2));
+const unsigned = (v: number, digits: number) => `${v < 0 ? "−" : ""}${Math.abs(v).toFixed(digits)}`;
+
+/** "62.50 (n = 8)": a cell's value with the episodes it is computed over. */
+export function testTimeCellText(c: TestTimeCell | null | undefined): string {
+  if (c?.value == null) return "—";
+  return c.episodes != null ? `${fmt(c.value)} (n = ${c.episodes})` : fmt(c.value);
+}
+
+/** "+25.00 [−38.1, 60.0]": a Δ with its 95 % interval in percentage points. */
+export function testTimeDeltaText(row: TestTimeRow): string {
+  if (row.arm === "none" || row.delta == null) return "—";
+  const i = row.deltaInterval;
+  return i ? `${fmtDelta(row.delta)} [${unsigned(i.low, 1)}, ${unsigned(i.high, 1)}]` : fmtDelta(row.delta);
+}
 
 /** Column titles: Setting, benchmarks, Overall, Δ. */
 export function testTimeHeader(table: TestTimeTable): string[] {
@@ -164,12 +217,12 @@ export function testTimeHeader(table: TestTimeTable): string[] {
 
 /** Cell texts of one row (values as the table shows them). */
 export function testTimeRowTexts(table: TestTimeTable, row: TestTimeRow): string[] {
-  return [row.label, ...table.benchmarks.map((b) => fmt(row.cells[b.key]?.value)), fmt(row.overall), row.arm === "none" ? "—" : fmtDelta(row.delta)];
+  return [row.label, ...table.benchmarks.map((b) => testTimeCellText(row.cells[b.key])), fmt(row.overall), testTimeDeltaText(row)];
 }
 
 export function testTimeCaption(table: TestTimeTable): string {
   const k = table.k == null ? "k" : String(table.k);
-  return `Test-time rehearsal: Avg@${k} success in percent per benchmark; Overall is their plain mean; Δ is Overall minus the no-rehearsal row.`;
+  return `Test-time rehearsal: Avg@${k} success in percent per benchmark over n episodes that ran (errored ones left out); Overall is their plain mean; Δ is Overall minus the no-rehearsal row, with its 95 % interval in points (Wilson score limits per cell, combined by MOVER — Newcombe's interval for one benchmark).`;
 }
 
 const latexSpecials: Record<string, string> = { "\\": "\\textbackslash{}", "&": "\\&", "%": "\\%", $: "\\$", "#": "\\#", _: "\\_", "{": "\\{", "}": "\\}", "~": "\\textasciitilde{}", "^": "\\textasciicircum{}" };
@@ -212,16 +265,17 @@ export function testTimeLatex(table: TestTimeTable): string[] {
   return out;
 }
 
-/** CSV rows: setting, benchmark, value, plus Overall and Δ per setting. */
+/** CSV rows: setting, benchmark, k, tasks, value, n (episodes), errored, 95 % low, 95 % high; plus Overall and Δ per setting. */
 export function testTimeCsvRows(table: TestTimeTable): string[][] {
   const rows: string[][] = [];
+  const lim = (i: Interval | null | undefined) => (i ? [i.low.toFixed(2), i.high.toFixed(2)] : ["", ""]);
   for (const row of table.rows) {
     for (const b of table.benchmarks) {
       const c = row.cells[b.key];
-      if (c?.value != null) rows.push([row.label, b.label, String(c.k ?? ""), String(c.instances), c.value.toFixed(2)]);
+      if (c?.value != null) rows.push([row.label, b.label, String(c.k ?? ""), String(c.instances), c.value.toFixed(2), String(c.episodes ?? ""), String(c.errored ?? ""), ...lim(c.interval)]);
     }
-    if (row.overall != null) rows.push([row.label, "Overall", "", "", row.overall.toFixed(2)]);
-    if (row.delta != null) rows.push([row.label, "Δ", "", "", row.delta.toFixed(2)]);
+    if (row.overall != null) rows.push([row.label, "Overall", "", "", row.overall.toFixed(2), "", "", "", ""]);
+    if (row.delta != null) rows.push([row.label, "Δ", "", "", row.delta.toFixed(2), "", "", ...lim(row.deltaInterval)]);
   }
   return rows;
 }

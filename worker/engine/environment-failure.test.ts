@@ -38,7 +38,8 @@ function instance(id: string, world: () => Promise<ToolEnvironment>): TaskInstan
     messages: [{ role: "user", content: "look it up" }],
     tools: [{ type: "function", function: { name: "lookup", parameters: { type: "object", properties: { key: { type: "string" } } } } }],
     followUpUserMessages: [],
-    checklists: [[[{ id: "c", question: "q", focus_on: "assistant.tool_calls", pass_condition: "", failure_examples: [], evidence: [], weight: 1, required_for_next_turn: false }]]],
+    // Checked programmatically: the steps below need no judge (a missing judge would make every episode an error).
+    checklists: [[[{ id: "c", question: "q", focus_on: "assistant.tool_calls", pass_condition: "", failure_examples: [], evidence: [], weight: 1, required_for_next_turn: false, check: { type: "tool_called", name: "lookup" } }]]],
     environment: { create: world },
   };
 }
@@ -151,7 +152,16 @@ describe("a step with environment errors", () => {
     expect(result.trajectories.filter((t) => t.terminationReason === "environment_error:CRASHED")).toHaveLength(2);
     expect(result.metrics["environment/errors"]).toBe(2);
     expect(result.metrics["environment/error_share"]).toBe(0.25);
+    expect(result.metrics["episodes/errored"]).toBe(2);
+    expect(result.metrics["episodes/errored/environment"]).toBe(2);
     expect(result.metrics["termination/environment_error:CRASHED"]).toBe(2);
+    // Errored episodes are recorded with their cause and left out of the scores.
+    expect(result.trajectories.filter((t) => t.outcome === "error").map((t) => t.error)).toEqual([
+      { kind: "environment", cause: "environment failed: CRASHED — the server exited with code 3" },
+      { kind: "environment", cause: "environment failed: CRASHED — the server exited with code 3" },
+    ]);
+    expect(result.trajectories.filter((t) => t.outcome !== "error").every((t) => t.outcome === "success")).toBe(true);
+    expect(result.metrics["episode/avg@2"]).toBe(1);
     // Healthy episodes: 3 tasks × 2 rollouts, each with two act generations (the call, then the reply).
     expect(datums[0]).toHaveLength(12);
     const crashed = result.trajectories.find((t) => t.terminationReason.startsWith("environment_error"))!;
@@ -163,15 +173,15 @@ describe("a step with environment errors", () => {
     const failed = runTrainingStep({ instances: tasks(2), config: config({ maxEnvironmentErrorShare: 0.25 }), policy, trainer, stepIndex: 2 });
     await expect(failed).rejects.toBeInstanceOf(StepFailedError);
     await expect(failed).rejects.toMatchObject({
-      code: "TOO_MANY_ENVIRONMENT_ERRORS",
-      message: expect.stringMatching(/4 of 8 episodes \(50%\), above rollout\.maxEnvironmentErrorShare = 0\.25.*environment_error:CRASHED \(the server exited with code 3\)/),
+      code: "TOO_MANY_ERRORED_EPISODES",
+      message: expect.stringMatching(/4 of 8 episodes \(50%\) errored, above rollout\.maxEnvironmentErrorShare = 0\.25 \(environment failed: 4\); first: environment failed: CRASHED — the server exited with code 3/),
     });
   });
 
   it("fails an evaluation in which every episode broke, whatever the share", async () => {
     await expect(runEvaluation({ instances: tasks(4), config: config({ kind: "eval", maxEnvironmentErrorShare: 1 }), policy, stepIndex: 1 })).rejects.toMatchObject({
-      code: "TOO_MANY_ENVIRONMENT_ERRORS",
-      message: expect.stringContaining("every episode"),
+      code: "TOO_MANY_ERRORED_EPISODES",
+      message: expect.stringMatching(/every episode \(\d+ of \d+\) errored \(environment failed: \d+\); first: environment failed: CRASHED/),
     });
     const ok = await runEvaluation({ instances: tasks(3), config: config({ kind: "eval", maxEnvironmentErrorShare: 1 }), policy, stepIndex: 1 });
     expect(ok.metrics["environment/error_share"]).toBe(0.75);

@@ -1,17 +1,19 @@
 /**
  * Fail fast: a step whose generations failed (all of them, or more than the run's threshold), whose
- * sampled ids fall outside the renderer's vocabulary, or that produced no training data must stop the
- * run with a message naming the cause — never commit as a "succeeded" step trained on nothing.
+ * sampled ids fall outside the renderer's vocabulary, whose episodes errored (all of them, or more than
+ * the run's threshold), or that produced no training data must stop the run with a message naming the
+ * cause — never commit as a "succeeded" step trained on nothing.
  * Pure: the step calls it on its own results; the runner only fails the run with the message.
  */
-import { isEnvironmentError, type TurnRecord } from "./machine";
+import type { TurnRecord } from "./machine";
+import { describeErrored, type ErrorKind } from "../../lib/outcomes";
 
 export const stepFailureCodes = [
   "TOKENS_OUT_OF_VOCABULARY",
   "ALL_GENERATIONS_FAILED",
   "TOO_MANY_FAILED_GENERATIONS",
   "NO_TRAINING_DATA",
-  "TOO_MANY_ENVIRONMENT_ERRORS",
+  "TOO_MANY_ERRORED_EPISODES",
 ] as const;
 export type StepFailureCode = (typeof stepFailureCodes)[number];
 
@@ -91,50 +93,65 @@ export function assertTrainingData(datums: number, h: GenerationHealth, stepInde
   throw new StepFailedError("NO_TRAINING_DATA", stepIndex, `${label}: no training datums — ${why}`);
 }
 
-/** Episodes whose environment failed (terminations `environment_error:<code>`): a server that did not start, crashed, hung or broke its protocol. */
-export interface EnvironmentHealth {
+/**
+ * Episodes that could not run (outcome "error": the environment, the user simulator, the judge, the tool
+ * simulator or the policy node failed, or a prompt did not fit the context — outcome.ts), by cause.
+ */
+export interface EpisodeHealth {
   episodes: number;
-  failed: number;
-  /** failed / episodes (0 without episodes). */
-  failedShare: number;
-  /** The first failure: its termination reason and what the environment said. */
+  /** Episodes with outcome "error". */
+  errored: number;
+  /** errored / episodes (0 without episodes). */
+  erroredShare: number;
+  /** Errored episodes per cause (ErrorKind). */
+  byKind: Partial<Record<ErrorKind, number>>;
+  /** The first errored episode's cause, e.g. "user simulator failed: prompt has 2073 tokens; the context length is 1024". */
   firstError?: string;
 }
 
-export function environmentHealth(episodes: Iterable<{ terminationReason: string; turns: Pick<TurnRecord, "error">[] }>): EnvironmentHealth {
+export function episodeHealth(episodes: Iterable<{ outcome: string; error?: { kind: ErrorKind; cause: string } }>): EpisodeHealth {
   let count = 0;
-  let failed = 0;
+  let errored = 0;
   let firstError: string | undefined;
+  const byKind: Partial<Record<ErrorKind, number>> = {};
   for (const e of episodes) {
     count++;
-    if (!isEnvironmentError(e.terminationReason)) continue;
-    failed++;
-    if (firstError === undefined) {
-      const payload = [...e.turns].reverse().find((t) => t.error)?.error?.payload;
-      firstError = `${e.terminationReason}${typeof payload === "string" ? ` (${payload})` : ""}`;
-    }
+    if (e.outcome !== "error") continue;
+    errored++;
+    if (e.error) byKind[e.error.kind] = (byKind[e.error.kind] ?? 0) + 1;
+    firstError ??= e.error?.cause ?? "unknown cause";
   }
-  return { episodes: count, failed, failedShare: count > 0 ? failed / count : 0, firstError };
-}
-
-/** The step's metrics for the run page. */
-export function environmentHealthMetrics(h: EnvironmentHealth): Record<string, number> {
-  return { "environment/errors": h.failed, "environment/error_share": h.failedShare };
+  return { episodes: count, errored, erroredShare: count > 0 ? errored / count : 0, byKind, firstError };
 }
 
 /**
- * Throws StepFailedError when more than `maxShare` of the step's episodes ended with an environment
- * error (rollout.maxEnvironmentErrorShare), or every one of them did.
+ * The step's metrics for the run page: errored episodes in all and per cause; `environment/*` keep
+ * counting the environment's own failures (their chart keys predate the other causes).
  */
-export function assertEnvironmentHealthy(h: EnvironmentHealth, stepIndex: number, maxShare: number, label: string): void {
-  if (h.failed === 0) return;
-  if (h.failed === h.episodes || h.failedShare > maxShare) {
-    const share = `${h.failed} of ${h.episodes} episodes (${(h.failedShare * 100).toFixed(0)}%)`;
-    const why = h.failed === h.episodes ? "every episode" : `${share}, above rollout.maxEnvironmentErrorShare = ${maxShare},`;
-    throw new StepFailedError(
-      "TOO_MANY_ENVIRONMENT_ERRORS",
-      stepIndex,
-      `${label}: ${h.failed === h.episodes ? `${why} (${h.failed})` : why} ended with an environment error; first: ${h.firstError}`,
-    );
-  }
+export function episodeHealthMetrics(h: EpisodeHealth): Record<string, number> {
+  const m: Record<string, number> = {
+    "episodes/total": h.episodes,
+    "episodes/errored": h.errored,
+    "episodes/errored_share": h.erroredShare,
+    "environment/errors": h.byKind.environment ?? 0,
+    "environment/error_share": h.episodes > 0 ? (h.byKind.environment ?? 0) / h.episodes : 0,
+  };
+  for (const [kind, n] of Object.entries(h.byKind)) m[`episodes/errored/${kind}`] = n;
+  return m;
+}
+
+/**
+ * Throws StepFailedError when every episode of the step errored, or more than `maxShare` of them did
+ * (rollout.maxEnvironmentErrorShare, "Errored episodes allowed"): a result computed over what is left
+ * would not describe the policy. The message names the share, the causes and the first cause.
+ */
+export function assertEpisodesHealthy(h: EpisodeHealth, stepIndex: number, maxShare: number, label: string): void {
+  if (h.errored === 0) return;
+  if (h.errored < h.episodes && h.erroredShare <= maxShare) return;
+  const causes = describeErrored(h.byKind);
+  const what =
+    h.errored === h.episodes
+      ? `every episode (${h.errored} of ${h.episodes}) errored`
+      : `${h.errored} of ${h.episodes} episodes (${(h.erroredShare * 100).toFixed(0)}%) errored, above rollout.maxEnvironmentErrorShare = ${maxShare}`;
+  throw new StepFailedError("TOO_MANY_ERRORED_EPISODES", stepIndex, `${label}: ${what}${causes ? ` (${causes})` : ""}; first: ${h.firstError}`);
 }

@@ -372,6 +372,11 @@ export interface TurnJudgement {
   judgeFailures: number;
   /** Episode-level scores only (TaskInstance.scoreEpisode): the instance's reward breakdown. */
   detail?: unknown;
+  /**
+   * Checklist turns: every item of every judged checklist passed and no tool failure zeroed the turn —
+   * what checklist success is made of (outcome.ts). Absent on episode-level scores and failed judgements.
+   */
+  allPassed?: boolean;
 }
 
 export interface TurnContext {
@@ -480,6 +485,7 @@ export async function judgeTurn(ctx: TurnContext, judge: ChecklistJudge): Promis
 
   const checklistScores: number[] = [];
   const stopVotes: boolean[] = [];
+  let everyItemPassed = true;
   checklists.forEach((checklist, c) => {
     const items = checklist[ctx.userTurnIndex] ?? [];
     let score = 0;
@@ -488,6 +494,7 @@ export async function judgeTurn(ctx: TurnContext, judge: ChecklistJudge): Promis
       const passed = verdicts.some((v) => v.checklist === c && v.itemId === item.id && v.passed);
       score += (Number(item.weight) || 0) * (passed ? 1 : 0);
       if (item.required_for_next_turn && !passed) requiredFailed = true;
+      if (!passed) everyItemPassed = false;
     }
     checklistScores.push(Math.round(score * 1e8) / 1e8);
     stopVotes.push(requiredFailed);
@@ -502,7 +509,8 @@ export async function judgeTurn(ctx: TurnContext, judge: ChecklistJudge): Promis
   if (judgeFailures > 0) reason = Termination.judgeFailed;
   else if (majorityStop) reason = Termination.judgeRequiredFailed;
   else if (lastTurn) reason = Termination.checklistComplete;
-  return { userTurnIndex: ctx.userTurnIndex, reward, checklistScores, stop: reason !== undefined, reason, verdicts, judgeCalls, judgeFailures };
+  const allPassed = everyItemPassed && !ctx.lastToolFailed && judgeFailures === 0;
+  return { userTurnIndex: ctx.userTurnIndex, reward, checklistScores, stop: reason !== undefined, reason, verdicts, judgeCalls, judgeFailures, allPassed };
 }
 
 /** R = E / numChecklists / numChecklistTurns (§3.3). */

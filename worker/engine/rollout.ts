@@ -22,6 +22,8 @@ import { normalizedEpisodeReward, type TurnJudgement } from "./reward";
 import { pyDumps, toolErrorContent } from "./parsers";
 import { EnvironmentFailure, type EpisodeScore, type TaskInstance, type ToolEnvironment, type WorldContext } from "./types";
 import type { ChatMessage } from "./io";
+import { decideOutcome, type EpisodeError } from "./outcome";
+import type { Outcome } from "../../lib/outcomes";
 
 export * from "./machine";
 
@@ -76,8 +78,12 @@ export interface RolloutResult {
   /** R = E / numChecklists / numChecklistTurns. */
   normalizedReward: number;
   terminationReason: string;
-  /** Episode finished with E > 0 (reference `won`). */
+  /** Episode finished with E > 0 (reference `won`): a training metric, not success. */
   won: boolean;
+  /** The benchmark's own verdict, or an infrastructure error (outcome.ts). */
+  outcome: Outcome;
+  success: boolean;
+  error?: EpisodeError;
   wallMs: number;
 }
 
@@ -276,6 +282,8 @@ async function driveRollout(
           verdicts: [],
           judgeCalls: 0,
           judgeFailures: 0,
+          // Kept so the episode's error names what the judge threw.
+          detail: { error: e instanceof Error ? e.message : String(e) },
         });
         state = applyEvent(state, { kind: "judged", stop: true, reason: Termination.interactionException });
       }
@@ -289,7 +297,8 @@ async function driveRollout(
     try {
       score = await job.instance.scoreEpisode({ messages: state.messages, records: state.records, terminationReason, rolloutIndex: job.rolloutIndex });
     } catch (e) {
-      score = { reward: 0, verdicts: [], detail: { error: `scoring failed: ${e instanceof Error ? e.message : String(e)}` } };
+      const message = e instanceof Error ? e.message : String(e);
+      score = { reward: 0, verdicts: [], detail: { error: `scoring failed: ${message}` }, error: message };
     }
     const reward = Number.isFinite(score.reward) ? score.reward : 0;
     judgements.push({
@@ -303,7 +312,8 @@ async function driveRollout(
       judgeFailures: 0,
       ...(score.detail !== undefined ? { detail: score.detail } : {}),
     });
-    return { job, state, judgements, episodeReward: reward, normalizedReward: reward, terminationReason, won: reward > 0, wallMs: performance.now() - started };
+    const verdict = decideOutcome({ terminationReason, records: state.records, judgements, numChecklistTurns: state.numChecklistTurns, score: { ...score, reward } });
+    return { job, state, judgements, episodeReward: reward, normalizedReward: reward, terminationReason, won: reward > 0, ...verdict, wallMs: performance.now() - started };
   }
   const episodeReward = judgements.reduce((s, j) => s + j.reward, 0);
   const numChecklists = Math.min(job.instance.checklists.length, config.maxChecklists);
@@ -313,8 +323,9 @@ async function driveRollout(
     judgements,
     episodeReward,
     normalizedReward: normalizedEpisodeReward(episodeReward, numChecklists, state.numChecklistTurns),
-    terminationReason: state.terminationReason ?? "unknown",
+    terminationReason,
     won: episodeReward > 0,
+    ...decideOutcome({ terminationReason, records: state.records, judgements, numChecklistTurns: state.numChecklistTurns }),
     wallMs: performance.now() - started,
   };
 }

@@ -19,16 +19,17 @@ import {
 } from "./rollout";
 import { runTestTimeRehearsal, type TestTimeOptions, type TestTimeRecord } from "./testtime";
 import {
-  assertEnvironmentHealthy,
+  assertEpisodesHealthy,
   assertGenerationsHealthy,
   assertTrainingData,
-  environmentHealth,
-  environmentHealthMetrics,
+  episodeHealth,
+  episodeHealthMetrics,
   generationHealth,
   generationHealthMetrics,
 } from "./health";
-import { isEnvironmentError } from "./machine";
 import type { TaskInstance } from "./types";
+import type { EpisodeError } from "./outcome";
+import type { Outcome } from "../../lib/outcomes";
 
 // ---------------------------------------------------------------------------------------------
 // Result types
@@ -54,7 +55,12 @@ export interface TrajectoryResult {
   reward: number;
   /** Raw Σ of turn rewards (E). */
   episodeReward: number;
+  /** The reference's `won` (E > 0): a training metric of its own, never success. */
   won: boolean;
+  /** The benchmark's own verdict, or an infrastructure error with its cause (outcome.ts); scores count only episodes that ran. */
+  outcome: Outcome;
+  success: boolean;
+  error?: EpisodeError;
   terminationReason: string;
   tokenCounts: { prompt: number; response: number; actResponse: number; rehearseResponse: number };
   assistantTurns: number;
@@ -251,6 +257,9 @@ export function toTrajectory(r: RolloutResult, paradigm: Paradigm): TrajectoryRe
     reward: r.normalizedReward,
     episodeReward: r.episodeReward,
     won: r.won,
+    outcome: r.outcome,
+    success: r.success,
+    ...(r.error ? { error: r.error } : {}),
     terminationReason: r.terminationReason,
     tokenCounts: { prompt, response, actResponse, rehearseResponse },
     assistantTurns: r.state.assistantTurns,
@@ -285,8 +294,23 @@ function addStats(metrics: Record<string, number>, prefix: string, values: numbe
   metrics[`${prefix}/min`] = min;
 }
 
+/** Episodes that ran: every score is computed over these; errored episodes are counted, never scored. */
+export const ranEpisodes = <T extends Pick<TrajectoryResult, "outcome">>(trajectories: readonly T[]): T[] => trajectories.filter((t) => t.outcome !== "error");
+
+/**
+ * Success over groups of K rollouts: pass@K = share of groups with a success, avg@K = share of episodes.
+ * Only episodes that ran count (a group whose every episode errored is left out).
+ */
+function passAndAvg(trajectories: readonly TrajectoryResult[], hit: (t: TrajectoryResult) => boolean): { pass: number; avg: number } | null {
+  if (trajectories.length === 0) return null;
+  const groups = new Map<string, boolean[]>();
+  for (const t of trajectories) groups.set(t.groupId, [...(groups.get(t.groupId) ?? []), hit(t)]);
+  return { pass: [...groups.values()].filter((g) => g.some(Boolean)).length / groups.size, avg: trajectories.filter(hit).length / trajectories.length };
+}
+
 export function rolloutMetrics(trajectories: TrajectoryResult[], rolloutsPerInstance: number, responseBudget: number, prefix: "episode" | "val"): Record<string, number> {
   const m: Record<string, number> = {};
+  const ran = ranEpisodes(trajectories);
   const gens = trajectories.flatMap((t) => t.turns.filter(isGeneration));
   addStats(m, "response_length", gens.map((g) => g.responseTokenCount));
   addStats(m, "prompt_length", gens.map((g) => g.promptTokenCount));
@@ -299,23 +323,28 @@ export function rolloutMetrics(trajectories: TrajectoryResult[], rolloutsPerInst
   }
   if (gens.length) m[`${prefix === "val" ? "val" : "episode"}/valid_action_ratio`] = gens.filter((g) => g.valid).length / gens.length;
   if (prefix === "episode") {
-    addStats(m, "episode/reward", trajectories.map((t) => t.episodeReward));
-    addStats(m, "episode/normalized_reward", trajectories.map((t) => t.reward));
-    addStats(m, "episode/length", trajectories.map((t) => t.microSteps));
-    addStats(m, "episode/tool_call_count", trajectories.map((t) => t.toolCalls));
+    addStats(m, "episode/reward", ran.map((t) => t.episodeReward));
+    addStats(m, "episode/normalized_reward", ran.map((t) => t.reward));
+    addStats(m, "episode/length", ran.map((t) => t.microSteps));
+    addStats(m, "episode/tool_call_count", ran.map((t) => t.toolCalls));
   } else {
     const bySource = new Map<string, TrajectoryResult[]>();
-    for (const t of trajectories) bySource.set(t.dataSource, [...(bySource.get(t.dataSource) ?? []), t]);
+    for (const t of ran) bySource.set(t.dataSource, [...(bySource.get(t.dataSource) ?? []), t]);
     for (const [ds, ts] of bySource) {
       m[`val/${ds}/test_score`] = ts.reduce((s, t) => s + t.reward, 0) / ts.length;
       m[`val/${ds}/tool_call_count/mean`] = ts.reduce((s, t) => s + t.toolCalls, 0) / ts.length;
     }
   }
-  const groups = new Map<string, boolean[]>();
-  for (const t of trajectories) groups.set(t.groupId, [...(groups.get(t.groupId) ?? []), t.won]);
-  if (trajectories.length) {
-    m[`${prefix}/pass@${rolloutsPerInstance}`] = [...groups.values()].filter((g) => g.some(Boolean)).length / groups.size;
-    m[`${prefix}/avg@${rolloutsPerInstance}`] = trajectories.filter((t) => t.won).length / trajectories.length;
+  // Success is the benchmark's own (TrajectoryResult.success); the reference's `won` (E > 0) keeps its own keys.
+  const success = passAndAvg(ran, (t) => t.success);
+  if (success) {
+    m[`${prefix}/pass@${rolloutsPerInstance}`] = success.pass;
+    m[`${prefix}/avg@${rolloutsPerInstance}`] = success.avg;
+  }
+  const won = passAndAvg(ran, (t) => t.won);
+  if (won) {
+    m[`${prefix}/won_pass@${rolloutsPerInstance}`] = won.pass;
+    m[`${prefix}/won_avg@${rolloutsPerInstance}`] = won.avg;
   }
   for (const t of trajectories) m[`termination/${t.terminationReason}`] = (m[`termination/${t.terminationReason}`] ?? 0) + 1;
   const fid = trajectories.flatMap((t) => t.turns.flatMap((x) => (x.fidelity ? [x.fidelity] : [])));
@@ -327,7 +356,7 @@ export function rolloutMetrics(trajectories: TrajectoryResult[], rolloutsPerInst
     m["fidelity/invalid_rate"] = fs.invalidRate;
     m["fidelity/score"] = fs.meanScore;
   }
-  const verdicts = trajectories.flatMap((t) => t.verdicts);
+  const verdicts = ran.flatMap((t) => t.verdicts);
   if (verdicts.length) m["judge/pass_rate"] = verdicts.filter((v) => v.passed).length / verdicts.length;
   m["judge/calls"] = trajectories.reduce((s, t) => s + t.judgements.reduce((a, j) => a + j.judgeCalls, 0), 0);
   m["judge/failures"] = trajectories.reduce((s, t) => s + t.judgements.reduce((a, j) => a + j.judgeFailures, 0), 0);
@@ -366,15 +395,15 @@ export async function runTrainingStep(input: TrainingStepInput): Promise<StepRes
   const label = `training step ${stepIndex}`;
   const health = generationHealth(trajectories.flatMap((t) => t.turns));
   assertGenerationsHealthy(health, stepIndex, config.rollout.maxFailedGenerationShare, label);
-  const envHealth = environmentHealth(trajectories);
-  assertEnvironmentHealthy(envHealth, stepIndex, config.rollout.maxEnvironmentErrorShare, label);
+  const episodes = episodeHealth(trajectories);
+  assertEpisodesHealthy(episodes, stepIndex, config.rollout.maxEnvironmentErrorShare, label);
 
   // 2. Row scores and role-wise advantages.
   const tAdv = performance.now();
   const rows: (GenerationRow & { turn: TurnResult })[] = [];
   for (const t of trajectories) {
-    // An episode whose environment broke says nothing about the policy: it is recorded, not trained on.
-    if (isEnvironmentError(t.terminationReason)) continue;
+    // An episode that could not run (environment, user simulator, judge, node, context…) says nothing about the policy: it is recorded, not trained on.
+    if (t.outcome === "error") continue;
     for (const turn of t.turns) {
       if (!isGeneration(turn)) continue;
       rows.push({
@@ -420,7 +449,7 @@ export async function runTrainingStep(input: TrainingStepInput): Promise<StepRes
     metrics,
     rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "episode"),
     generationHealthMetrics(health),
-    environmentHealthMetrics(envHealth),
+    episodeHealthMetrics(episodes),
   );
   for (const role of ["act", "rehearse"] as const) {
     const rr = rows.map((r, i) => ({ r, a: advantages[i] })).filter((x) => x.r.role === role);
@@ -484,12 +513,12 @@ export async function runEvaluation(input: EvaluationInput): Promise<StepResult>
   }
   const health = generationHealth([...trajectories.flatMap((t) => t.turns), ...sideTurns]);
   assertGenerationsHealthy(health, stepIndex, config.rollout.maxFailedGenerationShare, `evaluation at step ${stepIndex}`);
-  const envHealth = environmentHealth(trajectories);
-  assertEnvironmentHealthy(envHealth, stepIndex, config.rollout.maxEnvironmentErrorShare, `evaluation at step ${stepIndex}`);
+  const episodes = episodeHealth(trajectories);
+  assertEpisodesHealthy(episodes, stepIndex, config.rollout.maxEnvironmentErrorShare, `evaluation at step ${stepIndex}`);
   const metrics = {
     ...rolloutMetrics(trajectories, K, config.rollout.responseBudgetTokens, "val"),
     ...generationHealthMetrics(health),
-    ...environmentHealthMetrics(envHealth),
+    ...episodeHealthMetrics(episodes),
   };
   if (config.testTime.enabled) Object.assign(metrics, testTimeMetrics(trajectories));
   metrics["timing_s/testing"] = secondsSince(tStep);

@@ -171,7 +171,9 @@ describe("private attempts contact nothing external", () => {
       checklists: task.checklists.map((c) => c.map((turn) => turn.map(({ check: _c, ...item }) => item))),
     };
     const simulator: ChatClient = { complete: async () => ({ text: JSON.stringify({ analysis: "ok", execution_result: { stock: 3, price: 2 } }) }) };
-    const judge: ChatClient = { complete: async () => ({ text: "not a verdict" }) };
+    // A real verdict (a judge that answers garbage would make the episode an error, failing the evaluation).
+    const verdict = { high_level_understanding_of_the_question: "", analysis_of_if_focus_on: "", analysis_of_pass_condition: "", analysis_of_failure_examples: "", answer: false };
+    const judge: ChatClient = { complete: async () => ({ text: JSON.stringify(verdict) }) };
     const cfg = evalConfig({ rollout: { paradigm: "simulator", simulator: { node: "sim", model: "m" } }, reward: { judge: { node: "judge", model: "j" }, judgeRetries: 1 } });
     const { policy } = testTimePolicy();
     const res = await runEvaluation({

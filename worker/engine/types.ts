@@ -138,6 +138,13 @@ export interface EpisodeScore {
   verdicts: ItemVerdict[];
   /** Kept with the trajectory's judgements (e.g. a reward breakdown). */
   detail?: unknown;
+  /**
+   * The benchmark's own verdict (τ²: reward 1.0; BFCL: the checker passed). Absent: reward 1.0 is a
+   * success. Never derived from a partial reward.
+   */
+  success?: boolean;
+  /** Set when the episode could not be scored for reasons outside the policy: it is an error with this cause. */
+  error?: string;
 }
 
 /** A task instance as the engine consumes it (normalised from built-in domains or CM2 imports). */

@@ -5,7 +5,8 @@
  * Step unique key (runId, kind, index) makes a duplicate commit fail instead of doubling rows.
  *
  * Persisted shape (the UI and API read exactly this):
- * - Trajectory: reward = R (normalised), outcome success|failure|error, terminationReason, token counts,
+ * - Trajectory: reward = R (normalised), outcome success|failure|error (the benchmark's own verdict, decided
+ *   by the engine: worker/engine/outcome.ts; lib/outcomes.ts), errorKind + errorCause for errors, terminationReason, token counts,
  *   fidelity = mean fidelity score (null without shadow execution), summary = {episodeReward, won,
  *   assistantTurns, userTurns, microSteps, toolCalls, dataSource, rolloutId, judgements, fidelity, testTime?}.
  *   Test-time evaluations add each committed rollout's private attempts as trajectories of phase "private"
@@ -40,19 +41,15 @@ export class ClaimLostError extends Error {
   }
 }
 
+/** Scores over the episodes that ran: errored ones (outcome "error") are counted apart, never scored. */
 export function keyMetricsOf(result: StepResult): Record<string, number> {
   const out: Record<string, number> = {};
-  const t = result.trajectories;
+  const t = result.trajectories.filter((x) => x.outcome !== "error");
   if (t.length) out["reward/mean"] = t.reduce((s, x) => s + x.reward, 0) / t.length;
   const fid = t.filter((x) => x.fidelity);
   if (fid.length) out["fidelity/mean"] = fid.reduce((s, x) => s + x.fidelity!.meanScore, 0) / fid.length;
   if (typeof result.metrics["judge/pass_rate"] === "number") out["judge/pass_rate"] = result.metrics["judge/pass_rate"];
   return out;
-}
-
-function outcomeOf(t: TrajectoryResult): string {
-  if (t.won) return "success";
-  return /error|failed|exceeded|invalid/i.test(t.terminationReason) ? "error" : "failure";
 }
 
 type TurnRow = Prisma.TurnCreateManyInput;
@@ -75,7 +72,10 @@ export function trajectoryRows(runId: string, result: StepResult, phase: "train"
       rolloutIndex: link?.rolloutIndex ?? t.rolloutIndex,
       paradigm: t.paradigm,
       reward: t.reward,
-      outcome: link ? "private" : outcomeOf(t),
+      // Decided by the episode's environment when it ended (worker/engine/outcome.ts); private attempts are scored by nobody.
+      outcome: link ? "private" : t.outcome,
+      errorKind: link ? null : (t.error?.kind ?? null),
+      errorCause: link ? null : (t.error?.cause ?? null),
       terminationReason: t.terminationReason,
       actTokens: t.tokenCounts.actResponse,
       rehearseTokens: t.tokenCounts.rehearseResponse,
@@ -202,7 +202,7 @@ const CHUNK = 5000;
 /** Column name → Postgres type, in table order, for the bulk-inserted tables. */
 const TRAJECTORY_COLUMNS = {
   id: "text", runId: "text", step: "int", phase: "text", instanceId: "text", groupId: "text", rolloutIndex: "int",
-  paradigm: "text", reward: "float8", outcome: "text", terminationReason: "text", actTokens: "int", rehearseTokens: "int",
+  paradigm: "text", reward: "float8", outcome: "text", errorKind: "text", errorCause: "text", terminationReason: "text", actTokens: "int", rehearseTokens: "int",
   numTurns: "int", fidelity: "float8", summary: "jsonb", parentId: "text",
 } as const;
 const TURN_COLUMNS = {
@@ -287,7 +287,10 @@ export async function persistStep(prisma: PrismaClient, input: PersistStepInput)
       const run = await tx.run.findUniqueOrThrow({ where: { id: runId }, select: { latestMetrics: true, bestMetrics: true } });
       const key = keyMetricsOf(result);
       const prefixed = Object.fromEntries(Object.entries(key).map(([k, v]) => [phase === "eval" ? `val/${k}` : k, v]));
-      const latest = { ...(run.latestMetrics as Record<string, number>), ...prefixed };
+      // How many of the step's episodes errored, for the runs list (latest only: "best" means nothing here).
+      const p = phase === "eval" ? "val/" : "";
+      const errored = { [`${p}episodes/errored`]: result.trajectories.filter((x) => x.outcome === "error").length, [`${p}episodes/total`]: result.trajectories.length };
+      const latest = { ...(run.latestMetrics as Record<string, number>), ...prefixed, ...errored };
       const best = { ...(run.bestMetrics as Record<string, number>) };
       for (const [k, v] of Object.entries(prefixed)) if (!(k in best) || v > best[k]!) best[k] = v;
       await tx.run.update({

@@ -11,7 +11,9 @@
  * 3. a training run whose user simulator is that OpenAI node (streamed replies, per the node's settings).
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { RunConfigInput } from "../../contracts/run-config";
+import { parseRunConfig, type RunConfigInput } from "../../contracts/run-config";
+import type { ChatClient } from "../engine/io";
+import { insertRun } from "../../server/features/runs/service";
 import { callerFor, eventually, expectTrpcError, prisma, resetDatabase, signUp, type TestUser } from "../../test/helpers";
 import { startVllmDouble, type ScriptedModel, type VllmDouble } from "../../test/doubles/vllm-openai";
 import { spawnTsx, startEmbeddedNode, type Child } from "../../test/processes";
@@ -174,6 +176,96 @@ describe("tau2 retail evaluation runs", () => {
     }
   });
 
+  /**
+   * A user simulator that fails at run time the way a small node refuses the retail prompt. The run is
+   * inserted as runs.create inserts it but without the launch gate (which may refuse such a config up
+   * front): what is tested is the worker's answer to failures it meets anyway.
+   */
+  const CONTEXT_ERROR = "prompt has 2073 tokens; the context length is 1024";
+  async function queueUngated(name: string, config: RunConfigInput) {
+    const parsed = parseRunConfig(config);
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+    return prisma.$transaction((tx) => insertRun(tx, member.id, { name, tags: [] }, parsed.config));
+  }
+  const smallEval = (instanceIds: string[]): RunConfigInput => ({
+    kind: "eval",
+    policy: { node: "embedded", model: "tiny-gpt" },
+    data: { dataset: "tau2:retail", split: "train", instanceIds },
+    trialsPerTask: 2,
+    rollout: { paradigm: "environment", userSimulator: { node: "embedded", model: "tiny-gpt" }, maxAssistantTurns: 2, maxUserTurns: 2, maxMicroSteps: 6 },
+    sampling: { evalAct: { temperature: 0.6, topP: 0.95, maxTokens: 24 }, evalRehearse: { temperature: 0.6, topP: 0.95, maxTokens: 24 } },
+  });
+  async function withUserSimulator<T>(userSimulator: ChatClient, body: () => Promise<T>): Promise<T> {
+    const worker = new RunWorker({
+      prisma,
+      databaseUrl,
+      concurrency: 1,
+      logger: () => {},
+      // TEST-ONLY HOOK: the double replaces the user simulator the config names.
+      selectExecutor: () => (ctx) => evalExecutor(ctx, { userSimulator }),
+    });
+    await worker.start();
+    try {
+      return await body();
+    } finally {
+      await worker.stop({ drain: true });
+    }
+  }
+
+  it("an evaluation whose every episode errored fails with the cause in its status, never 'succeeded' with reward 0", async () => {
+    const failing: ChatClient = { complete: async () => Promise.reject(new Error(CONTEXT_ERROR)) };
+    const caller = await callerFor(member.headers);
+    const run = await queueUngated("tau2-user-fails", smallEval(["0", "1", "2"]));
+    const done = await withUserSimulator(failing, () => finished(caller, run.id, () => "(in-process worker)"));
+    expect(done.status).toBe("failed");
+    expect(done.error).toContain(`evaluation at step 1: every episode (6 of 6) errored (user simulator failed: 6); first: user simulator failed: ${CONTEXT_ERROR}`);
+    // Nothing was scored: no evaluation step, no trajectories, no reward.
+    expect(await prisma.step.count({ where: { runId: run.id } })).toBe(0);
+    expect(await prisma.trajectory.count({ where: { runId: run.id } })).toBe(0);
+    expect((done.latestMetrics as Record<string, number>)["val/reward/mean"]).toBeUndefined();
+    // The runs list carries the same cause.
+    const listed = (await caller.runs.list({ limit: 50 })).items.find((r) => r.id === run.id)!;
+    expect(listed).toMatchObject({ status: "failed", error: done.error });
+  });
+
+  it("a partly errored evaluation scores over the episodes that ran and says how many were left out, and why", async () => {
+    // Task 1's user simulator fails; task 0's answers (2 of 4 episodes errored: at rollout.maxEnvironmentErrorShare = 0.5, allowed).
+    const task1 = tasks.find((t) => t.id === "1")!.user_scenario.instructions.reason_for_call;
+    const user = new ScriptedUser(["Hi, I would like to exchange an item from my order.", "Thanks, that is all. ###STOP###"], "###STOP###", "per-conversation");
+    const partly: ChatClient = {
+      async complete(req) {
+        if (typeof req.messages[0]?.content === "string" && req.messages[0].content.includes(task1)) throw new Error(CONTEXT_ERROR);
+        return user.complete(req);
+      },
+    };
+    const caller = await callerFor(member.headers);
+    const run = await queueUngated("tau2-user-fails-on-one-task", smallEval(["0", "1"]));
+    const done = await withUserSimulator(partly, () => finished(caller, run.id, () => "(in-process worker)"));
+    expect(done.error).toBeNull();
+    expect(done.status).toBe("succeeded");
+
+    const stored = await storedTrajectories(caller, run.id);
+    expect(stored).toHaveLength(4);
+    for (const { trajectory } of stored.filter((s) => s.trajectory.instanceId === "tau2:retail/1")) {
+      expect(trajectory).toMatchObject({ outcome: "error", terminationReason: "user_error", errorKind: "user_simulator", errorCause: `user simulator failed: ${CONTEXT_ERROR}` });
+    }
+    for (const { trajectory } of stored.filter((s) => s.trajectory.instanceId === "tau2:retail/0")) expect(trajectory.outcome).not.toBe("error");
+
+    // Scores over task 0's two episodes; the two errored ones are counted apart.
+    const metrics = await metricPoints(run.id);
+    expect(metrics).toMatchObject({ "val/tau2/tasks": 1, "val/tau2/trials": 2, "val/tau2/errored": 2 });
+    const points = await prisma.metricPoint.findMany({ where: { runId: run.id, key: { in: ["val/episodes/errored", "val/episodes/total", "val/episodes/errored/user_simulator"] } }, select: { key: true, value: true } });
+    expect(Object.fromEntries(points.map((p) => [p.key, p.value]))).toEqual({ "val/episodes/errored": 2, "val/episodes/total": 4, "val/episodes/errored/user_simulator": 2 });
+    expect(done.latestMetrics).toMatchObject({ "val/episodes/errored": 2, "val/episodes/total": 4 });
+    expect(await caller.trajectories.errored({ runId: run.id })).toEqual({
+      episodes: 4,
+      errored: 2,
+      byKind: [{ kind: "user_simulator", count: 2, example: `user simulator failed: ${CONTEXT_ERROR}` }],
+    });
+    const logs = (await caller.runs.logs({ runId: run.id, limit: 500 })).map((l) => l.message);
+    expect(logs).toContainEqual(expect.stringMatching(/^task 1: 0\/0 passed, 2 errored and left out \(user_error, user_error\)$/));
+  });
+
   it("stores the real tool responses, the fidelity probe and pass^k through the worker process; a garbage user ends with a recorded reason", async () => {
     // A vLLM-like node that rate-limits its first requests; the node's settings stream replies, cap requests in
     // flight at 2 and add a vendor extra.
@@ -217,9 +309,11 @@ describe("tau2 retail evaluation runs", () => {
     const callIds = later.messages.flatMap((m) => m.tool_calls?.map((c) => c.id) ?? []);
     expect(later.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id)).toEqual(callIds);
 
+    // pass^k over the trials that ran: task 2's user simulator returned garbage on both (errors, left out), task 0 passed both.
     const metrics = await metricPoints(run.id);
-    expect(metrics["val/tau2/pass^1"]).toBe(0.5);
-    expect(metrics["val/tau2/pass^2"]).toBe(0.5);
+    expect(metrics["val/tau2/pass^1"]).toBe(1);
+    expect(metrics["val/tau2/pass^2"]).toBe(1);
+    expect(metrics["val/tau2/errored"]).toBe(2);
 
     const stored = await storedTrajectories(caller, run.id);
     const gold = replayGoldActions(task0, loadRetailDb(files.db)).results;
@@ -239,7 +333,7 @@ describe("tau2 retail evaluation runs", () => {
     const garbage = stored.filter((s) => s.trajectory.instanceId === "tau2:retail/2");
     expect(garbage).toHaveLength(2);
     for (const { trajectory, turns } of garbage) {
-      expect(trajectory).toMatchObject({ reward: 0, terminationReason: "user_garbage" });
+      expect(trajectory).toMatchObject({ reward: 0, terminationReason: "user_garbage", outcome: "error", errorKind: "user_simulator", errorCause: "user simulator failed: the user simulator returned 9000 characters (limit 8000)" });
       expect(turns).toHaveLength(1);
       expect(turns[0]).toMatchObject({ role: "user", errorCode: "USER_GARBAGE" });
       const summary = trajectory.summary as { judgements: { detail?: { termination?: unknown } }[] };

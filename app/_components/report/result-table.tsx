@@ -1,7 +1,7 @@
 "use client";
 /** The paper-layout result table: rows = runs, a column pair (Avg@k, pass@k) per benchmark, then Overall. */
 import Link from "next/link";
-import { metricLabels, type ReportDocument, type ResultTable } from "../../../lib/reports/document";
+import { leftOutText, metricLabels, type ReportDocument, type ResultTable } from "../../../lib/reports/document";
 import { OVERALL, overallMark, resultMarks, type ResultMetric } from "../../../lib/reports/marks";
 
 const pct = (v: number | null | undefined) => (v == null ? "—" : v.toFixed(2));
@@ -45,8 +45,8 @@ export function ResultTableView({
       <table className="table result-table" data-testid="result-table">
         <caption className="muted small">
           {caption && <strong className="embed-caption">{caption}. </strong>}
-          Success rates in percent. {avg}: mean success over the k trajectories of each instance; {pass}: instances solved at least once.
-          Overall: plain mean of the benchmark columns.
+          Success rates in percent (each benchmark&apos;s own verdict; a partial reward is no success). {avg}: mean success over the k trajectories of each instance; {pass}: instances solved at least once.
+          Overall: plain mean of the benchmark columns. Episodes that errored are left out.
         </caption>
         <thead>
           <tr>
@@ -94,6 +94,11 @@ export function ResultTableView({
           {marks.footnote}
         </p>
       )}
+      {(table.leftOut ?? []).map((l) => (
+        <p key={l.runId} className="small muted" role="note" data-testid="result-left-out" title={l.example ?? undefined}>
+          {l.runName}: {leftOutText(l)}.
+        </p>
+      ))}
     </div>
   );
 }

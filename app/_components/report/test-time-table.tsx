@@ -2,7 +2,7 @@
 /** The paper's Table 3 (test-time rehearsal) in a report: methods × benchmarks, Overall and Δ (lib/reports/test-time.ts). */
 import Link from "next/link";
 import type { TestTimeTable } from "../../../lib/reports/test-time";
-import { testTimeCaption } from "../../../lib/reports/test-time";
+import { testTimeCaption, testTimeDeltaText } from "../../../lib/reports/test-time";
 
 const fmt = (v: number | null | undefined) => (v == null ? "—" : v.toFixed(2));
 
@@ -46,15 +46,28 @@ export function TestTimeTableView({ table, linkRuns }: { table: TestTimeTable; l
                 const c = row.cells[b.key];
                 if (!c) return <td key={b.key} className="num muted">—</td>;
                 const text = c.value == null ? <span className="muted small">{c.status === "succeeded" ? "no results" : c.status}…</span> : value(c.value, b.key);
+                const interval = c.interval ? `, 95 % interval [${c.interval.low.toFixed(1)}, ${c.interval.high.toFixed(1)}] (Wilson)` : "";
+                const errored = c.errored ? `, ${c.errored} errored episode(s) left out` : "";
                 return (
-                  <td key={b.key} className="num" data-benchmark={b.key} title={`${c.runName}: ${c.instances} task(s)${c.k ? `, k = ${c.k}` : ""}`}>
+                  <td key={b.key} className="num" data-benchmark={b.key} title={`${c.runName}: ${c.instances} task(s)${c.k ? `, k = ${c.k}` : ""}${interval}${errored}`}>
                     {linkRuns ? <Link href={`/runs/${c.runId}`}>{text}</Link> : text}
+                    {c.value != null && c.episodes != null ? (
+                      <span className="tt-n small muted" data-testid="test-time-n">
+                        {" "}
+                        n = {c.episodes}
+                        {c.errored ? ` (+${c.errored} errored)` : ""}
+                      </span>
+                    ) : null}
                   </td>
                 );
               })}
               <td className="num">{value(row.overall, "overall")}</td>
-              <td className={`num tt-delta${row.delta != null && row.delta > 0 ? " tt-pos" : row.delta != null && row.delta < 0 ? " tt-neg" : ""}`}>
-                {row.arm === "none" || row.delta == null ? "—" : `${row.delta > 0 ? "+" : row.delta < 0 ? "−" : "±"}${Math.abs(row.delta).toFixed(2)}`}
+              <td
+                className={`num tt-delta${row.delta != null && row.delta > 0 ? " tt-pos" : row.delta != null && row.delta < 0 ? " tt-neg" : ""}`}
+                data-testid="test-time-delta"
+                title={row.deltaInterval ? "95 % interval in percentage points (Wilson limits per cell, combined by MOVER; Newcombe's for one benchmark)" : undefined}
+              >
+                {testTimeDeltaText(row)}
               </td>
             </tr>
           ))}

@@ -13,6 +13,7 @@ import { runChartKind } from "../../_components/charts/chart-math";
 import { RunCheckpoints, RunNodes } from "./run-checkpoints";
 import { WorldModelView } from "./world-model";
 import { BfclResults } from "./bfcl-results";
+import { ErroredEpisodes } from "./errored-episodes";
 
 export function RunView({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -109,6 +110,7 @@ export function RunView({ id }: { id: string }) {
           <strong>Error:</strong> {r.error}
         </div>
       )}
+      <ErroredEpisodes runId={r.id} />
       <BfclResults runId={r.id} />
       <section aria-labelledby="run-charts-heading">
         <h2 id="run-charts-heading">Charts</h2>

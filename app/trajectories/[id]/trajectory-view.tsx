@@ -11,8 +11,17 @@ import { isTypingTarget, type TurnRow, type VerdictRow } from "../_lib/types";
 import { TurnCard } from "../_components/turn-card";
 import { Verdicts } from "../_components/verdicts";
 import { BfclOutcomeCard } from "../_components/bfcl-outcome";
+import { errorKindLabel } from "../../../lib/outcomes";
 
 const PAGE = 60;
+
+/** What the outcome badge means (lib/outcomes.ts). */
+export function outcomeHelp(outcome: string): string {
+  if (outcome === "success") return "success: the benchmark's own verdict passed (τ²: reward 1.0; BFCL: the checker passed; checklist tasks: every item passed)";
+  if (outcome === "failure") return "failure: the episode ran and the policy did not succeed (a partial reward is a failure)";
+  if (outcome === "error") return "error: the episode could not run (infrastructure), so it is left out of every score";
+  return outcome;
+}
 
 function turnFromHash(): number | null {
   const m = /^#turn-(\d+)$/.exec(window.location.hash);
@@ -216,7 +225,9 @@ export function TrajectoryView({ id }: { id: string }) {
         <h1>
           Trajectory · step {t.step} · rollout {t.rolloutIndex}
         </h1>
-        <span className={`tv-outcome o-${t.outcome}`}>{t.outcome}</span>
+        <span className={`tv-outcome o-${t.outcome}`} data-testid="trajectory-outcome" title={outcomeHelp(t.outcome)}>
+          {t.outcome}
+        </span>
         <div className="spacer" />
         <button type="button" onClick={() => goTrajectory("previous")} disabled={!neighbours.data?.previous} title="previous trajectory (K or [)">
           ‹ Previous
@@ -235,6 +246,12 @@ export function TrajectoryView({ id }: { id: string }) {
             : `This execution followed ${t.privateAttempts} private test-time attempt${t.privateAttempts === 1 ? "" : "s"} and was conditioned on their memory.`}{" "}
           <Link href={`/trajectories/${t.id}/test-time`}>View the test-time episode</Link>
         </p>
+      )}
+      {t.outcome === "error" && (
+        <div className="card error-card" role="alert" data-testid="trajectory-error">
+          <strong>This episode could not run</strong> ({errorKindLabel(t.errorKind)}): {t.errorCause ?? t.terminationReason}. It is an infrastructure error, not a
+          policy failure, and is left out of the run&apos;s scores and of training.
+        </div>
       )}
       <div className="card tv-summary">
         <dl className="tv-facts">
@@ -297,6 +314,7 @@ export function TrajectoryView({ id }: { id: string }) {
             verdicts={verdictsByTurn.get(turn.index) ?? []}
             current={current === turn.index}
             terminationReason={turn.index === lastIndex ? t.terminationReason : null}
+            errorCause={turn.index === lastIndex ? t.errorCause : null}
           />
         ))}
         <div ref={sentinel} className="small muted tv-more">

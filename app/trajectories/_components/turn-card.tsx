@@ -102,17 +102,31 @@ function ToolBody({ turn, segments }: { turn: TurnRow; segments: Segment[] }) {
   );
 }
 
+/**
+ * What a turn's error code is: the policy's own parse error (act, rehearse) or a failure of what answered
+ * it — the user simulator, the environment, the tool simulator, the policy node.
+ */
+export function turnErrorLabel(turn: Pick<TurnRow, "role" | "errorCode">): string {
+  if (turn.errorCode === "GENERATION_FAILED") return "generation failed";
+  if (turn.role === "user") return "user simulator error";
+  if (turn.role === "environment") return "environment error";
+  if (turn.role === "simulator") return "tool simulator error";
+  return "parse error";
+}
+
 export interface TurnCardProps {
   turn: TurnRow;
   verdicts: VerdictRow[];
   current: boolean;
   terminationReason: string | null;
+  /** On the last turn of an episode that errored: why it could not run (trajectory.errorCause). */
+  errorCause?: string | null;
   /** Prefix of the card's id and anchor when a page shows several timelines (ids stay unique). */
   anchorPrefix?: string;
 }
 
 /** One turn of the timeline; id="turn-N" is the deep-link target. */
-export const TurnCard = memo(function TurnCard({ turn, verdicts, current, terminationReason, anchorPrefix = "" }: TurnCardProps) {
+export const TurnCard = memo(function TurnCard({ turn, verdicts, current, terminationReason, errorCause, anchorPrefix = "" }: TurnCardProps) {
   const segments = useMemo(() => splitOutput(turn.text), [turn.text]);
   const isTool = toolRoles.has(turn.role);
   return (
@@ -137,7 +151,7 @@ export const TurnCard = memo(function TurnCard({ turn, verdicts, current, termin
         <Advantage value={turn.advantage} />
         {turn.errorCode && (
           <span className="tv-err" role="note" data-testid="parse-error">
-            parse error: {turn.errorCode}
+            {turnErrorLabel(turn)}: {turn.errorCode}
           </span>
         )}
       </header>
@@ -154,6 +168,12 @@ export const TurnCard = memo(function TurnCard({ turn, verdicts, current, termin
       {terminationReason && (
         <div className="tv-termination" role="note" data-testid="termination">
           ■ rollout ended here: {terminationReason}
+          {errorCause ? (
+            <>
+              {" "}
+              — <span data-testid="termination-cause">{errorCause}</span>
+            </>
+          ) : null}
         </div>
       )}
     </article>

@@ -47,12 +47,12 @@ export async function computeResults(runIds: string[], embeddedChartKeys: string
     .filter((r) => r != null)
     .map(({ config, ...r }) => ({ ...r, config }));
   const ids = ordered.map((r) => r.id);
-  const { sets, outcomes } = await instanceOutcomes(ids);
+  const { sets, outcomes, errored } = await instanceOutcomes(ids);
   const runs: ReportRun[] = ordered.map(({ config: _config, ...r }) => {
     const set = sets.find((s) => s.runId === r.id);
     return { ...r, evaluated: set ? { phase: set.phase, step: set.step } : null };
   });
-  const table = buildResultTable(ordered, outcomes);
+  const table = buildResultTable(ordered, outcomes, errored);
   // Stored configs are read back through the schema; a run whose config no longer parses is left out of Table 3.
   const testTime = buildTestTimeTable(
     ordered.flatMap((r) => {

@@ -1,5 +1,6 @@
 import { router } from "../../trpc/init";
 import { detail } from "./procedures/detail";
+import { errored } from "./procedures/errored";
 import { facets } from "./procedures/facets";
 import { get } from "./procedures/get";
 import { group } from "./procedures/group";
@@ -9,4 +10,4 @@ import { raw } from "./procedures/raw";
 import { testTimeEpisode } from "./procedures/test-time";
 import { turns } from "./procedures/turns";
 
-export const trajectoriesRouter = router({ list, detail, group, get, turns, raw, neighbours, facets, testTimeEpisode });
+export const trajectoriesRouter = router({ list, detail, group, get, turns, raw, neighbours, facets, errored, testTimeEpisode });

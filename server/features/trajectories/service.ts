@@ -22,6 +22,8 @@ export const trajectoryListSelect = {
   paradigm: true,
   reward: true,
   outcome: true,
+  errorKind: true,
+  errorCause: true,
   terminationReason: true,
   actTokens: true,
   rehearseTokens: true,
@@ -308,5 +310,27 @@ export async function facets(runId: string, maxInstances: number) {
     terminationReasons: reasons,
     instances: instances.slice(0, maxInstances).map((i) => i.value),
     instancesTruncated: instances.length > maxInstances,
+  };
+}
+
+/**
+ * A run's episodes that errored (outcome "error": they could not run and are left out of every score),
+ * per cause with one cause in words, against all its committed episodes. Index-only on (runId, outcome).
+ */
+export async function erroredEpisodes(runId: string) {
+  const [byOutcome, byKind] = await Promise.all([
+    prisma.$queryRaw<{ outcome: string; count: number }[]>`
+      select outcome, count(*)::int as count from trajectory where "runId" = ${runId} group by outcome`,
+    prisma.$queryRaw<{ kind: string; count: number; example: string | null }[]>`
+      select coalesce("errorKind", 'unknown') as kind, count(*)::int as count, min("errorCause") as example
+      from trajectory where "runId" = ${runId} and outcome = 'error'
+      group by coalesce("errorKind", 'unknown') order by count(*) desc, kind`,
+  ]);
+  // Private test-time attempts (outcome "private") are no episodes of their own.
+  const counted = byOutcome.filter((o) => o.outcome !== "private");
+  return {
+    episodes: counted.reduce((s, o) => s + o.count, 0),
+    errored: counted.find((o) => o.outcome === "error")?.count ?? 0,
+    byKind,
   };
 }

@@ -89,7 +89,8 @@ describe("trajectories API against real Postgres", () => {
     const reason = "act_parse_error:JSON_DECODE_ERROR";
     const byReason = await caller.trajectories.list({ runId: run.runId, terminationReason: reason, limit: 500 });
     expect(byReason.items.length).toBe(await prisma.trajectory.count({ where: { runId: run.runId, terminationReason: reason } }));
-    expect(byReason.items.every((t) => t.terminationReason === reason && t.outcome === "error")).toBe(true);
+    // The policy's own parse error is a failure, never an (infrastructure) error.
+    expect(byReason.items.every((t) => t.terminationReason === reason && t.outcome === "failure" && t.errorCause === null)).toBe(true);
 
     const success = await caller.trajectories.list({ runId: run.runId, outcome: "success", limit: 500 });
     expect(success.items.every((t) => t.reward === 1)).toBe(true);

@@ -286,7 +286,7 @@ describe("an MCP server that misbehaves during a run", () => {
   it("fails the step when more episodes broke than the run allows", async () => {
     const cfg = config({ kind: "eval", data: { dataset: "mcp:flaky/flaky-tasks", instancesPerStep: 6 }, rollout: { paradigm: "environment", maxEnvironmentErrorShare: 0.5 } });
     const env = await open(cfg);
-    await expect(runEvaluation({ instances: env.evalSet(), config: cfg, policy, stepIndex: 1 })).rejects.toMatchObject({ code: "TOO_MANY_ENVIRONMENT_ERRORS" });
+    await expect(runEvaluation({ instances: env.evalSet(), config: cfg, policy, stepIndex: 1 })).rejects.toMatchObject({ code: "TOO_MANY_ERRORED_EPISODES", message: expect.stringContaining("above rollout.maxEnvironmentErrorShare = 0.5 (environment failed: ") });
   });
 
   it("stops the servers of a run that closes in the middle of its episodes (cancel)", async () => {
@@ -306,7 +306,7 @@ describe("an MCP server that misbehaves during a run", () => {
       await env.close!();
       expect(await waitForNoProcessesUnder(root, 5000)).toEqual([]);
       // The episodes end (their calls fail) instead of waiting out the 600 s timeout.
-      expect(await episode).toMatchObject({ code: "TOO_MANY_ENVIRONMENT_ERRORS" });
+      expect(await episode).toMatchObject({ code: "TOO_MANY_ERRORED_EPISODES", message: expect.stringContaining("every episode (3 of 3) errored (environment failed: 3)") });
     } finally {
       await prisma.mcpServer.update({ where: { name: "flaky" }, data: { settings: { limits: { callTimeoutS: 1 } } } });
     }

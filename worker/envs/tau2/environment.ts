@@ -95,7 +95,7 @@ export function tau2RetailEnvironment(config: RunConfig, note: (message: string)
         .join(", ");
       const lines = perTaskResults(result.trajectories)
         .slice(0, 200)
-        .map((r) => `task ${r.taskId}: ${r.successes}/${r.trials} passed (${r.terminations.join(", ")})`);
+        .map((r) => `task ${r.taskId}: ${r.successes}/${r.trials} passed${r.errored ? `, ${r.errored} errored and left out` : ""} (${r.terminations.join(", ")})`);
       return { headline, lines };
     },
   };

@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { parseRunConfig, type RunConfig, type RunConfigInput } from "../../../contracts/run-config";
 import { fakeGeneration } from "../../../test/doubles/shop-oracle";
 import type { ChatClient, ChatMessage, GenerateRequest, PolicyClient } from "../../engine/io";
-import { runEvaluation } from "../../engine/step";
+import { createJudge, driverConfigFrom, judgeHookFor, runEvaluation, toTrajectory } from "../../engine/step";
+import { expandJobs, runRollouts } from "../../engine/rollout";
+import { StepFailedError } from "../../engine/health";
 import { replaySnapshot } from "../../engine/reward";
 import { replayGoldActions } from "./replay";
 import { loadTau2RetailSource, tau2RetailInstance, tau2TaskInstance } from "./adapter";
@@ -53,8 +55,17 @@ const stopAfter = (first: string) => new ScriptedUser([first, "Thanks, that is a
 
 /** One episode through the product's loop: the engine's rollout over a live-user tau2 instance. */
 async function episode(t: Tau2Task, policy: PolicyClient, userSimulator: ChatClient, over: RunConfigInput = {}) {
-  const result = await runEvaluation({ instances: [tau2LiveInstance(source, t)], config: evalConfig(over), policy, userSimulator, stepIndex: 1 });
-  return result.trajectories[0]!;
+  const config = evalConfig(over);
+  try {
+    const result = await runEvaluation({ instances: [tau2LiveInstance(source, t)], config, policy, userSimulator, stepIndex: 1 });
+    return result.trajectories[0]!;
+  } catch (e) {
+    // A lone episode that errored fails its evaluation (every episode errored): look at the episode itself.
+    if (!(e instanceof StepFailedError)) throw e;
+    const [job] = expandJobs([tau2LiveInstance(source, t)], 1, "g");
+    const [r] = await runRollouts([job!], { policy, userSimulator }, driverConfigFrom(config, "eval", {}), judgeHookFor(createJudge(config, undefined), config.reward.maxChecklists));
+    return toTrajectory(r!, "environment");
+  }
 }
 
 const source = { db, tasks, policy: policyText, userGuidelines };
@@ -93,16 +104,16 @@ describe("a tau2 episode (engine rollout over a live-user instance)", () => {
     const t = task("57");
     const user = (lines: string[]) => new ScriptedUser(lines, "###STOP###", "per-conversation");
     expect((await episode(t, talk, user(["hi", "Thanks ###TRANSFER###"]))).terminationReason).toBe("transfer");
-    expect((await episode(t, talk, user(["hi", "   "]))).terminationReason).toBe("user_stalled");
-    expect((await episode(t, talk, user(["hi", "again", "again", "again"]))).terminationReason).toBe("user_stalled");
-    expect((await episode(t, talk, user(["x".repeat(9000)]))).terminationReason).toBe("user_garbage");
-    const failing: ChatClient = { complete: async () => { throw new Error("HTTP 503"); } };
+    // A user simulator that fails is the infrastructure's error, never the policy's failure.
+    expect(await episode(t, talk, user(["hi", "   "]))).toMatchObject({ terminationReason: "user_stalled", outcome: "error", error: { kind: "user_simulator", cause: "user simulator failed: the user simulator returned an empty message" } });
+    expect(await episode(t, talk, user(["hi", "again", "again", "again"]))).toMatchObject({ terminationReason: "user_stalled", outcome: "error" });
+    expect(await episode(t, talk, user(["x".repeat(9000)]))).toMatchObject({ terminationReason: "user_garbage", outcome: "error" });
+    const failing: ChatClient = { complete: async () => { throw new Error("prompt has 2073 tokens; the context length is 1024"); } };
     const failed = await episode(t, talk, failing);
-    expect(failed.terminationReason).toBe("user_error");
-    expect(JSON.stringify(failed.judgements.at(-1)?.detail)).toContain("HTTP 503");
+    expect(failed).toMatchObject({ terminationReason: "user_error", outcome: "error", success: false, error: { kind: "user_simulator", cause: "user simulator failed: prompt has 2073 tokens; the context length is 1024" } });
+    expect(JSON.stringify(failed.judgements.at(-1)?.detail)).toContain("prompt has 2073 tokens");
     const blank = await episode(t, scriptedPolicy(() => " "), user(["hi"]));
-    expect(blank.terminationReason).toBe("empty_agent_reply");
-    expect(blank.reward).toBe(0);
+    expect(blank).toMatchObject({ terminationReason: "empty_agent_reply", outcome: "failure", reward: 0 });
   });
 
   it("shows the user simulator the guidelines, the scenario and only text, with roles flipped", async () => {

@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 import { parseRunConfig, type RunConfigInput } from "../../../contracts/run-config";
 import { fakeGeneration } from "../../../test/doubles/shop-oracle";
 import type { ChatMessage, GenerateRequest, PolicyClient, TrainerClient } from "../../engine/io";
-import { runEvaluation, runTrainingStep } from "../../engine/step";
+import { createJudge, driverConfigFrom, judgeHookFor, runEvaluation, runTrainingStep, toTrajectory } from "../../engine/step";
+import { expandJobs, runRollouts } from "../../engine/rollout";
 import { trajectoryRows } from "../../runner/persist";
 import { loadTau2RetailSource } from "./adapter";
 import { contextFittingPolicy, fitMessagesToContext, TRUNCATION_MARKER } from "./fit-context";
@@ -85,7 +86,7 @@ describe("tau2 retail tasks in the engine", () => {
     expect(lastRequest.every((m) => !m.content.includes("<tool_call>"))).toBe(true);
 
     expect(tau2EvalMetrics(res.trajectories)).toMatchObject({ "val/tau2/pass^1": 1, "val/tau2/pass^2": 1, "val/tau2/tasks": 1 });
-    expect(perTaskResults(res.trajectories)).toEqual([{ taskId: "0", trials: 2, successes: 2, rewards: [1, 1], terminations: ["user_stop", "user_stop"] }]);
+    expect(perTaskResults(res.trajectories)).toEqual([{ taskId: "0", trials: 2, successes: 2, rewards: [1, 1], terminations: ["user_stop", "user_stop"], errored: 0 }]);
 
     // Persisted shape: user, act and environment turns with the real response, the probe and fidelity; verdicts.
     const rows = trajectoryRows("run-1", res, "eval");
@@ -104,15 +105,23 @@ describe("tau2 retail tasks in the engine", () => {
     expect(wrong.trajectories[0]).toMatchObject({ terminationReason: "user_stop", reward: 0 });
     expect(wrong.trajectories[0].verdicts.find((v) => v.itemId === "db")?.passed).toBe(false);
 
-    const stalled = await runEvaluation({ instances: [tau2LiveInstance(source, t)], config: cfg, policy: goldPolicy(t), userSimulator: new ScriptedUser([" "]), stepIndex: 1 });
-    expect(stalled.trajectories[0]).toMatchObject({ terminationReason: "user_stalled", reward: 0 });
-    expect(stalled.trajectories[0].judgements.at(-1)?.detail).toMatchObject({
+    // A user simulator that stalls on every episode: the evaluation fails with the cause instead of scoring 0.
+    await expect(runEvaluation({ instances: [tau2LiveInstance(source, t)], config: cfg, policy: goldPolicy(t), userSimulator: new ScriptedUser([" "]), stepIndex: 1 })).rejects.toMatchObject({
+      code: "TOO_MANY_ERRORED_EPISODES",
+      message: expect.stringContaining("every episode (1 of 1) errored (user simulator failed: 1); first: user simulator failed: the user simulator returned an empty message"),
+    });
+    const [job] = expandJobs([tau2LiveInstance(source, t)], 1, "g");
+    const [r] = await runRollouts([job!], { policy: goldPolicy(t), userSimulator: new ScriptedUser([" "]) }, driverConfigFrom(cfg, "eval", {}), judgeHookFor(createJudge(cfg, undefined), 1));
+    const stalled = toTrajectory(r!, "environment");
+    expect(stalled).toMatchObject({ terminationReason: "user_stalled", reward: 0, outcome: "error", success: false });
+    expect(stalled.judgements.at(-1)?.detail).toMatchObject({
       evaluated: false,
       note: "premature termination",
       termination: { reason: "user_stalled", code: "USER_STALLED", detail: "the user simulator returned an empty message" },
     });
-    const rows = trajectoryRows("run-1", stalled, "eval");
+    const rows = trajectoryRows("run-1", { kind: "eval", stepIndex: 1, trajectories: [stalled], metrics: {} }, "eval");
     expect(rows.turns).toEqual([expect.objectContaining({ role: "user", errorCode: "USER_STALLED" })]);
+    expect(rows.trajectories[0]).toMatchObject({ outcome: "error", errorKind: "user_simulator", errorCause: "user simulator failed: the user simulator returned an empty message" });
 
     expect(
       tau2EvalMetrics([
@@ -122,6 +131,14 @@ describe("tau2 retail tasks in the engine", () => {
         { instanceId: "tau2:retail/1", reward: 1, terminationReason: "user_stop" },
       ]),
     ).toMatchObject({ "val/tau2/pass^1": 0.75, "val/tau2/pass^2": 0.5, "val/tau2/reward/mean": 0.75 });
+    // Trials that errored are left out of pass^k (a task with none left is not a task that failed) and counted.
+    const mixed = tau2EvalMetrics([
+      { instanceId: "tau2:retail/0", reward: 1, terminationReason: "user_stop", outcome: "success" },
+      { instanceId: "tau2:retail/0", reward: 0, terminationReason: "user_error", outcome: "error" },
+      { instanceId: "tau2:retail/1", reward: 0, terminationReason: "user_error", outcome: "error" },
+      { instanceId: "tau2:retail/2", reward: 0.5, terminationReason: "user_stop", outcome: "failure" },
+    ]);
+    expect(mixed).toEqual({ "val/tau2/pass^1": 0.5, "val/tau2/reward/mean": 0.75, "val/tau2/tasks": 2, "val/tau2/trials": 2, "val/tau2/errored": 2 });
   });
 
   it("trains in the rehearse paradigm: shadow execution records real responses, the reward replays the calls for real", async () => {

@@ -89,7 +89,8 @@ export function tau2LiveInstance(source: Tau2RetailSource, task: Tau2Task, opts:
       const last = records[records.length - 1];
       // Why the episode ended, with the failure's detail when there is one (e.g. the user simulator's HTTP error).
       const termination = { reason: terminationReason, ...(last?.error ? { code: last.error.code, detail: last.error.payload } : {}) };
-      return { reward: breakdown.reward, verdicts: verdictsOf(breakdown, last?.userTurn ?? 0), detail: { taskId: task.id, termination, ...breakdown } };
+      // tau2's own success: reward 1.0 by its evaluator (a partial DB × COMMUNICATE product is a failure).
+      return { reward: breakdown.reward, success: isSuccess(breakdown.reward), verdicts: verdictsOf(breakdown, last?.userTurn ?? 0), detail: { taskId: task.id, termination, ...breakdown } };
     },
   };
 }
@@ -99,14 +100,18 @@ export interface Tau2TrialOutcome {
   instanceId: string;
   reward: number;
   terminationReason: string;
+  /** "error": the trial could not run (e.g. the user simulator failed); it is left out of pass^k. Absent: it ran. */
+  outcome?: string;
 }
 
 export interface Tau2TaskResult {
   taskId: string;
+  /** Trials that ran (errored ones are counted in `errored`, not here). */
   trials: number;
   successes: number;
   rewards: number[];
   terminations: string[];
+  errored: number;
 }
 
 /** Per-task results, in first-seen order. */
@@ -114,27 +119,35 @@ export function perTaskResults(trials: Tau2TrialOutcome[]): Tau2TaskResult[] {
   const byTask = new Map<string, Tau2TaskResult>();
   for (const t of trials) {
     const taskId = tau2TaskIdOf(t.instanceId);
-    const r = byTask.get(taskId) ?? { taskId, trials: 0, successes: 0, rewards: [], terminations: [] };
-    r.trials++;
-    r.rewards.push(t.reward);
+    const r = byTask.get(taskId) ?? { taskId, trials: 0, successes: 0, rewards: [], terminations: [], errored: 0 };
     r.terminations.push(t.terminationReason);
-    if (isSuccess(t.reward)) r.successes++;
+    if (t.outcome === "error") r.errored++;
+    else {
+      r.trials++;
+      r.rewards.push(t.reward);
+      if (isSuccess(t.reward)) r.successes++;
+    }
     byTask.set(taskId, r);
   }
   return [...byTask.values()];
 }
 
 /**
- * Evaluation metrics: `val/tau2/pass^k` for k = 1 … (fewest trials of any task), the mean reward and
- * the number of tasks. Keys are stored as metric points on the evaluation step.
+ * Evaluation metrics over the trials that ran: `val/tau2/pass^k` for k = 1 … (fewest trials of any task
+ * that ran at all), the mean reward and the number of tasks; `val/tau2/errored` counts the trials left out.
+ * Keys are stored as metric points on the evaluation step.
  */
 export function tau2EvalMetrics(trials: Tau2TrialOutcome[]): Record<string, number> {
-  const tasks = perTaskResults(trials);
+  const all = perTaskResults(trials);
+  const tasks = all.filter((t) => t.trials > 0);
+  const ran = trials.filter((t) => t.outcome !== "error");
   const out: Record<string, number> = {};
+  const errored = trials.length - ran.length;
+  if (errored > 0) out["val/tau2/errored"] = errored;
   if (tasks.length === 0) return out;
   for (const { k, value } of passHatK(new Map(tasks.map((t) => [t.taskId, t.rewards])))) out[`val/tau2/pass^${k}`] = value;
-  out["val/tau2/reward/mean"] = trials.reduce((s, t) => s + t.reward, 0) / trials.length;
+  out["val/tau2/reward/mean"] = ran.reduce((s, t) => s + t.reward, 0) / ran.length;
   out["val/tau2/tasks"] = tasks.length;
-  out["val/tau2/trials"] = trials.length;
+  out["val/tau2/trials"] = ran.length;
   return out;
 }

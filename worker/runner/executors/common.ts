@@ -11,6 +11,8 @@ import { chatPolicy } from "../../clients/chat-policy";
 import { chatClientFor, resolveNode as resolveNodeOnce } from "../nodes";
 import { whileDatabaseDown } from "../durable";
 import { keyMetricsOf } from "../persist";
+import { episodeHealth } from "../../engine/health";
+import { describeErrored } from "../../../lib/outcomes";
 
 /** Client replacements for tests; production (worker/main.ts) never passes any. */
 export interface ClientOverrides {
@@ -103,6 +105,14 @@ export function stepSummary(result: StepResult): string {
     m["critic/act/advantages/max"] !== undefined ? `act adv max ${m["critic/act/advantages/max"].toFixed(3)}` : null,
     m["perf/total_num_tokens"] !== undefined ? `${m["perf/total_num_tokens"]} tokens` : null,
     m["timing_s/step"] !== undefined ? `${m["timing_s/step"].toFixed(1)} s` : null,
+    erroredSummary(result),
   ];
   return parts.filter(Boolean).join(", ");
+}
+
+/** "1 of 3 episodes errored and left out (user simulator failed: 1)", or null when every episode ran. */
+function erroredSummary(result: StepResult): string | null {
+  const h = episodeHealth(result.trajectories);
+  if (h.errored === 0) return null;
+  return `${h.errored} of ${h.episodes} episodes errored and left out (${describeErrored(h.byKind)})`;
 }

@@ -65,7 +65,9 @@ export function GroupView({ runId, group, query, onClose }: { runId: string; gro
               <div key={m.id} className={`tb-member o-${m.outcome}`} data-testid="group-member">
                 <div className="tb-member-head">
                   <strong>rollout {m.rolloutIndex}</strong>
-                  <span className={`tv-outcome o-${m.outcome}`}>{m.outcome}</span>
+                  <span className={`tv-outcome o-${m.outcome}`} title={m.errorCause ?? undefined}>
+                    {m.outcome}
+                  </span>
                 </div>
                 <div className="tb-reward" aria-label={`reward ${m.reward}`}>
                   {formatNumber(m.reward)}

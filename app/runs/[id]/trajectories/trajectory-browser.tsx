@@ -280,9 +280,11 @@ export function TrajectoryBrowser({ runId }: { runId: string }) {
                     <span>{formatNumber(t.reward)}</span>
                   </span>
                   <span role="cell">
-                    <span className={`tv-outcome o-${t.outcome}`}>{t.outcome}</span>
+                    <span className={`tv-outcome o-${t.outcome}`} title={t.errorCause ?? undefined}>
+                      {t.outcome}
+                    </span>
                   </span>
-                  <span role="cell" className="tb-ellipsis" title={t.terminationReason}>
+                  <span role="cell" className="tb-ellipsis" title={t.errorCause ? `${t.terminationReason}: ${t.errorCause}` : t.terminationReason}>
                     {t.privateAttempts > 0 && (
                       <Link
                         href={`/trajectories/${t.id}/test-time`}

@@ -3,6 +3,7 @@ import { rest, storedEnum } from "../../../trpc/rest";
 import { authedProcedure } from "../../../trpc/init";
 import { listTrajectories } from "../service";
 import { trajectoryFiltersInput } from "./filters";
+import { errorKinds } from "../../../../lib/outcomes";
 
 export const listTrajectoriesInput = trajectoryFiltersInput.extend({
   limit: z.number().int().min(1).max(500).default(100),
@@ -21,7 +22,13 @@ export const trajectorySummaryOutput = z
     rolloutIndex: z.number().int(),
     paradigm: storedEnum(["rehearse", "simulator", "environment"]),
     reward: z.number(),
-    outcome: storedEnum(["success", "failure", "error"]),
+    outcome: storedEnum(["success", "failure", "error"]).describe(
+      "The benchmark's own verdict (τ²: reward 1.0; BFCL: the checker passed; checklist tasks: every item passed), or error: the episode could not run (see errorKind, errorCause) and is left out of every score",
+    ),
+    errorKind: storedEnum(errorKinds)
+      .nullable()
+      .describe("For outcome error: which part failed"),
+    errorCause: z.string().nullable().describe("For outcome error: why, in words (e.g. \"user simulator failed: prompt has 2073 tokens; the context length is 1024\")"),
     terminationReason: z.string().describe("Why the rollout ended, e.g. finished, max_turns, act_parse_error:<CODE>"),
     actTokens: z.number().int(),
     rehearseTokens: z.number().int(),

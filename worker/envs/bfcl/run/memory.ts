@@ -213,7 +213,7 @@ export function scoreMemoryQuestion(category: RunnableMemoryCategory, q: MemoryQ
   const unscored = notScoredReason(ctx) ?? (failedPrereq ? `the prerequisite conversation ${failedPrereq.id} could not be run (the policy node failed to generate)` : null);
   if (unscored) {
     const outcome: BfclOutcome = { ...base, scored: false, notScoredReason: unscored, valid: false };
-    return { reward: 0, verdicts: outcomeVerdicts(outcome, ctx), detail: { bfcl: outcome } };
+    return { reward: 0, error: unscored, verdicts: outcomeVerdicts(outcome, ctx), detail: { bfcl: outcome } };
   }
   const steps = ctx.records.filter((r) => r.role === "act").map((r) => r.text);
   const verdict = evaluateAgenticEntry(q.id, [steps], q.answers);
@@ -224,7 +224,7 @@ export function scoreMemoryQuestion(category: RunnableMemoryCategory, q: MemoryQ
     ...(verdict.answerText !== undefined ? { answer: shorten(verdict.answerText, 2000) } : {}),
     ...(verdict.valid ? {} : { check: { errorType: verdict.errorType ?? "agentic:failed", message: verdict.error ?? "failed", details: [`expected one of: ${q.answers.join(" | ")}`] } }),
   };
-  return { reward: verdict.valid ? 1 : 0, verdicts: outcomeVerdicts(outcome, ctx), detail: { bfcl: outcome } };
+  return { reward: verdict.valid ? 1 : 0, success: verdict.valid, verdicts: outcomeVerdicts(outcome, ctx), detail: { bfcl: outcome } };
 }
 
 /** Every question of a memory category (their prerequisite conversations run when the first one starts). */

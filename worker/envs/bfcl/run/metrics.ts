@@ -62,11 +62,11 @@ export function tallyByCategory(trajectories: readonly TrajectoryResult[]): Map<
     const tally = out.get(category) ?? { category, tasks: 0, trials: 0, correct: 0, notScored: 0, ids: new Set<string>() };
     tally.ids.add(t.instanceId);
     const outcome = trajectoryOutcome(t);
-    // No outcome at all means the episode was never scored as BFCL: never counted as a failure.
-    if (!outcome || !outcome.scored) tally.notScored++;
+    // An errored episode, or one never scored as BFCL, is never counted as a failure; success is the checker's verdict.
+    if (t.outcome === "error" || !outcome || !outcome.scored) tally.notScored++;
     else {
       tally.trials++;
-      if (t.reward >= 1) tally.correct++;
+      if (t.success) tally.correct++;
     }
     out.set(category, tally);
   }

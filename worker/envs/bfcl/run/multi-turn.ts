@@ -83,11 +83,11 @@ export function scoreMultiTurn(task: BfclTask, ctx: EpisodeScoreContext, dataDir
   const unscored = notScoredReason(ctx);
   if (unscored) {
     const outcome: BfclOutcome = { ...base, scored: false, notScoredReason: unscored, valid: false, turns };
-    return { reward: 0, verdicts: outcomeVerdicts(outcome, ctx, turns.expected), detail: { bfcl: outcome } };
+    return { reward: 0, error: unscored, verdicts: outcomeVerdicts(outcome, ctx, turns.expected), detail: { bfcl: outcome } };
   }
   const result = checkMultiTurn(task, modelTurns, { dataDir });
   const outcome: BfclOutcome = { ...base, scored: true, valid: result.valid, turns, ...(result.failure ? { check: checkOf(result.failure) } : {}) };
-  return { reward: result.valid ? 1 : 0, verdicts: outcomeVerdicts(outcome, ctx, turns.expected), detail: { bfcl: outcome } };
+  return { reward: result.valid ? 1 : 0, success: result.valid, verdicts: outcomeVerdicts(outcome, ctx, turns.expected), detail: { bfcl: outcome } };
 }
 
 /** The tools of every turn, as OpenAI function tools. */

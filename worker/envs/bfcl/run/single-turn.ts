@@ -45,7 +45,7 @@ export function scoreSingleTurn(entry: SingleTurnEntry, ctx: EpisodeScoreContext
   const unscored = notScoredReason(ctx);
   if (unscored) {
     const outcome: BfclOutcome = { ...base, scored: false, notScoredReason: unscored, valid: false };
-    return { reward: 0, verdicts: outcomeVerdicts(outcome, ctx), detail: { bfcl: outcome } };
+    return { reward: 0, error: unscored, verdicts: outcomeVerdicts(outcome, ctx), detail: { bfcl: outcome } };
   }
   const reply = ctx.records.find((r) => r.role === "act")?.text ?? "";
   const verdict = evaluateSingleTurnEntry(entry, decodeToolCallBlocks(reply), { underscoreToDot: true });
@@ -56,7 +56,7 @@ export function scoreSingleTurn(entry: SingleTurnEntry, ctx: EpisodeScoreContext
     valid: verdict.valid,
     ...(verdict.valid ? {} : { check: { errorType: verdict.errorType ?? "failed", message: details[0] ?? verdict.errorType ?? "failed", details } }),
   };
-  return { reward: verdict.valid ? 1 : 0, verdicts: outcomeVerdicts(outcome, ctx), detail: { bfcl: outcome } };
+  return { reward: verdict.valid ? 1 : 0, success: verdict.valid, verdicts: outcomeVerdicts(outcome, ctx), detail: { bfcl: outcome } };
 }
 
 export function singleTurnInstance(entry: SingleTurnEntry): TaskInstance {
