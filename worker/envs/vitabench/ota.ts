@@ -1,0 +1,1 @@
+export const OTA_TOOLS = [] as never[];
