@@ -14,7 +14,9 @@ const shared = dataDir !== undefined && existsSync(`${dataDir}/vitabench/deliver
 
 function compare(casesFile: string, goldenFile: string) {
   const golden = lines(goldenFile).map((l) => JSON.parse(l) as { case: string; index: number; content: string; error: boolean; state_hash: string });
-  const got = lines(casesFile).flatMap((c) => runCallsCase(c).map((l) => JSON.parse(l) as (typeof golden)[number]));
+  // "@fixtures/" in a case's task_file stands for this fixtures folder (synthetic task files live there).
+  const dir = fixture("").pathname;
+  const got = lines(casesFile).flatMap((c) => runCallsCase(c.replaceAll("@fixtures/", dir)).map((l) => JSON.parse(l) as (typeof golden)[number]));
   expect(got.length).toBe(golden.length);
   for (let i = 0; i < golden.length; i++) {
     const g = golden[i]!;
