@@ -14,6 +14,8 @@ import { nodeSelect } from "./features/nodes/service";
 import { runDetailOutput, runSummaryOutput } from "./features/runs/schemas";
 import { runDetailSelect, runListSelect } from "./features/runs/service";
 import { trajectorySummaryOutput } from "./features/trajectories/procedures/list";
+import { studyDetailOutput, studySummaryOutput } from "./features/studies/schemas";
+import { studySelect } from "./features/studies/service";
 import { trajectoryListSelect } from "./features/trajectories/service";
 
 const keys = (schema: z.AnyZodObject) => Object.keys(schema.shape).sort();
@@ -25,6 +27,12 @@ describe("REST output schemas cover their selects", () => {
     ["datasets", datasetOutput, datasetSelect],
   ] as const)("%s", (_name, schema, select) => {
     expect(keys(schema)).toEqual(Object.keys(select).sort());
+  });
+
+  it("studies (a list row with its runs counted; a study with its runs, each with its cell, and its groups)", () => {
+    expect(keys(studyDetailOutput)).toEqual([...Object.keys(studySelect), "runs", "groups"].sort());
+    expect(keys(studySummaryOutput)).toEqual([...Object.keys(studySelect).filter((k) => k !== "baseConfig"), "runs"].sort());
+    expect(keys(studyDetailOutput.shape.runs.element)).toEqual([...Object.keys(runListSelect), "cell"].sort());
   });
 
   it("trajectories (with their count of private test-time attempts)", () => {

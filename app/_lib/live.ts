@@ -40,6 +40,7 @@ export const liveRoutes: Record<ChangeEvent["t"], LiveRoute[]> = {
     { path: "trajectories.facets", match: "runId", delayMs: 2000, spreadMs: 1500 },
     { path: "runs.worldModel", match: "runId", delayMs: 2000, spreadMs: 1500 },
     { path: "runs.bfcl", match: "runId", delayMs: 2000, spreadMs: 1500 },
+    { path: "runs.evaluations", match: "id", delayMs: 2000, spreadMs: 1500 },
   ],
   log: [{ path: "runs.logs", match: "runId", delayMs: 0, spreadMs: 500 }],
   checkpoint: [{ path: "runs.checkpoints", match: "runId", delayMs: 0, spreadMs: 500 }],

@@ -47,7 +47,6 @@ export function chartBase(key: string): string {
   return i > 0 && STATS.has(key.slice(i + 1)) ? key.slice(0, i) : key;
 }
 
-/** Group metric keys into titled panels of charts. */
 /** Panels the run page shows closed until opened (the others fetch their series at once). */
 export const DEFAULT_CLOSED_PANELS: ReadonlySet<string> = new Set(["termination", "other"]);
 
@@ -59,12 +58,22 @@ export function panelQueryKeys(panel: Panel, multiRun = false): string[] {
   return [...new Set(panel.charts.flatMap((c) => (multiRun ? c.keys.slice(0, 1) : c.keys)))].slice(0, 40);
 }
 
-export function groupPanels(keys: string[]): Panel[] {
+/**
+ * Group metric keys into titled panels of charts. Each evaluation suite of the run (schedule.evalSuites)
+ * gets its own panel of its `val/<suite>/…` keys, after the run's own validation panel.
+ */
+export function groupPanels(keys: string[], suites: readonly { name: string; dataset?: string }[] = []): Panel[] {
   const panels = new Map<string, Panel>();
-  for (const f of families) panels.set(f.id, { id: f.id, title: f.title, charts: [] });
+  for (const f of families) {
+    panels.set(f.id, { id: f.id, title: f.title, charts: [] });
+    if (f.id === "val") {
+      for (const s of suites) panels.set(`suite:${s.name}`, { id: `suite:${s.name}`, title: `Evaluation suite ${s.name}${s.dataset ? ` (${s.dataset})` : ""}`, charts: [] });
+    }
+  }
   panels.set("other", { id: "other", title: "Other", charts: [] });
   for (const key of [...keys].sort()) {
-    const family = families.find((f) => f.match(key))?.id ?? "other";
+    const suite = suites.find((s) => key.startsWith(`val/${s.name}/`));
+    const family = suite ? `suite:${suite.name}` : (families.find((f) => f.match(key))?.id ?? "other");
     const panel = panels.get(family)!;
     const base = chartBase(key);
     const chart = panel.charts.find((c) => c.base === base);

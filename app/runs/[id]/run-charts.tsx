@@ -5,7 +5,7 @@ import { useState } from "react";
 import { useTRPC } from "../../_lib/trpc";
 import { ChartToolbar, MetricPanels, type ChartSettings } from "../../_components/charts/metric-panels";
 
-export function RunCharts({ runId, runName }: { runId: string; runName: string }) {
+export function RunCharts({ runId, runName, suites = [] }: { runId: string; runName: string; suites?: readonly { name: string; dataset?: string }[] }) {
   const trpc = useTRPC();
   const keys = useQuery(trpc.metrics.keys.queryOptions({ runId }));
   const [settings, setSettings] = useState<ChartSettings>({ smoothing: 0, axis: "step", zoom: null });
@@ -21,6 +21,7 @@ export function RunCharts({ runId, runName }: { runId: string; runName: string }
           settings={settings}
           onZoom={(zoom) => setSettings((s) => ({ ...s, zoom }))}
           filter={filter}
+          suites={suites}
         />
       ) : (
         <p className="muted">Loading…</p>

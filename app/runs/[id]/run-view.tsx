@@ -12,6 +12,7 @@ import { RunCharts } from "./run-charts";
 import { RunCheckpoints, RunNodes } from "./run-checkpoints";
 import { WorldModelView } from "./world-model";
 import { BfclResults } from "./bfcl-results";
+import { RunEvaluations } from "./run-evaluations";
 
 export function RunView({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -30,6 +31,7 @@ export function RunView({ id }: { id: string }) {
   const canChange = Boolean(me && mayChangeRun(r, me));
   const lifecycleAction = (r.status === "queued" || r.status === "running" || r.status === "failed" || r.status === "cancelled") && canLaunch;
   const latest = r.latestMetrics as Record<string, number>;
+  const suites = suitesOf(r.config);
 
   async function act(kind: "cancel" | "resume") {
     setActionError(null);
@@ -109,9 +111,10 @@ export function RunView({ id }: { id: string }) {
         </div>
       )}
       <BfclResults runId={r.id} />
+      <RunEvaluations runId={r.id} />
       <section aria-labelledby="run-charts-heading">
         <h2 id="run-charts-heading">Charts</h2>
-        <RunCharts runId={r.id} runName={r.name} />
+        <RunCharts runId={r.id} runName={r.name} suites={suites} />
       </section>
       <section aria-labelledby="run-world-model-heading">
         <h2 id="run-world-model-heading">World model</h2>
@@ -135,4 +138,11 @@ export function RunView({ id }: { id: string }) {
       </section>
     </div>
   );
+}
+
+/** The evaluation suites a stored config names (schedule.evalSuites), for their chart panels. */
+function suitesOf(config: unknown): { name: string; dataset?: string }[] {
+  const list = (config as { schedule?: { evalSuites?: unknown } } | null)?.schedule?.evalSuites;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((s) => (s && typeof s === "object" && typeof (s as { name?: unknown }).name === "string" ? [{ name: (s as { name: string }).name, dataset: String((s as { dataset?: unknown }).dataset ?? "") }] : []));
 }
