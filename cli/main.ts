@@ -412,7 +412,13 @@ Exit codes: 0 ok (runs watch: the run succeeded), 1 the command failed, 2 the wa
           const choices = s.kind === "enum" ? ` (${s.options.join(" | ")})` : "";
           out(`  ${s.key}  ${settingTitle(s)}${s.unit ? ` [${s.unit}]` : ""}${s.advanced ? " (advanced)" : ""}`);
           out(`      ${s.description}`);
-          out(`      default: ${formatSettingValue(s.default)}${choices}`);
+          out(`      default: ${formatSettingValue(s.kind === "object-list" ? (s.default as unknown[] | undefined)?.length ?? 0 : s.default)}${s.kind === "object-list" ? " items" : ""}${choices}`);
+          // A list of objects (schedule.evalSuites): set it whole as JSON; each item has these fields.
+          if (s.kind === "object-list") {
+            for (const f of s.fields) {
+              out(`      .${f.key}  ${settingTitle(f)}${f.unit ? ` [${f.unit}]` : ""}${f.optional || f.default !== undefined ? "" : " (required)"}: ${f.description}${f.default !== undefined ? ` (default ${formatSettingValue(f.default)})` : ""}`);
+            }
+          }
         }
         out();
       }

@@ -2,21 +2,13 @@
  * `envace studies …`: the grid argument (`--grid rollout.paradigm=rehearse,environment`), the seeds
  * argument, and the text views of a study (its groups and runs, its per-benchmark table). Pure.
  */
-import { gridSettingProblem } from "../lib/studies";
+import { gridSettingProblem, parseValueList } from "../lib/studies";
 import { formatMetric } from "./progress";
 import { UsageError } from "./overrides";
 
 export interface GridAxisArg {
   setting: string;
   values: unknown[];
-}
-
-function parseValue(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }
 
 /**
@@ -30,9 +22,7 @@ export function parseGridArg(arg: string): GridAxisArg {
   const setting = arg.slice(0, eq).trim();
   const problem = gridSettingProblem(setting);
   if (problem) throw new UsageError(`--grid ${setting}: ${problem}; \`envace runs settings\` lists the settings`);
-  const text = arg.slice(eq + 1).trim();
-  const json = text.startsWith("[") ? parseValue(text) : undefined;
-  const values = Array.isArray(json) ? json : text.split(",").map((v) => v.trim()).filter((v) => v !== "").map(parseValue);
+  const values = parseValueList(arg.slice(eq + 1));
   if (values.length === 0) throw new UsageError(`--grid ${setting}: give at least one value`);
   return { setting, values };
 }

@@ -64,6 +64,26 @@ export function studySeeds(baseSeed: number, seeds: number | number[]): number[]
   return Array.isArray(seeds) ? seeds : Array.from({ length: seeds }, (_, i) => baseSeed + i);
 }
 
+function jsonOrText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The values of a grid axis as a person types them (the CLI's --grid, the form): comma-separated, each
+ * JSON when it parses as JSON (8, 0.5, true, {"node":…}) and text otherwise; a JSON list stands for the
+ * values themselves (`[["a"],["b"]]`, where each value is itself a list).
+ */
+export function parseValueList(text: string): unknown[] {
+  const trimmed = text.trim();
+  const json = trimmed.startsWith("[") ? jsonOrText(trimmed) : undefined;
+  if (Array.isArray(json)) return json;
+  return trimmed.split(",").map((v) => v.trim()).filter((v) => v !== "").map(jsonOrText);
+}
+
 /** A value as a name shows it: text as is, anything else as JSON. */
 export function valueText(v: unknown): string {
   return typeof v === "string" ? v : JSON.stringify(v);

@@ -64,8 +64,18 @@ export function RunView({ id }: { id: string }) {
             Clone and edit
           </Link>
         )}
+        {canLaunch && (
+          <Link className="button" href={`/studies/new?from=${r.id}`}>
+            Start a study
+          </Link>
+        )}
         <Link className="button" href={`/runs/${r.id}/trajectories`}>Trajectories</Link>
       </div>
+      {r.studyId && (
+        <p className="small" data-testid="run-study">
+          Part of a <Link href={`/studies/${r.studyId}`}>study</Link>.
+        </p>
+      )}
       {lifecycleAction && !canChange && (
         <p className="muted small" data-testid="run-permission-note">
           Launched by {r.createdBy.name || r.createdBy.email}: {RUN_CHANGE_RULE}.
