@@ -19,7 +19,7 @@ import { followEvents } from "./events";
 import { registrationBody, serverLine, toolsView, type McpServer, type McpTestResult, type RegisterOptions } from "./mcp";
 import { applyOverrides, parseOverride, UsageError, type Override } from "./overrides";
 import { formatMetric, outcomeExitCodes, pickMetrics, renderProgress, type RunProgress } from "./progress";
-import { parseGridArg, parseSeedsArg, studyExitCode, studyProgress, tableLines, type GridAxisArg, type StudyRunView, type StudyTableView } from "./studies";
+import { addStudyCommands } from "./studies-commands";
 
 interface Run extends RunProgress {
   id: string;
@@ -179,94 +179,6 @@ async function watchRun(client: ApiClient, id: string, json: boolean): Promise<n
   return outcomeExitCodes[final.status] ?? 1;
 }
 
-interface Study {
-  id: string;
-  name: string;
-  grid: GridAxisArg[];
-  seeds: number[];
-  runs: (StudyRunView & { cell: { values: Record<string, unknown>; seed: number } | null })[];
-  groups: { label: string; runs: { id: string; seed: number }[] }[];
-}
-
-/** A base config from --config FILE or --preset NAME, with --set overrides, and the name it suggests. */
-function baseConfigOf(opts: { config?: string; preset?: string; set?: string[] }): { config: Record<string, unknown>; name: string } {
-  if (!opts.config && !opts.preset) throw new UsageError("give --config FILE or --preset NAME");
-  let config: Record<string, unknown>;
-  let name: string;
-  if (opts.config) {
-    const file = readJsonFile(opts.config, "config file");
-    if (!file || typeof file !== "object" || Array.isArray(file)) throw new UsageError(`config file ${opts.config}: expected a JSON object of run settings`);
-    config = file as Record<string, unknown>;
-    name = path.basename(opts.config).replace(/\.json$/i, "");
-  } else {
-    config = structuredClone(presets[opts.preset as PresetKey].config) as Record<string, unknown>;
-    name = opts.preset!;
-  }
-  const overrides: Override[] = (opts.set ?? []).map((s) => parseOverride(s));
-  return { config: applyOverrides(config, overrides), name };
-}
-
-/** Follow a study until every run has finished; the exit code says how they ended (studyExitCode). */
-async function watchStudy(client: ApiClient, id: string, json: boolean): Promise<number> {
-  const tty = process.stdout.isTTY && !json;
-  let study = await client.request<Study>("GET", `/studies/${id}`);
-  const done = (s: Study) => s.runs.every((r) => terminalStatuses.includes(r.status as never));
-  let last = "";
-  const show = (s: Study) => {
-    const line = json ? JSON.stringify({ id: s.id, runs: s.runs.map((r) => ({ id: r.id, status: r.status, progressStep: r.progressStep, totalSteps: r.totalSteps })) }) : studyProgress(s.runs);
-    if (line === last) return;
-    last = line;
-    if (tty) process.stdout.write(`\r\x1b[2K${line}`);
-    else out(line);
-  };
-  if (!json) out(`${study.name} (${study.id}) — ${study.runs.length} runs in ${study.groups.length} group(s)`);
-  show(study);
-  if (!done(study)) {
-    const controller = new AbortController();
-    process.once("SIGINT", () => {
-      controller.abort();
-      if (tty) process.stdout.write("\n");
-      err("stopped watching (the study goes on)");
-      process.exit(130);
-    });
-    const ids = new Set(study.runs.map((r) => r.id));
-    let refreshing: Promise<void> | null = null;
-    let again = false;
-    const refresh = async (): Promise<void> => {
-      if (refreshing) {
-        again = true;
-        return refreshing;
-      }
-      refreshing = (async () => {
-        do {
-          again = false;
-          study = await client.request<Study>("GET", `/studies/${id}`);
-          show(study);
-        } while (again);
-        if (done(study)) controller.abort();
-      })().finally(() => (refreshing = null));
-      return refreshing;
-    };
-    const safety = setInterval(() => void refresh().catch(() => {}), SAFETY_REFRESH_MS);
-    await followEvents(client, {
-      signal: controller.signal,
-      onConnect: refresh,
-      onEvent: async (e) => {
-        if (e.t === "run" && ids.has(e.id)) await refresh();
-      },
-      onDisconnect: (reason) => {
-        if (!tty && !json) err(`event stream interrupted (${reason}); reconnecting`);
-      },
-    }).finally(() => clearInterval(safety));
-  }
-  if (tty) process.stdout.write("\n");
-  if (!json) {
-    for (const r of study.runs.filter((x) => x.status !== "succeeded")) out(`  ${r.name}: ${r.status}`);
-    for (const line of tableLines(await client.request<StudyTableView>("GET", `/studies/${id}/table`))) out(line);
-  }
-  return studyExitCode(study.runs);
-}
-
 function packageVersion(): string {
   const file = new URL("../package.json", import.meta.url);
   return (JSON.parse(fs.readFileSync(file, "utf8")) as { version: string }).version;
@@ -424,84 +336,7 @@ Exit codes: 0 ok (runs watch: the run succeeded), 1 the command failed, 2 the wa
       }
     });
 
-  const studies = program.command("studies").description("launch and follow studies: runs that differ only in a seed or a small grid of settings");
-
-  studies
-    .command("create")
-    .description("launch a study: one run per grid cell and seed, all created together (or none)")
-    .addOption(new Option("--config <file>", "the base run config as JSON (RunConfigInput)").conflicts("preset"))
-    .addOption(new Option("--preset <name>", "start the base config from a preset").choices(Object.keys(presets)))
-    .option("--set <key=value>", "override one setting of the base config (repeatable; as for `runs create`)", collect)
-    .option("--grid <setting=v1,v2>", "a setting the runs differ in and its values (repeatable: every combination is one group)", collect)
-    .option("--seeds <n|list>", "seeds per group: a count (from the config's data.seed on) or a comma list", "1")
-    .option("--name <name>", "study name (default: the config file's or the preset's)")
-    .option("--tag <tag>", "tag every run (repeatable)", collect)
-    .option("--dry-run", "print the request that would be sent, and send nothing")
-    .option("--watch", "follow the study until every run has finished (exit 0 all succeeded, 2 one failed, 3 one was cancelled)")
-    .addHelpText(
-      "after",
-      "\nExamples:\n  envace studies create --config base.json --grid rollout.paradigm=rehearse,environment --seeds 4\n  envace studies create --preset quickstart --grid rollout.paradigm=rehearse,environment,simulator --set rollout.simulator='{\"node\":\"embedded\",\"model\":\"tiny-gpt\"}' --set rollout.shadowExecution=false --seeds 2 --watch\n  envace studies create --config base.json --grid policy.model=Qwen/Qwen3-1.7B,Qwen/Qwen3-8B --seeds 0,1,2,3 --name scale",
-    )
-    .action(async (opts: { config?: string; preset?: string; set?: string[]; grid?: string[]; seeds: string; name?: string; tag?: string[]; dryRun?: boolean; watch?: boolean }, cmd: Command) => {
-      const { config, name } = baseConfigOf(opts);
-      const body = { name: opts.name ?? name, tags: opts.tag ?? [], config, grid: (opts.grid ?? []).map(parseGridArg), seeds: parseSeedsArg(opts.seeds) };
-      if (opts.dryRun) return printJson(body);
-      const client = clientFor(cmd);
-      const study = await client.request<{ id: string; runs: { id: string; name: string }[] }>("POST", "/studies", body);
-      if (globals(cmd).json && !opts.watch) printJson(study);
-      else if (!globals(cmd).json) {
-        out(`Created study ${study.id} "${body.name}" with ${study.runs.length} runs:`);
-        for (const r of study.runs) out(`  ${r.id}  ${r.name}`);
-        out(`Follow it: envace studies watch ${study.id}`);
-      }
-      if (opts.watch) process.exitCode = await watchStudy(client, study.id, Boolean(globals(cmd).json));
-    });
-
-  studies
-    .command("list")
-    .description("list studies, newest first")
-    .option("--limit <n>", "at most this many", "20")
-    .action(async (opts: { limit: string }, cmd: Command) => {
-      const page = await clientFor(cmd).request<{ items: { id: string; name: string; grid: GridAxisArg[]; seeds: number[]; createdAt: string; runs: Record<string, number> }[] }>("GET", "/studies", undefined, { limit: opts.limit });
-      if (globals(cmd).json) return printJson(page.items);
-      if (!page.items.length) return out("No studies.");
-      for (const s of page.items) {
-        const grid = s.grid.map((a) => `${a.setting}×${a.values.length}`).join(" ") || "seeds only";
-        const runs = Object.entries(s.runs).map(([k, n]) => `${n} ${k}`).join(", ");
-        out(`${s.id}  ${s.createdAt.slice(0, 16).replace("T", " ")}  ${s.name}  [${grid}, ${s.seeds.length} seed(s)]  ${runs}`);
-      }
-    });
-
-  studies
-    .command("get")
-    .description("a study: its groups and runs, and its per-benchmark table (mean ± std across seeds)")
-    .argument("<id>", "study id")
-    .option("--step <n|latest>", "the evaluated step the table shows", "latest")
-    .action(async (id: string, opts: { step: string }, cmd: Command) => {
-      if (opts.step !== "latest" && !/^\d+$/.test(opts.step)) throw new UsageError(`--step ${opts.step}: expected a step number or latest`);
-      const client = clientFor(cmd);
-      const study = await client.request<Study>("GET", `/studies/${id}`);
-      const table = await client.request<StudyTableView>("GET", `/studies/${id}/table`, undefined, { step: opts.step });
-      if (globals(cmd).json) return printJson({ study, table });
-      out(`${study.name} (${study.id}): ${study.grid.map((a) => `${a.setting} ∈ {${a.values.map((v) => (typeof v === "string" ? v : JSON.stringify(v))).join(", ")}}`).join(" × ") || "seeds only"} × seeds ${study.seeds.join(", ")}`);
-      out(studyProgress(study.runs));
-      for (const g of study.groups) {
-        out(`  ${g.label}`);
-        for (const member of g.runs) {
-          const r = study.runs.find((x) => x.id === member.id)!;
-          out(`    seed ${String(member.seed).padEnd(4)} ${r.id}  ${r.status.padEnd(9)} ${r.progressStep}/${r.totalSteps}`);
-        }
-      }
-      for (const line of tableLines(table)) out(line);
-    });
-
-  studies
-    .command("watch")
-    .description("follow a study until every run has finished; exits 0 all succeeded, 2 one failed, 3 one was cancelled")
-    .argument("<id>", "study id")
-    .action(async (id: string, _opts: unknown, cmd: Command) => {
-      process.exitCode = await watchStudy(clientFor(cmd), id, Boolean(globals(cmd).json));
-    });
+  addStudyCommands(program, { clientFor, json: (cmd) => Boolean(globals(cmd).json), printJson, readJsonFile, collect, refreshMs: SAFETY_REFRESH_MS });
 
   const datasets = program.command("datasets").description("import and list datasets");
 

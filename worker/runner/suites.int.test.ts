@@ -89,6 +89,24 @@ describe("evaluation suites during training", () => {
     expect(await prisma.metricPoint.count({ where: { runId: run.id, key: "val/shop-train/reward/mean" } })).toBe(2);
     expect(Object.keys(done.latestMetrics as object)).toEqual(expect.arrayContaining(["val/reward/mean", "val/shop-test/reward/mean", "val/shop-train/reward/mean"]));
 
+    // What the run page and GET /runs/{id}/evaluations read: one row per evaluation step, own first.
+    const { items } = await caller.runs.evaluations({ id: run.id });
+    expect(items.map((e) => [e.suite, e.step, e.episodes, e.k, e.dataset, e.split])).toEqual([
+      [null, 1, 4, 2, "builtin:shop", null], [null, 2, 4, 2, "builtin:shop", null],
+      ["shop-test", 1, 2, 1, "builtin:shop", "test"], ["shop-test", 2, 2, 1, "builtin:shop", "test"],
+      ["shop-train", 1, 4, 2, "builtin:shop", "train"], ["shop-train", 2, 4, 2, "builtin:shop", "train"],
+    ]);
+    const point = await prisma.metricPoint.findUniqueOrThrow({ where: { runId_key_step: { runId: run.id, key: "val/shop-train/reward/mean", step: 2 } }, select: { value: true } });
+    expect(items[5]!.reward).toBe(point.value);
+    expect(items[5]!.success).toBe(items[5]!.metrics["val/avg@2"]);
+    // Browsable by suite: the list filter and the facets.
+    const listed = await caller.trajectories.list({ runId: run.id, suite: "shop-train", limit: 50 });
+    expect(listed.items).toHaveLength(8);
+    expect(new Set(listed.items.map((t) => t.phase))).toEqual(new Set(["suite:shop-train"]));
+    expect((await caller.trajectories.facets({ runId: run.id })).suites).toEqual(["shop-test", "shop-train"]);
+    const group = await caller.trajectories.group({ runId: run.id, step: 2, groupId: listed.items[0]!.groupId, phase: "suite:shop-train" });
+    expect(group.members).toHaveLength(2);
+
     const logs = (await caller.runs.logs({ runId: run.id, limit: 2000 })).map((l) => l.message);
     expect(logs).toContain("evaluation suite shop-train: 2 task(s) of builtin:shop (train split) × 2 trial(s), environment paradigm");
     expect(logs.filter((m) => m.startsWith("suite shop-test at step "))).toHaveLength(2);

@@ -58,7 +58,7 @@ export function RunEvaluations({ runId }: { runId: string }) {
                   <tr key={b.suite ?? ""} data-suite={b.suite ?? ""}>
                     <th scope="row">{b.suite ?? "own split"}</th>
                     <td>
-                      {b.dataset} <span className="muted small">({b.split})</span>
+                      {b.dataset} <span className="muted small">({b.split ? `${b.split} split` : "its evaluation split"})</span>
                     </td>
                     <td className="num">{r ? r.episodes : "—"}</td>
                     <td className="num">{formatNumber(r?.reward)}</td>

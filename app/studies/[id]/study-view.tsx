@@ -135,7 +135,7 @@ function StudyTable({ id }: { id: string }) {
                 {t.rows.map((row) => (
                   <tr key={row.key} data-benchmark={row.key}>
                     <th scope="row">
-                      {row.label} <span className="muted small">({row.split})</span>
+                      {row.label} {row.split && <span className="muted small">({row.split} split)</span>}
                     </th>
                     {row.cells.map((c, i) => (
                       <td key={t.groups[i]!.key} className="num" data-testid="study-cell">

@@ -17,7 +17,8 @@ export interface EvaluationRow {
   /** What was evaluated: the suite's name, or the dataset. */
   benchmark: string;
   dataset: string;
-  split: string;
+  /** The split evaluated; null for a training run's own evaluation, whose split its environment picks (e.g. the test split when there is one). */
+  split: string | null;
   step: number;
   finishedAt: Date;
   /** Episodes committed (tasks × trials). */
@@ -77,7 +78,7 @@ export async function runEvaluations(runIds: string[]): Promise<EvaluationRow[]>
     const suite = suiteOfKind(s.kind);
     const declared = suite === null ? undefined : config.schedule?.evalSuites?.find((x) => x.name === suite);
     const dataset = declared?.dataset ?? config.data?.dataset ?? "builtin:shop";
-    const split = declared ? (declared.split ?? "test") : (config.data?.split ?? "train");
+    const split = declared ? (declared.split ?? "test") : config.kind === "eval" ? (config.data?.split ?? "train") : null;
     const metrics = numbers(s.metrics);
     const k = kOf(metrics);
     return {

@@ -65,7 +65,7 @@ export const evaluationOutput = z
     suite: z.string().nullable().describe("The evaluation suite (schedule.evalSuites name); null for the run's own evaluation of data.dataset"),
     benchmark: z.string().describe("The suite's name, or the dataset evaluated"),
     dataset: z.string(),
-    split: z.string(),
+    split: z.string().nullable().describe("The split evaluated; null for a training run's own evaluation, whose split its environment picks (the test split when there is one)"),
     step: z.number().int().describe("The training step whose policy was evaluated (1 for an evaluation run)"),
     finishedAt: z.date(),
     episodes: z.number().int().describe("Episodes committed: tasks × trials"),

@@ -62,7 +62,7 @@ export const studyTableOutput = z
         key: z.string(),
         suite: z.string().nullable(),
         dataset: z.string(),
-        split: z.string(),
+        split: z.string().nullable(),
         label: z.string(),
         cells: z.array(
           z.object({
