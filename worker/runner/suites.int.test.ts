@@ -61,6 +61,7 @@ describe("evaluation suites during training", () => {
     const done = await finished(run.id, worker);
     expect(done.error, worker.output()).toBeNull();
     expect(done.status).toBe("succeeded");
+    expect(done.statusDetail).toBeNull();
 
     const steps = await prisma.step.findMany({ where: { runId: run.id }, orderBy: [{ kind: "asc" }, { index: "asc" }], select: { kind: true, index: true } });
     expect(steps.map((s) => `${s.kind}:${s.index}`)).toEqual([
@@ -133,14 +134,17 @@ describe("evaluation suites during training", () => {
       { name: "slow", dataset: "builtin:shop", split: "train", limit: 6, repeats: 2 },
     ]);
     const run = await caller.runs.create({ name: "killed-between-suites", config });
-    await eventually(
+    // The run's status counts the suite's episodes while it runs.
+    const counted = await eventually(
       async () => {
         const kinds = (await prisma.step.findMany({ where: { runId: run.id, index: 2 }, select: { kind: true } })).map((s) => s.kind);
-        return kinds.includes("suite:quick") && !kinds.includes("suite:slow");
+        const { statusDetail } = await prisma.run.findUniqueOrThrow({ where: { id: run.id }, select: { statusDetail: true } });
+        return kinds.includes("suite:quick") && !kinds.includes("suite:slow") && /^evaluation suite slow at step 2: \d+ of 12 episodes$/.test(statusDetail ?? "") ? statusDetail : null;
       },
       300_000,
-      `suite quick of step 2 committed\n${first.output()}`,
+      `suite slow of step 2 under way\n${first.output()}`,
     );
+    expect(counted).toMatch(/: ([1-9]|1[0-2]) of 12 episodes$/);
     await first.kill("SIGKILL");
     const killedAt = new Date();
     expect(await prisma.step.count({ where: { runId: run.id, kind: "suite:slow" } }), "suite slow finished before the kill").toBe(0);
