@@ -19,6 +19,7 @@ import { followEvents } from "./events";
 import { registrationBody, serverLine, toolsView, type McpServer, type McpTestResult, type RegisterOptions } from "./mcp";
 import { applyOverrides, parseOverride, UsageError, type Override } from "./overrides";
 import { formatMetric, outcomeExitCodes, pickMetrics, renderProgress, type RunProgress } from "./progress";
+import { addStudyCommands } from "./studies-commands";
 
 interface Run extends RunProgress {
   id: string;
@@ -323,11 +324,19 @@ Exit codes: 0 ok (runs watch: the run succeeded), 1 the command failed, 2 the wa
           const choices = s.kind === "enum" ? ` (${s.options.join(" | ")})` : "";
           out(`  ${s.key}  ${settingTitle(s)}${s.unit ? ` [${s.unit}]` : ""}${s.advanced ? " (advanced)" : ""}`);
           out(`      ${s.description}`);
-          out(`      default: ${formatSettingValue(s.default)}${choices}`);
+          out(`      default: ${formatSettingValue(s.kind === "object-list" ? (s.default as unknown[] | undefined)?.length ?? 0 : s.default)}${s.kind === "object-list" ? " items" : ""}${choices}`);
+          // A list of objects (schedule.evalSuites): set it whole as JSON; each item has these fields.
+          if (s.kind === "object-list") {
+            for (const f of s.fields) {
+              out(`      .${f.key}  ${settingTitle(f)}${f.unit ? ` [${f.unit}]` : ""}${f.optional || f.default !== undefined ? "" : " (required)"}: ${f.description}${f.default !== undefined ? ` (default ${formatSettingValue(f.default)})` : ""}`);
+            }
+          }
         }
         out();
       }
     });
+
+  addStudyCommands(program, { clientFor, json: (cmd) => Boolean(globals(cmd).json), printJson, readJsonFile, collect, refreshMs: SAFETY_REFRESH_MS });
 
   const datasets = program.command("datasets").description("import and list datasets");
 

@@ -40,6 +40,47 @@ export const policyModelSchema = nodeModelSchema.extend({
 });
 export type PolicyModel = z.infer<typeof policyModelSchema>;
 
+/** The forms of a dataset reference (data.dataset, and each evaluation suite's dataset). */
+export const DATASET_REF =
+  /^(builtin:[a-z0-9_-]+|tau2:retail|bfcl:[a-z_]+(,[a-z_]+)*|dataset:[A-Za-z0-9_-]+|mcp:[a-z0-9][a-z0-9_-]{0,62}\/[A-Za-z0-9_-]{1,100})$/;
+const DATASET_REF_MESSAGE = "must be builtin:<name>, tau2:retail, bfcl:<category or group>[,…], dataset:<id> or mcp:<server>/<dataset>";
+
+/**
+ * Suite names become metric namespaces (`val/<name>/…`) and trajectory phases (`suite:<name>`): short,
+ * lowercase, and none of the namespaces an evaluation's own metrics use (`val/reward/…`, `val/tau2/…`).
+ */
+export const EVAL_SUITE_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+export const reservedSuiteNames = [
+  "reward", "fidelity", "judge", "critic", "episode", "response_length", "prompt_length", "generation", "environment", "termination",
+  "perf", "timing_s", "training", "testtime", "act", "rehearse", "rows", "actor", "suite", "suites",
+] as const;
+export const MAX_EVAL_SUITES = 16;
+
+/**
+ * An evaluation suite of a training run (schedule.evalSuites): another benchmark evaluated against the
+ * current policy every evalEvery steps and at the end, in its own environment (lib/eval-suites.ts
+ * `suiteRunConfig` is the evaluation config it runs with).
+ */
+export const evalSuiteSchema = z.object({
+  name: z
+    .string()
+    .regex(EVAL_SUITE_NAME, "lowercase letters, digits, - and _ (at most 40, starting with a letter or digit)")
+    .refine((n) => !(reservedSuiteNames as readonly string[]).includes(n), (n) => ({ message: `"${n}" is a metric namespace of every evaluation; choose another name` }))
+    .describe("Short name of the suite: its charts are val/<name>/…, its trajectories are filtered by it"),
+  dataset: z.string().regex(DATASET_REF, DATASET_REF_MESSAGE).describe("The benchmark, as data.dataset names one (bfcl:multi_turn_base, tau2:retail, builtin:shop, dataset:<name>, mcp:<server>/<dataset>)"),
+  split: z.enum(["train", "test"]).default("test").describe("The split its tasks come from (BFCL has one)"),
+  instanceIds: z.array(z.string().min(1)).max(10_000).default([]).describe("Evaluate exactly these task ids (or give limit)"),
+  limit: z.number().int().min(1).max(4096).optional().describe("Evaluate a fixed seeded sample of this many tasks of the split (or give instanceIds)"),
+  repeats: z.number().int().min(1).max(64).default(1).describe("Trials per task: pass@k and avg@k use k = repeats (τ²: pass^k)"),
+  paradigm: z
+    .enum(paradigms)
+    .optional()
+    .describe("How tool calls are answered (unset: the real environment, or rehearse for an imported dataset without one; BFCL and τ² always run their real tools)"),
+  userSimulator: nodeModelSchema.optional().describe("User simulator for its tasks (τ²; unset: rollout.userSimulator)"),
+  judge: nodeModelSchema.optional().describe("Checklist judge for its tasks (imported datasets; unset: reward.judge)"),
+});
+export type EvalSuite = z.infer<typeof evalSuiteSchema>;
+
 export const samplingSchema = z.object({
   temperature: z.number().min(0).max(5).describe("Sampling temperature (0 = greedy)"),
   topP: z.number().gt(0).max(1).describe("Nucleus sampling: keep the smallest token set whose probability reaches this"),
@@ -86,10 +127,7 @@ export const runConfigSchema = z
          */
         dataset: z
           .string()
-          .regex(
-            /^(builtin:[a-z0-9_-]+|tau2:retail|bfcl:[a-z_]+(,[a-z_]+)*|dataset:[A-Za-z0-9_-]+|mcp:[a-z0-9][a-z0-9_-]{0,62}\/[A-Za-z0-9_-]{1,100})$/,
-            "must be builtin:<name>, tau2:retail, bfcl:<category or group>[,…], dataset:<id> or mcp:<server>/<dataset>",
-          )
+          .regex(DATASET_REF, DATASET_REF_MESSAGE)
           .default("builtin:shop")
           .describe(
             "Where the tasks come from: builtin:<name> (e.g. builtin:shop), tau2:retail, bfcl:<categories or groups> (BFCL v4, e.g. bfcl:multi_turn,simple_python), dataset:<id or name> of an imported dataset, or mcp:<server>/<dataset> to run an imported dataset's tasks against a registered MCP server",
@@ -246,6 +284,15 @@ export const runConfigSchema = z
         steps: z.number().int().min(1).max(1_000_000).default(470).describe("Training steps in all (the paper: 470)"),
         saveEvery: z.number().int().min(1).max(1_000_000).default(50).describe("Save a checkpoint every this many steps (and at the end)"),
         evalEvery: z.number().int().min(1).max(1_000_000).default(10).describe("Evaluate every this many steps (and at the end)"),
+        evalOwnSplit: z
+          .boolean()
+          .default(true)
+          .describe("Evaluate on the training dataset's own evaluation split every evalEvery steps (off: only the evaluation suites)"),
+        evalSuites: z
+          .array(evalSuiteSchema)
+          .max(MAX_EVAL_SUITES)
+          .default([])
+          .describe("Other benchmarks to evaluate the current policy on every evalEvery steps and at the end, each in its own environment (charts val/<name>/…)"),
       })
       .default({}),
 
@@ -354,10 +401,60 @@ export const runConfigSchema = z
       const problem = bfclConfigProblem(cfg.data.dataset, cfg.kind);
       if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["data", "dataset"], message: problem });
     }
+    for (const issue of evalSuiteIssues(cfg)) ctx.addIssue({ code: z.ZodIssueCode.custom, ...issue });
     if (cfg.optim.clipLow >= 1) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["optim", "clipLow"], message: "must be below 1" });
     }
   });
+
+/** The schema's own checks of schedule.evalSuites (pure); the launch check adds what needs data or nodes. */
+function evalSuiteIssues(cfg: {
+  kind: string;
+  data: { dataset: string };
+  schedule: { evalOwnSplit: boolean; evalSuites: EvalSuite[] };
+  rollout: { paradigm: Paradigm; simulator?: NodeModel; userSimulator?: NodeModel };
+}): { path: (string | number)[]; message: string }[] {
+  const issues: { path: (string | number)[]; message: string }[] = [];
+  const suites = cfg.schedule.evalSuites;
+  if (cfg.kind === "eval" && suites.length > 0) {
+    issues.push({ path: ["schedule", "evalSuites"], message: "evaluation suites belong to training runs; an evaluation run evaluates data.dataset (launch one per benchmark)" });
+    return issues;
+  }
+  if (!cfg.schedule.evalOwnSplit && suites.length === 0) {
+    issues.push({ path: ["schedule", "evalOwnSplit"], message: "a training run that skips its dataset's evaluation needs at least one evaluation suite (schedule.evalSuites)" });
+  }
+  const seen = new Map<string, number>();
+  suites.forEach((suite, i) => {
+    const at = (...field: string[]) => ["schedule", "evalSuites", i, ...field];
+    const first = seen.get(suite.name);
+    if (first !== undefined) issues.push({ path: at("name"), message: `suite name "${suite.name}" is already used by suite ${first}` });
+    else seen.set(suite.name, i);
+    // The run's own BFCL or τ² evaluation charts val/bfcl/… or val/tau2/…: a suite may not share it.
+    const own = /^(tau2|bfcl):/.exec(cfg.data.dataset)?.[1];
+    if (own && suite.name === own && cfg.schedule.evalOwnSplit) issues.push({ path: at("name"), message: `the run's own evaluation charts val/${own}/…: choose another suite name` });
+    if (suite.instanceIds.length > 0 && suite.limit !== undefined) issues.push({ path: at("limit"), message: "give instanceIds or limit, not both" });
+    if (suite.instanceIds.length === 0 && suite.limit === undefined) {
+      issues.push({ path: at("instanceIds"), message: "name the suite's tasks: instanceIds, or limit (a seeded sample of that many tasks of the split)" });
+    }
+    if (suite.dataset.startsWith(BUILTIN_DATASET_PREFIX)) {
+      const name = suite.dataset.slice(BUILTIN_DATASET_PREFIX.length);
+      if (!(builtinDomainNames as readonly string[]).includes(name)) {
+        issues.push({ path: at("dataset"), message: `unknown built-in domain "${name}" (built in: ${builtinDomainNames.map((n) => BUILTIN_DATASET_PREFIX + n).join(", ")})` });
+      }
+    }
+    if (suite.dataset.startsWith(BFCL_DATASET_PREFIX)) {
+      const problem = bfclConfigProblem(suite.dataset, "eval");
+      if (problem) issues.push({ path: at("dataset"), message: problem });
+    }
+    if (suite.dataset === "tau2:retail" && !suite.userSimulator && !cfg.rollout.userSimulator) {
+      issues.push({ path: at("userSimulator"), message: "tau2 retail tasks need a user-simulator node and model (here or in rollout.userSimulator)" });
+    }
+    if (suite.paradigm === "simulator" && !cfg.rollout.simulator) {
+      issues.push({ path: at("paradigm"), message: "the simulator paradigm needs rollout.simulator (a simulator node and model)" });
+    }
+  });
+  return issues;
+}
 
 export type RunConfig = z.infer<typeof runConfigSchema>;
 export type RunConfigInput = z.input<typeof runConfigSchema>;

@@ -24,8 +24,14 @@ export const restEndpoints = {
   "runs.cancel": "POST /runs/{id}/cancel",
   "runs.resume": "POST /runs/{id}/resume",
   "runs.metrics": "GET /runs/{id}/metrics",
+  "runs.evaluations": "GET /runs/{id}/evaluations",
   "trajectories.list": "GET /runs/{runId}/trajectories",
   "trajectories.detail": "GET /runs/{runId}/trajectories/{id}",
+  "studies.create": "POST /studies",
+  "studies.list": "GET /studies",
+  "studies.get": "GET /studies/{id}",
+  "studies.table": "GET /studies/{id}/table",
+  "studies.series": "GET /studies/{id}/series",
   "datasets.import": "POST /datasets",
   "datasets.list": "GET /datasets",
   "nodes.list": "GET /nodes",
@@ -114,7 +120,7 @@ function buildDocument(origin: string) {
     openApiVersion: OPENAPI_VERSION,
     description: API_DESCRIPTION,
     baseUrl: `${origin.replace(/\/$/, "")}${REST_PREFIX}`,
-    tags: ["runs", "datasets", "nodes", "mcp-servers", "reports", "account"],
+    tags: ["runs", "studies", "datasets", "nodes", "mcp-servers", "reports", "account"],
     securitySchemes: { bearerToken: { type: "http", scheme: "bearer", description: "A personal API token, envace_…" } },
   }) as unknown as Json & { components: Json & { schemas?: Json }; paths: Json };
 

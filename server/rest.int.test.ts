@@ -198,10 +198,10 @@ describe("runs", () => {
     body = await refused({ ...quick, reward: { judge: { node: "ghost", model: "m" } } });
     expect(body.fieldErrors).toEqual([{ path: "config.reward.judge.node", message: 'node "ghost" (judge) is not registered; add it on the Nodes page' }]);
     expect(body.message).toBe('cannot launch: reward.judge.node: node "ghost" (judge) is not registered; add it on the Nodes page');
-    body = await refused({ ...quick, schedule: { steps: 3, evalEvry: 1, evalSuites: ["bfcl"] } });
+    body = await refused({ ...quick, schedule: { steps: 3, evalEvry: 1, wandbProject: "x" } });
     expect(body.fieldErrors).toEqual([
       { path: "config.schedule.evalEvry", message: "unknown setting (did you mean schedule.evalEvery?)" },
-      { path: "config.schedule.evalSuites", message: "unknown setting" },
+      { path: "config.schedule.wandbProject", message: "unknown setting" },
     ]);
     // tau2 retail evaluated on the embedded node: the user simulator's prompts alone exceed its context.
     body = await refused({ kind: "eval", data: { dataset: "tau2:retail", instanceIds: ["0", "1", "2"] }, rollout: { userSimulator: { node: "embedded", model: "tiny-gpt" } } });

@@ -6,6 +6,7 @@ import { metricsRouter } from "./features/metrics/router";
 import { nodesRouter } from "./features/nodes/router";
 import { reportsRouter } from "./features/reports/router";
 import { runsRouter } from "./features/runs/router";
+import { studiesRouter } from "./features/studies/router";
 import { tokensRouter } from "./features/tokens/router";
 import { trajectoriesRouter } from "./features/trajectories/router";
 import { usersRouter } from "./features/users/router";
@@ -14,6 +15,7 @@ import { createCallerFactory, router } from "./trpc/init";
 export const appRouter = router({
   datasets: datasetsRouter,
   runs: runsRouter,
+  studies: studiesRouter,
   nodes: nodesRouter,
   mcpServers: mcpServersRouter,
   tokens: tokensRouter,

@@ -18,6 +18,17 @@ describe("run summary", () => {
     );
   });
 
+  it("names the evaluation suites, besides or instead of the run's own split", () => {
+    const suites = [
+      { name: "bfcl", dataset: "bfcl:multi_turn_base", instanceIds: ["multi_turn_base_0", "multi_turn_base_1"] },
+      { name: "shop", dataset: "builtin:shop", limit: 5, repeats: 2 },
+    ];
+    const both = cfg({ ...presets.quickstart.config, schedule: { ...presets.quickstart.config.schedule, evalSuites: suites } });
+    expect(describePlan(both, null)).toMatch(/evaluate every 10 on its own split and the suites bfcl \(bfcl:multi_turn_base, 2 tasks × 1\), shop \(builtin:shop, 5 tasks × 2\)\.$/);
+    const only = cfg({ ...presets.quickstart.config, schedule: { ...presets.quickstart.config.schedule, evalOwnSplit: false, evalSuites: suites.slice(1) } });
+    expect(describePlan(only, null)).toMatch(/evaluate every 10 on the suite shop \(builtin:shop, 5 tasks × 2\) only\.$/);
+  });
+
   it("bounds generations by the turn limit without history", () => {
     expect(maxGenerationsPerRollout(quick)).toBe(8); // 4 act turns, each rehearsed
     expect(describePlan(quick, null)).toContain("up to 256 generations per step (at most 8 per rollout: 4 act turns, each with its rehearsal)");

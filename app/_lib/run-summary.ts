@@ -44,6 +44,14 @@ function generationsText(c: RunConfig, pace: NodePace | null | undefined): strin
   return `up to ${n(rollouts * most)} generations per step (at most ${most} per rollout: ${c.rollout.maxAssistantTurns} act turns${paradigmOf(c) === "rehearse" ? ", each with its rehearsal" : ""})`;
 }
 
+/** What a training run's evaluations cover besides (or instead of) its own split. */
+function suitesText(c: RunConfig): string {
+  const suites = c.schedule.evalSuites;
+  if (suites.length === 0) return "";
+  const list = suites.map((s) => `${s.name} (${s.dataset}, ${s.instanceIds.length ? `${s.instanceIds.length} task${s.instanceIds.length === 1 ? "" : "s"}` : `${s.limit} tasks`} × ${s.repeats})`).join(", ");
+  return c.schedule.evalOwnSplit ? ` on its own split and ${suites.length === 1 ? "the suite" : "the suites"} ${list}` : ` on ${suites.length === 1 ? "the suite" : "the suites"} ${list} only`;
+}
+
 export function describePlan(c: RunConfig, pace?: NodePace | null): string {
   const rollouts = rolloutsPerStep(c) ?? 0;
   const forced = c.kind === "eval" ? forcedEvaluationParadigm(c.data.dataset) : null;
@@ -55,7 +63,7 @@ export function describePlan(c: RunConfig, pace?: NodePace | null): string {
     return (
       `${c.schedule.steps} steps × ${c.data.instancesPerStep} tasks × ${c.data.rolloutsPerInstance} rollouts = ${n(rollouts)} rollouts per step, ` +
       `${n(rollouts * c.schedule.steps)} in all; ${generationsText(c, pace)}; ${paradigm} ${where}; ` +
-      `checkpoint every ${c.schedule.saveEvery}, evaluate every ${c.schedule.evalEvery}.`
+      `checkpoint every ${c.schedule.saveEvery}, evaluate every ${c.schedule.evalEvery}${suitesText(c)}.`
     );
   }
   const testTime = c.testTime.enabled ? `, each after ${c.testTime.attempts} private rehearsals (${c.testTime.mode})` : "";

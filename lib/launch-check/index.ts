@@ -17,6 +17,10 @@
  * - context (prompt-floor.ts): the smallest prompt a role will get fits the context length the node
  *   doctor found for its model ("tau2:retail user-simulator prompts need ≥ 2,073 tokens; node "embedded"
  *   / tiny-gpt has 1,024").
+ * - evaluation suites (schedule.evalSuites): each suite's own evaluation config (lib/eval-suites.ts
+ *   `suiteRunConfig`) gets the dataset, node and context parts too; its problems are named on the
+ *   suite's fields (`schedule.evalSuites.1.instanceIds`), and what the run's own check already said is
+ *   not repeated.
  */
 import type { PrismaClient } from "@prisma/client";
 import { parseNodeSettings } from "../../contracts/node-settings";
@@ -25,6 +29,7 @@ import { unknownSettingMessage, unknownSettings } from "../../contracts/run-sett
 import { refusalFor, type DoctorReport } from "../node-doctor";
 import { nodeFieldOf, nodeRefsOf, type NodeRef } from "../node-refs";
 import { resolveRenderer } from "../renderers";
+import { suiteProblemPath, suiteRunConfig } from "../eval-suites";
 import { datasetVerdict } from "./datasets";
 import type { LaunchProblem } from "./problems";
 import { promptFloor, type PromptFloor } from "./prompt-floor";
@@ -60,22 +65,46 @@ export function parseLaunchConfig(input: unknown): { ok: true; config: RunConfig
 
 const fmt = (n: number) => n.toLocaleString("en-US");
 
-/** Everything that keeps a (schema-valid) config from running, in config order: dataset first, then each node. */
+/**
+ * Everything that keeps a (schema-valid) config from running, in config order: dataset first, then each
+ * node, then each evaluation suite's own.
+ */
 export async function launchProblems(config: RunConfig, deps: LaunchCheckDeps): Promise<LaunchProblem[]> {
-  const { prisma } = deps;
-  const { problems, view } = await datasetVerdict(prisma, config);
-
-  const refs = nodeRefsOf(config);
-  const rows = await prisma.node.findMany({
-    where: { name: { in: [...new Set(refs.map((r) => r.node))] } },
-    select: { id: true, name: true, kind: true, settings: true, createdById: true, createdBy: { select: { role: true } } },
-  });
+  // One doctor report per (node, model) for the whole check, suites included.
   const reports = new Map<string, Promise<DoctorReport | null>>();
   const reportOf = (node: LaunchNode, model: string) => {
     const key = JSON.stringify([node.id, model]);
     if (!reports.has(key)) reports.set(key, deps.doctorReport(node, model));
     return reports.get(key)!;
   };
+  const problems = await configProblems(config, deps.prisma, reportOf);
+  const said = new Set(problems.map((p) => JSON.stringify([p.path, p.message])));
+  const suites = config.kind === "train" ? config.schedule.evalSuites : [];
+  for (const [i, suite] of suites.entries()) {
+    for (const p of await configProblems(suiteRunConfig(config, suite), deps.prisma, reportOf)) {
+      if (said.has(JSON.stringify([p.path, p.message]))) continue;
+      const problem = { path: suiteProblemPath(i, suite, p.path), message: p.message };
+      const key = JSON.stringify([problem.path, problem.message]);
+      if (!said.has(key)) problems.push(problem);
+      said.add(key);
+    }
+  }
+  return problems;
+}
+
+/** The dataset, node and context parts for one config (a run's, or one of its suites' evaluation configs). */
+async function configProblems(
+  config: RunConfig,
+  prisma: PrismaClient,
+  reportOf: (node: LaunchNode, model: string) => Promise<DoctorReport | null>,
+): Promise<LaunchProblem[]> {
+  const { problems, view } = await datasetVerdict(prisma, config);
+
+  const refs = nodeRefsOf(config, { suites: false });
+  const rows = await prisma.node.findMany({
+    where: { name: { in: [...new Set(refs.map((r) => r.node))] } },
+    select: { id: true, name: true, kind: true, settings: true, createdById: true, createdBy: { select: { role: true } } },
+  });
   const floors = new Map<string, Promise<PromptFloor | null>>();
 
   for (const ref of refs) {

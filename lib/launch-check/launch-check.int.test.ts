@@ -86,6 +86,57 @@ describe("the launch check", () => {
     expect(await problems({ data: { dataset: "dataset:short-prompts", instanceIds: ["task-b"] } })).toMatchObject([{ path: "policy.node", message: expect.stringMatching(/need ≥ 4,\d{3} tokens/) }]);
   });
 
+  it("checks each evaluation suite as its own evaluation, naming its problems on the suite's fields", async () => {
+    const train = (evalSuites: NonNullable<NonNullable<RunConfigInput["schedule"]>["evalSuites"]>): RunConfigInput => ({ schedule: { steps: 2, evalSuites } });
+    // Two good suites: a built-in split and an imported dataset (rehearsed: it has no environment) with its own judge.
+    expect(
+      await problems(
+        train([
+          { name: "shop-test", dataset: "builtin:shop", limit: 2 },
+          { name: "weather", dataset: "dataset:weather", split: "train", instanceIds: ["cm2-1"], judge: { node: "judge", model: "judge-model" } },
+        ]),
+      ),
+    ).toEqual([]);
+    expect(
+      await problems(
+        train([
+          { name: "ok", dataset: "builtin:shop", limit: 2 },
+          { name: "missing", dataset: "dataset:nope", limit: 2 },
+          { name: "ids", dataset: "dataset:weather", split: "train", instanceIds: ["cm2-1", "cm2-99"], judge: { node: "judge", model: "judge-model" } },
+          { name: "no-judge", dataset: "dataset:weather", split: "train", limit: 1 },
+          { name: "real-tools", dataset: "dataset:weather", split: "train", limit: 1, paradigm: "environment", judge: { node: "ghost", model: "m" } },
+          { name: "long", dataset: "dataset:long-prompts", split: "train", limit: 2 },
+        ]),
+      ),
+    ).toEqual([
+      { path: "schedule.evalSuites.1.dataset", message: 'no imported dataset "nope" (import it on the Datasets page, then refer to it by id or name)' },
+      { path: "schedule.evalSuites.2.instanceIds", message: 'no instance "cm2-99" in the train split of dataset weather' },
+      // The run names no judge, so the suite's missing one is the run's field.
+      { path: "reward.judge", message: "dataset weather has LLM-judged checklists: set reward.judge to a judge node and model" },
+      { path: "schedule.evalSuites.4.paradigm", message: "dataset weather has no executable environment: use the rehearse or simulator paradigm (or run it against a registered MCP server as mcp:<server>/weather)" },
+      { path: "schedule.evalSuites.4.judge.node", message: 'node "ghost" (judge) is not registered; add it on the Nodes page' },
+      // The policy's context against the suite's prompts: the suite's dataset is what does not fit.
+      { path: "schedule.evalSuites.5.dataset", message: expect.stringMatching(/^dataset:long-prompts act prompts need ≥ 1,5\d\d tokens; node "embedded" \/ tiny-gpt has 1,024/) },
+    ]);
+    // A problem of the run itself is said once, not again for every suite.
+    expect(await problems({ policy: { node: "gpu-1", model: "m" }, schedule: { evalSuites: [{ name: "a", dataset: "builtin:shop", limit: 1 }, { name: "b", dataset: "builtin:shop", limit: 1 }] } })).toEqual([
+      { path: "policy.node", message: 'node "gpu-1" (policy) is not registered; add it on the Nodes page' },
+    ]);
+  });
+
+  it.runIf(existsSync(retailDataFiles({ required: [] }).userGuidelines))("a tau2 suite: its task ids, and its user simulator's context, on the suite's fields", async () => {
+    const suite = (over: object) => ({ schedule: { steps: 2, evalSuites: [{ name: "retail", dataset: "tau2:retail", split: "train" as const, instanceIds: ["0"], ...over }] } });
+    expect(await problems(suite({ userSimulator: { node: "embedded", model: "tiny-gpt" } }))).toEqual([
+      { path: "schedule.evalSuites.0.userSimulator.node", message: expect.stringMatching(/^tau2:retail user-simulator prompts need ≥ 2,073 tokens; node "embedded" \/ tiny-gpt has 1,024/) },
+    ]);
+    expect(await problems(suite({ userSimulator: { node: "judge", model: "judge-model" }, instanceIds: ["0", "9999"] }))).toEqual([
+      { path: "schedule.evalSuites.0.instanceIds", message: 'no task "9999" in the tau2 retail train split' },
+    ]);
+    expect(await problems(suite({ userSimulator: { node: "nobody", model: "u" } }))).toEqual([
+      { path: "schedule.evalSuites.0.userSimulator.node", message: 'node "nobody" (user simulator) is not registered; add it on the Nodes page' },
+    ]);
+  });
+
   it.runIf(existsSync(retailDataFiles({ required: [] }).userGuidelines))("tau2 retail: its task ids, and the user simulator's prompts against its node's context", async () => {
     const evalOn = (userSimulator: { node: string; model: string }, instanceIds = ["0"]): RunConfigInput => ({ kind: "eval", data: { dataset: "tau2:retail", instanceIds }, rollout: { userSimulator } });
     const [refusal, ...rest] = await problems(evalOn({ node: "embedded", model: "tiny-gpt" }));

@@ -14,6 +14,7 @@ import { RunCheckpoints, RunNodes } from "./run-checkpoints";
 import { WorldModelView } from "./world-model";
 import { BfclResults } from "./bfcl-results";
 import { ErroredEpisodes } from "./errored-episodes";
+import { RunEvaluations } from "./run-evaluations";
 
 export function RunView({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -32,6 +33,7 @@ export function RunView({ id }: { id: string }) {
   const canChange = Boolean(me && mayChangeRun(r, me));
   const lifecycleAction = (r.status === "queued" || r.status === "running" || r.status === "failed" || r.status === "cancelled") && canLaunch;
   const latest = r.latestMetrics as Record<string, number>;
+  const suites = suitesOf(r.config);
 
   async function act(kind: "cancel" | "resume") {
     setActionError(null);
@@ -64,8 +66,18 @@ export function RunView({ id }: { id: string }) {
             Clone and edit
           </Link>
         )}
+        {canLaunch && (
+          <Link className="button" href={`/studies/new?from=${r.id}`}>
+            Start a study
+          </Link>
+        )}
         <Link className="button" href={`/runs/${r.id}/trajectories`}>Trajectories</Link>
       </div>
+      {r.studyId && (
+        <p className="small" data-testid="run-study">
+          Part of a <Link href={`/studies/${r.studyId}`}>study</Link>.
+        </p>
+      )}
       {lifecycleAction && !canChange && (
         <p className="muted small" data-testid="run-permission-note">
           Launched by {r.createdBy.name || r.createdBy.email}: {RUN_CHANGE_RULE}.
@@ -112,9 +124,10 @@ export function RunView({ id }: { id: string }) {
       )}
       <ErroredEpisodes runId={r.id} />
       <BfclResults runId={r.id} />
+      <RunEvaluations runId={r.id} />
       <section aria-labelledby="run-charts-heading">
         <h2 id="run-charts-heading">Charts</h2>
-        <RunCharts runId={r.id} runName={r.name} kind={runChartKind(r)} />
+        <RunCharts runId={r.id} runName={r.name} kind={runChartKind(r)} suites={suites} />
       </section>
       <section aria-labelledby="run-world-model-heading">
         <h2 id="run-world-model-heading">World model</h2>
@@ -138,4 +151,11 @@ export function RunView({ id }: { id: string }) {
       </section>
     </div>
   );
+}
+
+/** The evaluation suites a stored config names (schedule.evalSuites), for their chart panels. */
+function suitesOf(config: unknown): { name: string; dataset?: string }[] {
+  const list = (config as { schedule?: { evalSuites?: unknown } } | null)?.schedule?.evalSuites;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((s) => (s && typeof s === "object" && typeof (s as { name?: unknown }).name === "string" ? [{ name: (s as { name: string }).name, dataset: String((s as { dataset?: unknown }).dataset ?? "") }] : []));
 }

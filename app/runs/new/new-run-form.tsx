@@ -14,12 +14,15 @@ import { useTRPC } from "../../_lib/trpc";
 import { describeEstimate, describePlan } from "../../_lib/run-summary";
 import { fieldOfError, formSections, getPath, panelsOf, setPath, type FormSection } from "../../_lib/schema-form";
 import { BfclPicker, isBfclDataset } from "./bfcl-picker";
+import { ObjectListField } from "./object-list-field";
 
 type Errors = Record<string, string>;
 
 /** Drop optional sub-objects the user left empty (e.g. no judge node), so defaults do not invent them. */
 function prune(value: unknown): unknown {
-  if (Array.isArray(value) || value === null || typeof value !== "object") return value;
+  // Items of a list of objects (evaluation suites) are pruned too; lists of strings stay as they are.
+  if (Array.isArray(value)) return value.map((v) => (v !== null && typeof v === "object" ? prune(v) : v));
+  if (value === null || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     const p = prune(v);
@@ -120,9 +123,20 @@ function Section({
 }) {
   const fields = (list: RunSetting[]) => (
     <div className="grid">
-      {list.map((s) => (
-        <Field key={s.key} setting={s} value={getPath(config, s.path)} error={errors[s.key]} onChange={(v) => onChange(s.path, v)} />
-      ))}
+      {list.map((s) =>
+        s.kind === "object-list" ? (
+          <ObjectListField
+            key={s.key}
+            setting={s}
+            value={getPath(config, s.path)}
+            errors={errors}
+            onChange={(v) => onChange(s.path, v)}
+            renderField={(f, v, e, change) => <Field setting={f} value={v} error={e} onChange={change} />}
+          />
+        ) : (
+          <Field key={s.key} setting={s} value={getPath(config, s.path)} error={errors[s.key]} onChange={(v) => onChange(s.path, v)} />
+        ),
+      )}
     </div>
   );
   const advancedKey = `${section.key}:advanced`;

@@ -43,6 +43,7 @@ export const runDetailSelect = {
   attempts: true,
   heartbeatAt: true,
   parentRunId: true,
+  studyId: true,
   updatedAt: true,
 } satisfies Prisma.RunSelect;
 
@@ -51,6 +52,8 @@ export interface CreateRunInput {
   tags: string[];
   config?: unknown;
   parentRunId?: string;
+  /** The study the run belongs to and its cell there (server/features/studies). */
+  study?: { id: string; cell: { values: Record<string, unknown>; seed: number } };
 }
 
 /** The run config, parsed, or a BAD_REQUEST naming every bad field (under `config.`, or `prefix` when given). */
@@ -98,6 +101,7 @@ export async function insertRun(tx: Prisma.TransactionClient, userId: string, in
       tags: input.tags,
       totalSteps,
       parentRunId: input.parentRunId,
+      ...(input.study ? { studyId: input.study.id, studyCell: input.study.cell as Prisma.InputJsonValue } : {}),
       createdById: userId,
     },
     select: runDetailSelect,
