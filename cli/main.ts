@@ -320,7 +320,7 @@ Exit codes: 0 ok (runs watch: the run succeeded), 1 the command failed, 2 the wa
         if (!mine.length) continue;
         out(`${section.label}`);
         for (const s of mine) {
-          const choices = s.kind === "enum" ? ` (${s.options.join(" | ")})` : "";
+          const choices = s.kind === "enum" ? ` (${s.options.join(" | ")})` : s.kind === "number-or" ? ` (a number or ${s.words.join(" | ")})` : "";
           out(`  ${s.key}  ${settingTitle(s)}${s.unit ? ` [${s.unit}]` : ""}${s.advanced ? " (advanced)" : ""}`);
           out(`      ${s.description}`);
           out(`      default: ${formatSettingValue(s.default)}${choices}`);

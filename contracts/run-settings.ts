@@ -27,7 +27,7 @@ export const runSettingSections: { key: string; label: string; keys: string[]; c
   { key: "reward", label: "Reward and judge", keys: ["reward"] },
   { key: "optim", label: "Optimisation", keys: ["optim"] },
   { key: "schedule", label: "Schedule", keys: ["schedule"] },
-  { key: "eval", label: "Evaluation", keys: ["trialsPerTask", "fidelityProbe", "testTime"] },
+  { key: "eval", label: "Evaluation", keys: ["trialsPerTask", "repeats", "fidelityProbe", "testTime"] },
   { key: "sampling", label: "Sampling per role", keys: ["sampling"], collapsed: true },
 ];
 
@@ -41,6 +41,9 @@ export const runSettingMeta: Record<string, SettingMeta> = {
   "policy.node": { label: "Policy node" },
   "policy.model": { label: "Policy model" },
   "policy.loraRank": { label: "LoRA rank", advanced: true },
+  "policy.checkpoint": { label: "Checkpoint" },
+  "policy.checkpoint.run": { label: "Training run" },
+  "policy.checkpoint.step": { label: "Step", unit: "step" },
 
   "data.dataset": { label: "Dataset" },
   "data.split": { label: "Split" },
@@ -119,6 +122,7 @@ export const runSettingMeta: Record<string, SettingMeta> = {
   "schedule.evalEvery": { label: "Evaluate every", unit: "steps" },
 
   trialsPerTask: { label: "Trials per task", unit: "trials" },
+  repeats: { label: "Independent passes", unit: "passes" },
   fidelityProbe: { label: "Fidelity probe" },
   "testTime.enabled": { label: "Test-time rehearsal" },
   "testTime.attempts": { label: "Rehearsal attempts", unit: "attempts", advanced: true },
@@ -148,7 +152,9 @@ export type SettingKind =
   | { kind: "boolean" }
   | { kind: "enum"; options: string[] }
   | { kind: "string" }
-  | { kind: "string-list" };
+  | { kind: "string-list" }
+  /** A number, or one of a few words (policy.checkpoint.step: a step or "latest"). */
+  | { kind: "number-or"; integer: boolean; min?: number; max?: number; words: string[] };
 
 export type RunSetting = SettingKind & {
   path: string[];
@@ -210,6 +216,13 @@ function kindOf(inner: z.ZodTypeAny): SettingKind | null {
   if (inner instanceof z.ZodEnum) return { kind: "enum", options: [...(inner.options as string[])] };
   if (inner instanceof z.ZodString) return { kind: "string" };
   if (inner instanceof z.ZodArray) return { kind: "string-list" };
+  if (inner instanceof z.ZodUnion) {
+    const options = inner._def.options as z.ZodTypeAny[];
+    const num = options.find((o) => o instanceof z.ZodNumber);
+    const words = options.filter((o): o is z.ZodLiteral<string> => o instanceof z.ZodLiteral && typeof o._def.value === "string").map((o) => o._def.value);
+    const numKind = num ? kindOf(num) : null;
+    if (numKind?.kind === "number" && words.length === options.length - 1) return { kind: "number-or", integer: numKind.integer, min: numKind.min, max: numKind.max, words };
+  }
   return null;
 }
 

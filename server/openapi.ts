@@ -24,6 +24,8 @@ export const restEndpoints = {
   "runs.cancel": "POST /runs/{id}/cancel",
   "runs.resume": "POST /runs/{id}/resume",
   "runs.metrics": "GET /runs/{id}/metrics",
+  "runs.checkpoints": "GET /runs/{runId}/checkpoints",
+  "runs.evaluations": "GET /runs/{runId}/evaluations",
   "trajectories.list": "GET /runs/{runId}/trajectories",
   "datasets.import": "POST /datasets",
   "datasets.list": "GET /datasets",

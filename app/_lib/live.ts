@@ -32,6 +32,8 @@ export const liveRoutes: Record<ChangeEvent["t"], LiveRoute[]> = {
   run: [
     { path: "runs.get", match: "id", delayMs: 0, spreadMs: 500 },
     { path: "runs.list", delayMs: 300, spreadMs: 1500 },
+    // A training run's page lists its checkpoints' evaluations: any run's change may be one of them.
+    { path: "runs.evaluations", delayMs: 300, spreadMs: 1500 },
   ],
   step: [
     { path: "metrics.keys", match: "runId", delayMs: 2000, spreadMs: 1500 },
@@ -40,6 +42,7 @@ export const liveRoutes: Record<ChangeEvent["t"], LiveRoute[]> = {
     { path: "trajectories.facets", match: "runId", delayMs: 2000, spreadMs: 1500 },
     { path: "runs.worldModel", match: "runId", delayMs: 2000, spreadMs: 1500 },
     { path: "runs.bfcl", match: "runId", delayMs: 2000, spreadMs: 1500 },
+    { path: "runs.passes", match: "runId", delayMs: 2000, spreadMs: 1500 },
   ],
   log: [{ path: "runs.logs", match: "runId", delayMs: 0, spreadMs: 500 }],
   checkpoint: [{ path: "runs.checkpoints", match: "runId", delayMs: 0, spreadMs: 500 }],

@@ -17,6 +17,8 @@
  * - context (prompt-floor.ts): the smallest prompt a role will get fits the context length the node
  *   doctor found for its model ("tau2:retail user-simulator prompts need ≥ 2,073 tokens; node "embedded"
  *   / tiny-gpt has 1,024").
+ * - checkpoint (checkpoint.ts): a `policy.checkpoint` names a readable training run's checkpoint that was
+ *   not deleted, trained from `policy.model`, which `policy.node` can sample.
  */
 import type { PrismaClient } from "@prisma/client";
 import { parseNodeSettings } from "../../contracts/node-settings";
@@ -25,11 +27,14 @@ import { unknownSettingMessage, unknownSettings } from "../../contracts/run-sett
 import { refusalFor, type DoctorReport } from "../node-doctor";
 import { nodeFieldOf, nodeRefsOf, type NodeRef } from "../node-refs";
 import { resolveRenderer } from "../renderers";
+import type { Actor } from "../permissions";
+import { checkpointVerdict } from "./checkpoint";
 import { datasetVerdict } from "./datasets";
 import type { LaunchProblem } from "./problems";
 import { promptFloor, type PromptFloor } from "./prompt-floor";
 
 export { describeProblems, type LaunchProblem } from "./problems";
+export { checkpointVerdict, describeCheckpoint, pinCheckpoint, type ResolvedCheckpoint } from "./checkpoint";
 
 /** A registered node as the check reads it (what the doctor gate and the permission rule need). */
 export interface LaunchNode {
@@ -45,6 +50,8 @@ export interface LaunchCheckDeps {
   prisma: PrismaClient;
   /** The node doctor's report to judge (node, model) by; null: none (the doctor verdict and the context length are then unknown). */
   doctorReport(node: LaunchNode, model: string): Promise<DoctorReport | null>;
+  /** Who launches (the readable-run rule of policy.checkpoint); the worker's re-check of a stored config passes none. */
+  actor?: Actor | null;
 }
 
 /**
@@ -64,6 +71,7 @@ const fmt = (n: number) => n.toLocaleString("en-US");
 export async function launchProblems(config: RunConfig, deps: LaunchCheckDeps): Promise<LaunchProblem[]> {
   const { prisma } = deps;
   const { problems, view } = await datasetVerdict(prisma, config);
+  problems.push(...(await checkpointVerdict(prisma, config, deps.actor ?? null)).problems);
 
   const refs = nodeRefsOf(config);
   const rows = await prisma.node.findMany({

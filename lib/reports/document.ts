@@ -4,6 +4,7 @@
  */
 import type { BfclTable } from "./bfcl";
 import type { TestTimeTable } from "./test-time";
+import type { RepeatSpread } from "./repeats";
 
 export interface OutcomeCount {
   runId: string;
@@ -32,6 +33,8 @@ export interface ResultCell {
   instances: number;
   /** Largest number of trajectories per instance (the k). */
   k: number;
+  /** A run of independent passes (`repeats`): avgAtK is the mean over the passes, with their spread (lib/reports/repeats.ts). */
+  repeats?: RepeatSpread;
 }
 
 export interface ResultRow {
@@ -39,7 +42,7 @@ export interface ResultRow {
   runName: string;
   cells: Record<string, ResultCell | null>;
   /** Plain mean of the run's benchmark columns (the paper's "Overall"). */
-  overall: { avgAtK: number; passAtK: number } | null;
+  overall: { avgAtK: number; passAtK: number; repeats?: RepeatSpread } | null;
 }
 
 export interface ResultTable {

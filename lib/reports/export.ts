@@ -18,7 +18,10 @@ export const exportFormats: { format: ExportFormat; label: string; extension: st
 ];
 
 const fmt = (x: number | undefined | null) => (x == null || !Number.isFinite(x) ? "" : x.toFixed(2));
-const cellValue = (c: ResultCell | null | undefined, which: "avgAtK" | "passAtK") => (c ? fmt(c[which]) : "");
+const cellValue = (c: ResultCell | null | undefined, which: "avgAtK" | "passAtK") => (c ? fmt(c[which]) + (which === "avgAtK" && c.repeats ? ` ± ${fmt(c.repeats.std)}` : "") : "");
+/** What a table of independent passes adds below itself. */
+const REPEATS_NOTE = "A run of k independent passes shows Avg as the mean over its passes ± their standard deviation (min–max and n in the CSV).";
+const hasRepeats = (table: ResultTable) => table.rows.some((r) => Object.values(r.cells).some((c) => c?.repeats));
 
 /** A file name from the report title: lower-case letters, digits and dashes. */
 export function exportFileName(doc: ReportDocument, format: ExportFormat): string {
@@ -39,11 +42,12 @@ function markdownTable(table: ResultTable): string[] {
   for (const row of table.rows) {
     const values = [
       ...table.benchmarks.flatMap((b) => [cellValue(row.cells[b], "avgAtK"), cellValue(row.cells[b], "passAtK")]),
-      fmt(row.overall?.avgAtK),
+      fmt(row.overall?.avgAtK) + (row.overall?.repeats ? ` ± ${fmt(row.overall.repeats.std)}` : ""),
       fmt(row.overall?.passAtK),
     ];
     lines.push(`| ${[mdCell(row.runName), ...values].join(" | ")} |`);
   }
+  if (hasRepeats(table)) lines.push("", REPEATS_NOTE);
   return lines;
 }
 
@@ -142,6 +146,19 @@ export function toCsv(doc: ReportDocument): string {
     }
     if (row.overall) lines.push([csvField(row.runName), "Overall", "", "", fmt(row.overall.avgAtK), fmt(row.overall.passAtK)].join(","));
   }
+  if (hasRepeats(doc.table)) {
+    // Runs of independent passes: their avg_at_k above is the mean over the passes; the spread follows as its own block.
+    lines.push("", ["run", "benchmark", "passes", "instances", "avg_mean", "avg_std", "avg_min", "avg_max"].join(","));
+    const spreadLine = (run: string, b: string, r: NonNullable<ResultCell["repeats"]>, instances: string) =>
+      [csvField(run), csvField(b), String(r.passes), instances, fmt(r.mean), fmt(r.std), fmt(r.min), fmt(r.max)].join(",");
+    for (const row of doc.table.rows) {
+      for (const b of doc.table.benchmarks) {
+        const c = row.cells[b];
+        if (c?.repeats) lines.push(spreadLine(row.runName, b, c.repeats, String(c.instances)));
+      }
+      if (row.overall?.repeats) lines.push(spreadLine(row.runName, "Overall", row.overall.repeats, ""));
+    }
+  }
   if (doc.testTime) {
     // Table 3 follows as its own block: setting, benchmark, k, instances, Avg@k.
     lines.push("", ["test_time_setting", "benchmark", "k", "instances", "avg_at_k"].join(","));
@@ -199,7 +216,9 @@ export function toLatex(doc: ReportDocument): string {
       (["avgAtK", "passAtK"] as const).map((which) => {
         const v = valueOf(row, col, which);
         if (v == null) return "--";
-        return v === best.get(`${col}:${which}`) && doc.table.rows.length > 1 ? `\\textbf{${fmt(v)}}` : fmt(v);
+        const text = v === best.get(`${col}:${which}`) && doc.table.rows.length > 1 ? `\\textbf{${fmt(v)}}` : fmt(v);
+        const r = which === "avgAtK" ? (col === "Overall" ? row.overall?.repeats : row.cells[col]?.repeats) : undefined;
+        return r ? `${text}{\\scriptsize$\\pm$${fmt(r.std)}}` : text;
       }),
     );
     out.push(`${latexEscape(row.runName)} & ${values.join(" & ")} \\\\`);

@@ -2,6 +2,7 @@
 /** The paper-layout result table: rows = runs, a column pair (Avg@k, pass@k) per benchmark, then Overall. */
 import Link from "next/link";
 import { metricLabels, type ReportDocument, type ResultTable } from "../../../lib/reports/document";
+import type { RepeatSpread } from "../../../lib/reports/repeats";
 
 const pct = (v: number | null | undefined) => (v == null ? "—" : v.toFixed(2));
 
@@ -29,10 +30,21 @@ export function ResultTableView({
         const v = col === "Overall" ? row.overall?.[which] : row.cells[col]?.[which];
         if (v != null && v > (best.get(`${col}:${which}`) ?? -Infinity)) best.set(`${col}:${which}`, v);
       }
-  const cell = (v: number | undefined, key: string) => {
+  const cell = (v: number | undefined, key: string, repeats?: RepeatSpread, n?: string) => {
     const isBest = v != null && table.rows.length > 1 && v === best.get(key);
-    return <td key={key} className={`num${isBest ? " best" : ""}`}>{isBest ? <strong>{pct(v)}</strong> : pct(v)}</td>;
+    return (
+      <td key={key} className={`num${isBest ? " best" : ""}`} data-testid={repeats ? "repeats-cell" : undefined}>
+        {isBest ? <strong>{pct(v)}</strong> : pct(v)}
+        {repeats && (
+          <div className="muted small" title={`mean of ${repeats.passes} independent passes; sample standard deviation; lowest and highest pass`}>
+            ± {repeats.std.toFixed(2)} · {repeats.min.toFixed(1)}–{repeats.max.toFixed(1)}
+            {n ? ` · n = ${n}` : ""}
+          </div>
+        )}
+      </td>
+    );
   };
+  const anyRepeats = table.rows.some((r) => Object.values(r.cells).some((c) => c?.repeats));
   return (
     <div className="table-scroll">
       <table className="table result-table" data-testid="result-table">
@@ -40,6 +52,7 @@ export function ResultTableView({
           {caption && <strong className="embed-caption">{caption}. </strong>}
           Success rates in percent. {avg}: mean success over the k trajectories of each instance; {pass}: instances solved at least once.
           Overall: plain mean of the benchmark columns.
+          {anyRepeats && " A run of independent passes shows the mean over its passes ± their standard deviation, the lowest–highest pass and n (tasks × passes)."}
         </caption>
         <thead>
           <tr>
@@ -76,8 +89,11 @@ export function ResultTableView({
                     </div>
                   )}
                 </th>
-                {table.benchmarks.flatMap((b) => [cell(row.cells[b]?.avgAtK, `${b}:avgAtK`), cell(row.cells[b]?.passAtK, `${b}:passAtK`)])}
-                {cell(row.overall?.avgAtK, "Overall:avgAtK")}
+                {table.benchmarks.flatMap((b) => {
+                  const c = row.cells[b];
+                  return [cell(c?.avgAtK, `${b}:avgAtK`, c?.repeats, c?.repeats ? `${c.instances} × ${c.repeats.passes}` : undefined), cell(c?.passAtK, `${b}:passAtK`)];
+                })}
+                {cell(row.overall?.avgAtK, "Overall:avgAtK", row.overall?.repeats)}
                 {cell(row.overall?.passAtK, "Overall:passAtK")}
               </tr>
             );

@@ -76,6 +76,21 @@ function Field({ setting, value, error, onChange }: { setting: RunSetting; value
         aria-describedby={describedBy}
       />
     );
+  } else if (setting.kind === "number-or") {
+    // A number, or one of a few words (a checkpoint step, or "latest").
+    input = (
+      <input
+        id={id}
+        value={value === undefined || value === null ? "" : String(value)}
+        placeholder={`${placeholder} (a number or ${setting.words.join(", ")})`}
+        onChange={(e) => {
+          const t = e.target.value.trim();
+          onChange(t === "" ? undefined : /^\d+$/.test(t) ? Number(t) : t);
+        }}
+        aria-invalid={Boolean(error)}
+        aria-describedby={describedBy}
+      />
+    );
   } else {
     input = (
       <input id={id} value={(value as string) ?? ""} placeholder={placeholder} onChange={(e) => onChange(e.target.value || undefined)} aria-invalid={Boolean(error)} aria-describedby={describedBy} />

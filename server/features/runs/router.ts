@@ -3,6 +3,7 @@ import { bfcl } from "./procedures/bfcl";
 import { cancel } from "./procedures/cancel";
 import { checkpoints } from "./procedures/checkpoints";
 import { create } from "./procedures/create";
+import { evaluations } from "./procedures/evaluations";
 import { get } from "./procedures/get";
 import { list } from "./procedures/list";
 import { logs } from "./procedures/logs";
@@ -12,4 +13,4 @@ import { resume } from "./procedures/resume";
 import { launchTestTimeComparisonProcedure } from "./procedures/test-time-comparison";
 import { worldModelProcedure } from "./procedures/world-model";
 
-export const runsRouter = router({ create, list, get, cancel, resume, logs, metrics, nodes, checkpoints, worldModel: worldModelProcedure, launchTestTimeComparison: launchTestTimeComparisonProcedure, bfcl });
+export const runsRouter = router({ create, list, get, cancel, resume, logs, metrics, nodes, checkpoints, evaluations, worldModel: worldModelProcedure, launchTestTimeComparison: launchTestTimeComparisonProcedure, bfcl });
