@@ -3,7 +3,7 @@
  *
  * Which trajectories count for a run ("its evaluated set"): those of its latest evaluation step
  * (phase "eval", highest step) or, when the run has no evaluation, of its last training step — and for an
- * evaluation run, every pass it committed (eval steps 1…k of `repeats: k`).
+ * evaluation run of several independent passes (`repeats: k`), every pass it committed (eval steps 1…k).
  * An instance is solved by the run if any of those trajectories has outcome "success".
  */
 import { runListSelect } from "../runs/service";
@@ -26,15 +26,16 @@ export interface EvaluatedSet {
   runId: string;
   phase: "eval" | "train";
   step: number;
-  /** First step of the set: 1 for an evaluation run's passes, else `step`. */
-  fromStep: number;
+  /** An evaluation run of several passes (repeats): its first pass; the set is steps fromStep…step. Absent: `step` alone. */
+  fromStep?: number;
 }
 
 /** The evaluated set of each run (runs without trajectories are left out). */
 export async function evaluatedSets(runIds: string[]): Promise<EvaluatedSet[]> {
   if (runIds.length === 0) return [];
-  const rows = await prisma.$queryRaw<{ runId: string; phase: string; step: number | null; evalRun: boolean | null }[]>`
-    select r.id as "runId", p.phase, p.step, (select x.kind = 'eval' from run x where x.id = r.id) as "evalRun"
+  const rows = await prisma.$queryRaw<{ runId: string; phase: string; step: number | null; passes: boolean | null }[]>`
+    select r.id as "runId", p.phase, p.step,
+           (select x.kind = 'eval' and jsonb_typeof(x.config->'repeats') = 'number' and (x.config->>'repeats')::numeric > 1 from run x where x.id = r.id) as passes
     from unnest(${runIds}::text[]) as r(id)
     cross join lateral (
       select t.phase, t.step from trajectory t
@@ -44,14 +45,14 @@ export async function evaluatedSets(runIds: string[]): Promise<EvaluatedSet[]> {
     ) p`;
   return rows
     .filter((r) => r.step != null)
-    .map((r) => ({ runId: r.runId, phase: r.phase as "eval" | "train", step: r.step!, fromStep: r.evalRun && r.phase === "eval" ? 1 : r.step! }));
+    .map((r) => ({ runId: r.runId, phase: r.phase as "eval" | "train", step: r.step!, ...(r.passes && r.phase === "eval" && r.step! > 1 ? { fromStep: 1 } : {}) }));
 }
 
 /** Per (run, instance) counts over each run's evaluated set (or over `only`: e.g. one pass of a run). */
 export async function instanceOutcomes(runIds: string[], only?: EvaluatedSet[]): Promise<{ sets: EvaluatedSet[]; outcomes: InstanceOutcome[] }> {
   const sets = only ?? (await evaluatedSets(runIds));
   if (sets.length === 0) return { sets, outcomes: [] };
-  const conditions = sets.map((s) => Prisma.sql`(t."runId" = ${s.runId} and t.phase = ${s.phase} and t.step between ${s.fromStep} and ${s.step})`);
+  const conditions = sets.map((s) => Prisma.sql`(t."runId" = ${s.runId} and t.phase = ${s.phase} and t.step between ${s.fromStep ?? s.step} and ${s.step})`);
   const outcomes = await prisma.$queryRaw<InstanceOutcome[]>`
     select t."runId", t."instanceId",
            coalesce(min(t.summary->>'dataSource'), 'unknown') as "dataSource",

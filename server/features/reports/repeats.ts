@@ -8,7 +8,7 @@ import type { PassTable } from "../../../lib/reports/repeats";
 import { instanceOutcomes, type EvaluatedSet } from "../compare/service";
 
 /** A set spanning several passes: an evaluation run with `repeats` > 1. */
-export const multiPass = (s: EvaluatedSet) => s.phase === "eval" && s.step > s.fromStep;
+export const multiPass = (s: EvaluatedSet): s is EvaluatedSet & { fromStep: number } => s.fromStep !== undefined && s.step > s.fromStep;
 
 /** Each pass of each multi-pass set as its own result table (at most 64 passes per run). */
 export async function passTables(runs: { id: string; name: string }[], sets: EvaluatedSet[]): Promise<PassTable[]> {
