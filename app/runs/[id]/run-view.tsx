@@ -9,9 +9,10 @@ import { useMe } from "../../_components/require-user";
 import { mayChangeRun, RUN_CHANGE_RULE } from "../../../lib/permissions";
 import { RunLogs } from "./run-logs";
 import { RunCharts } from "./run-charts";
-import { RunCheckpoints, RunNodes } from "./run-checkpoints";
+import { RunCheckpoints, RunEvaluations, RunNodes } from "./run-checkpoints";
 import { WorldModelView } from "./world-model";
 import { BfclResults } from "./bfcl-results";
+import { RunPasses } from "./run-passes";
 
 export function RunView({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -30,6 +31,8 @@ export function RunView({ id }: { id: string }) {
   const canChange = Boolean(me && mayChangeRun(r, me));
   const lifecycleAction = (r.status === "queued" || r.status === "running" || r.status === "failed" || r.status === "cancelled") && canLaunch;
   const latest = r.latestMetrics as Record<string, number>;
+  const configured = (r.config as { repeats?: unknown }).repeats;
+  const passes = r.kind === "eval" && typeof configured === "number" ? configured : 1;
 
   async function act(kind: "cancel" | "resume") {
     setActionError(null);
@@ -62,8 +65,19 @@ export function RunView({ id }: { id: string }) {
             Clone and edit
           </Link>
         )}
+        {canLaunch && r.kind === "train" && r.progressStep > 0 && (
+          <Link className="button" href={`/runs/new?evaluate=${r.id}&step=latest`} title="the run's latest checkpoint: its final policy once it finished">
+            Evaluate the final policy…
+          </Link>
+        )}
         <Link className="button" href={`/runs/${r.id}/trajectories`}>Trajectories</Link>
       </div>
+      {r.evaluatedCheckpoint && (
+        <p className="lineage" data-testid="run-lineage">
+          Evaluates the checkpoint of <Link href={`/runs/${r.evaluatedCheckpoint.runId}`}>{r.evaluatedCheckpoint.run.name}</Link> at step {r.evaluatedCheckpoint.step}
+          {passes > 1 ? `, in ${passes} independent passes` : ""}.
+        </p>
+      )}
       {lifecycleAction && !canChange && (
         <p className="muted small" data-testid="run-permission-note">
           Launched by {r.createdBy.name || r.createdBy.email}: {RUN_CHANGE_RULE}.
@@ -108,6 +122,7 @@ export function RunView({ id }: { id: string }) {
           <strong>Error:</strong> {r.error}
         </div>
       )}
+      {passes > 1 && <RunPasses runId={r.id} passes={passes} />}
       <BfclResults runId={r.id} />
       <section aria-labelledby="run-charts-heading">
         <h2 id="run-charts-heading">Charts</h2>
@@ -123,8 +138,14 @@ export function RunView({ id }: { id: string }) {
       </section>
       <section aria-labelledby="run-checkpoints-heading">
         <h2 id="run-checkpoints-heading">Checkpoints</h2>
-        <RunCheckpoints runId={r.id} />
+        <RunCheckpoints runId={r.id} canLaunch={Boolean(canLaunch)} />
       </section>
+      {r.kind === "train" && (
+        <section aria-labelledby="run-evaluations-heading">
+          <h2 id="run-evaluations-heading">Evaluations of its checkpoints</h2>
+          <RunEvaluations runId={r.id} />
+        </section>
+      )}
       <section>
         <h2>Logs</h2>
         <RunLogs runId={r.id} />

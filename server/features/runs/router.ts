@@ -9,8 +9,9 @@ import { list } from "./procedures/list";
 import { logs } from "./procedures/logs";
 import { metrics } from "./procedures/metrics";
 import { nodes } from "./procedures/nodes";
+import { passes } from "./procedures/passes";
 import { resume } from "./procedures/resume";
 import { launchTestTimeComparisonProcedure } from "./procedures/test-time-comparison";
 import { worldModelProcedure } from "./procedures/world-model";
 
-export const runsRouter = router({ create, list, get, cancel, resume, logs, metrics, nodes, checkpoints, evaluations, worldModel: worldModelProcedure, launchTestTimeComparison: launchTestTimeComparisonProcedure, bfcl });
+export const runsRouter = router({ create, list, get, cancel, resume, logs, metrics, nodes, checkpoints, evaluations, passes, worldModel: worldModelProcedure, launchTestTimeComparison: launchTestTimeComparisonProcedure, bfcl });
