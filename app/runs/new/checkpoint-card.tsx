@@ -71,6 +71,7 @@ export function CheckpointCard({ runId, initialStep, config, error, onConfig }: 
             onChange={(e) => draft(e.target.value === "latest" ? "latest" : Number(e.target.value), dataset)}
           >
             <option value="latest">latest{live[0] ? ` (step ${live[0].step})` : ""}</option>
+            {step !== "latest" && !live.some((c) => c.step === step) && <option value={step}>step {step} (not among its checkpoints)</option>}
             {live.map((c) => (
               <option key={c.id} value={c.step}>
                 step {c.step}

@@ -11,7 +11,7 @@
  * A checkpoint found missing on its node is marked deleted (Checkpoint.deletedAt), so later launches are
  * refused at once.
  */
-import { rm, stat } from "node:fs/promises";
+import { mkdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { RunConfig } from "../../../contracts/run-config";
 import { describeCheckpoint, type ResolvedCheckpoint } from "../../../lib/launch-check";
@@ -121,6 +121,7 @@ export function evaluationPolicy(ctx: RunContext, env: RunEnvironment, config: R
       const holder = await whileDatabaseDown(() => resolveNode(ctx.prisma, c.nodeName, "checkpoint holder"), { signal: ctx.signal });
       const client = tinkerClientFor(holder, warn);
       const file = path.join(dir, `.${name}.download-${process.pid}`);
+      await mkdir(dir, { recursive: true });
       try {
         await client.start(["envace-export"]);
         const where = await checkpointArchiveLocation(client, c.samplerPath, { signal: ctx.signal });
@@ -128,7 +129,12 @@ export function evaluationPolicy(ctx: RunContext, env: RunEnvironment, config: R
         await unpackAdapter(file, local, { baseModel: c.baseModel, requireCompleteMarker: client.profile === "tinker" });
         await ctx.log("info", `exported ${describeCheckpoint(c)} from node "${holder.name}" as a LoRA adapter (${bytes} bytes) into ${local}`);
       } catch (e) {
-        if ((e as { status?: unknown }).status === 404) return lost((e as Error).message);
+        // A 404 about the checkpoint means it is gone; a bare FastAPI "Not Found" is a server without the route.
+        const message = (e as Error).message;
+        if ((e as { status?: unknown }).status === 404 && /"detail"\s*:\s*"Not Found"/.test(message)) {
+          throw new Error(`node "${holder.name}" has no checkpoint archive route (${message}): it cannot export the checkpoint as a LoRA adapter`);
+        }
+        if ((e as { status?: unknown }).status === 404) return lost(message);
         throw e;
       } finally {
         client.close();
