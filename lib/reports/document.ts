@@ -4,7 +4,6 @@
  */
 import type { BfclTable } from "./bfcl";
 import type { TestTimeTable } from "./test-time";
-import type { RepeatSpread } from "./repeats";
 
 export interface OutcomeCount {
   runId: string;
@@ -23,6 +22,17 @@ export interface ReportRun {
   status: string;
   /** Which trajectories the table is computed from: the latest eval step, else the last train step. */
   evaluated: { phase: "eval" | "train"; step: number } | null;
+}
+
+/** The spread of a run's independent passes (lib/reports/repeats.ts): their mean, sample std, lowest and highest value. */
+export interface RepeatSpread {
+  /** Passes with a value. */
+  passes: number;
+  mean: number;
+  /** Sample standard deviation over the passes (n − 1); 0 for one pass. */
+  std: number;
+  min: number;
+  max: number;
 }
 
 export interface ResultCell {

@@ -5,17 +5,9 @@
  * task within ONE pass, over which pass^k (τ²) and pass@k are computed. Pure.
  */
 import type { BfclTable, MetricPointRow } from "./bfcl";
-import type { ResultTable } from "./document";
+import type { RepeatSpread, ResultTable } from "./document";
 
-export interface RepeatSpread {
-  /** Passes with a value. */
-  passes: number;
-  mean: number;
-  /** Sample standard deviation over the passes (n − 1); 0 for one pass. */
-  std: number;
-  min: number;
-  max: number;
-}
+export type { RepeatSpread };
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
