@@ -131,6 +131,24 @@ describe("evaluating a trained checkpoint on the embedded node", () => {
     expect(await actTexts(again.id)).toEqual(ckptTexts);
   });
 
+  it("passes are committed resume-safely: a worker killed mid-evaluation loses and duplicates no pass", async () => {
+    const caller = await callerFor(member.headers);
+    const run = await caller.runs.create({ name: "passes, killed", config: evaluation({ node: "embedded", model: "tiny-gpt" }, { repeats: 4, data: { dataset: "builtin:shop", split: "test", instancesPerStep: 4, seed: 5 } }) });
+    await eventually(async () => (await prisma.step.count({ where: { runId: run.id } })) >= 1, 300_000, `a committed pass\n${worker.output()}`);
+    await worker.kill("SIGKILL");
+    const atKill = await prisma.step.count({ where: { runId: run.id } });
+    expect(atKill, "every pass was committed before the kill: the test proves nothing").toBeLessThan(4);
+    worker = startWorkerProcess(databaseUrl);
+    const done = await finished(run.id);
+    expect(done.error, worker.output()).toBeNull();
+    expect(done.attempts).toBe(2);
+    expect((await prisma.step.findMany({ where: { runId: run.id }, orderBy: { index: "asc" }, select: { index: true } })).map((s) => s.index)).toEqual([1, 2, 3, 4]);
+    const perPass = await prisma.trajectory.groupBy({ by: ["step"], where: { runId: run.id }, _count: true, orderBy: { step: "asc" } });
+    expect(perPass.map((p) => [p.step, p._count])).toEqual([[1, 4], [2, 4], [3, 4], [4, 4]]);
+    const logs = await logsOf(run.id);
+    expect(logs.some((m) => new RegExp(`^resuming: passes [\\d, ]+ are committed; ${4 - atKill} to go$`).test(m)), logs.join("\n")).toBe(true);
+  });
+
   it("a checkpoint the node loses mid-evaluation fails the evaluation with the cause; later launches of it are refused", async () => {
     const caller = await callerFor(member.headers);
     const checkpoint = await prisma.checkpoint.findFirstOrThrow({ where: { run: { name: trainName } }, select: { id: true, samplerPath: true } });
