@@ -29,6 +29,21 @@ export type NodeModel = z.infer<typeof nodeModelSchema>;
  * backend accepts by default (its max_lora_rank); the cookbook finds the learning rate independent of
  * the rank (tinker-cookbook skills/research/references/hyperparams.md).
  */
+/**
+ * A checkpoint of a training run, evaluated instead of the base model: the run by id or name, the step by
+ * number or "latest". The launch check (lib/launch-check, lib/checkpoints) resolves it and pins it — the
+ * stored config names the run by id and the step by number — and the run records the checkpoint it
+ * evaluates (Run.evaluatedCheckpoint), so the training run lists its evaluations.
+ */
+export const policyCheckpointSchema = z.object({
+  run: z.string().trim().min(1, "name the training run (its id or its name)").max(200).describe("The training run whose checkpoint is evaluated: its id or its name"),
+  step: z
+    .union([z.number().int().min(1), z.literal("latest")])
+    .default("latest")
+    .describe('The checkpoint\'s training step, or "latest" (the run\'s last checkpoint)'),
+});
+export type PolicyCheckpoint = z.infer<typeof policyCheckpointSchema>;
+
 export const policyModelSchema = nodeModelSchema.extend({
   loraRank: z
     .number()
@@ -37,6 +52,11 @@ export const policyModelSchema = nodeModelSchema.extend({
     .max(1024)
     .default(32)
     .describe("LoRA rank of the trained adapter (checked against the node's limit before the run starts; the embedded node trains all weights)"),
+  checkpoint: policyCheckpointSchema
+    .optional()
+    .describe(
+      "Evaluate a training run's checkpoint instead of the base model (evaluation runs). policy.model is the base model it was trained from; policy.node the node holding it (Tinker-compatible), or an OpenAI-compatible node that loads it as a LoRA adapter",
+    ),
 });
 export type PolicyModel = z.infer<typeof policyModelSchema>;
 
@@ -345,7 +365,21 @@ export const runConfigSchema = z
       .default({}),
 
     /** tau2-style evaluation: trials per task for pass^k. */
-    trialsPerTask: z.number().int().min(1).max(64).default(1).describe("Evaluation trials per task (pass^k and Avg@k use k = trials)"),
+    trialsPerTask: z
+      .number()
+      .int()
+      .min(1)
+      .max(64)
+      .default(1)
+      .describe("Rollouts of each task within one evaluation pass: pass^k (τ²) and pass@k are computed over them"),
+    /** Independent evaluation passes (the paper's Avg@4 over four runs): each pass is committed as its own eval step. */
+    repeats: z
+      .number()
+      .int()
+      .min(1)
+      .max(64)
+      .default(1)
+      .describe("Independent passes of an evaluation, each with its own sampling seed and committed on its own; reports give Avg@k as the mean over the passes, with their spread"),
     /** Rehearsal-fidelity probe in evaluation runs: ask the rehearse role before each real call. */
     fidelityProbe: z.boolean().default(false).describe("In environment-paradigm evaluations, ask the rehearse role for each tool response before the real call and score its fidelity"),
   })
@@ -402,6 +436,16 @@ export const runConfigSchema = z
       if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["data", "dataset"], message: problem });
     }
     for (const issue of evalSuiteIssues(cfg)) ctx.addIssue({ code: z.ZodIssueCode.custom, ...issue });
+    if (cfg.policy.checkpoint && cfg.kind !== "eval") {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ["policy", "checkpoint"],
+        message: "a training run starts from the base model; evaluate a checkpoint with kind eval",
+      });
+    }
+    if (cfg.repeats > 1 && cfg.kind !== "eval") {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["repeats"], message: "repeats are independent passes of an evaluation run (kind eval)" });
+    }
     if (cfg.optim.clipLow >= 1) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["optim", "clipLow"], message: "must be below 1" });
     }

@@ -27,7 +27,7 @@ export const runSettingSections: { key: string; label: string; keys: string[]; c
   { key: "reward", label: "Reward and judge", keys: ["reward"] },
   { key: "optim", label: "Optimisation", keys: ["optim"] },
   { key: "schedule", label: "Schedule", keys: ["schedule"] },
-  { key: "eval", label: "Evaluation", keys: ["trialsPerTask", "fidelityProbe", "testTime"] },
+  { key: "eval", label: "Evaluation", keys: ["trialsPerTask", "repeats", "fidelityProbe", "testTime"] },
   { key: "sampling", label: "Sampling per role", keys: ["sampling"], collapsed: true },
 ];
 
@@ -41,6 +41,9 @@ export const runSettingMeta: Record<string, SettingMeta> = {
   "policy.node": { label: "Policy node" },
   "policy.model": { label: "Policy model" },
   "policy.loraRank": { label: "LoRA rank", advanced: true },
+  "policy.checkpoint": { label: "Checkpoint" },
+  "policy.checkpoint.run": { label: "Training run" },
+  "policy.checkpoint.step": { label: "Step", unit: "step" },
 
   "data.dataset": { label: "Dataset" },
   "data.split": { label: "Split" },
@@ -135,6 +138,7 @@ export const runSettingMeta: Record<string, SettingMeta> = {
   "schedule.evalSuites.judge.model": { label: "Model" },
 
   trialsPerTask: { label: "Trials per task", unit: "trials" },
+  repeats: { label: "Independent passes", unit: "passes" },
   fidelityProbe: { label: "Fidelity probe" },
   "testTime.enabled": { label: "Test-time rehearsal" },
   "testTime.attempts": { label: "Rehearsal attempts", unit: "attempts", advanced: true },
@@ -166,7 +170,9 @@ export type SettingKind =
   | { kind: "string" }
   | { kind: "string-list" }
   /** A list of objects (schedule.evalSuites): each item has these fields, keyed below the list's key. */
-  | { kind: "object-list"; fields: RunSetting[] };
+  | { kind: "object-list"; fields: RunSetting[] }
+  /** A number, or one of a few words (policy.checkpoint.step: a step or "latest"). */
+  | { kind: "number-or"; integer: boolean; min?: number; max?: number; words: string[] };
 
 export type RunSetting = SettingKind & {
   path: string[];
@@ -235,6 +241,13 @@ function kindOf(inner: z.ZodTypeAny, key: string, meta: Record<string, SettingMe
     const itemMeta = Object.fromEntries(Object.entries(meta).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
     const fields = runSettings(item, itemMeta, 1).map((f) => ({ ...f, section: "" }));
     return { kind: "object-list", fields };
+  }
+  if (inner instanceof z.ZodUnion) {
+    const options = inner._def.options as z.ZodTypeAny[];
+    const num = options.find((o) => o instanceof z.ZodNumber);
+    const words = options.filter((o): o is z.ZodLiteral<string> => o instanceof z.ZodLiteral && typeof o._def.value === "string").map((o) => o._def.value);
+    const numKind = num ? kindOf(num, key, meta) : null;
+    if (numKind?.kind === "number" && words.length === options.length - 1) return { kind: "number-or", integer: numKind.integer, min: numKind.min, max: numKind.max, words };
   }
   return null;
 }

@@ -25,6 +25,8 @@ export const restEndpoints = {
   "runs.resume": "POST /runs/{id}/resume",
   "runs.metrics": "GET /runs/{id}/metrics",
   "runs.evaluations": "GET /runs/{id}/evaluations",
+  "runs.checkpoints": "GET /runs/{runId}/checkpoints",
+  "runs.checkpointEvaluations": "GET /runs/{runId}/checkpoint-evaluations",
   "trajectories.list": "GET /runs/{runId}/trajectories",
   "trajectories.detail": "GET /runs/{runId}/trajectories/{id}",
   "studies.create": "POST /studies",

@@ -106,9 +106,9 @@ describe("the OpenAPI document", () => {
     for (const s of runSettings()) {
       let node: OpenAPIV3_1.SchemaObject | undefined = input;
       for (const key of s.path) {
-        const next: OpenAPIV3_1.SchemaObject | undefined = node?.properties?.[key] as OpenAPIV3_1.SchemaObject | undefined;
-        // Optional nested objects (rollout.simulator) render as anyOf [object, …].
-        node = next?.properties || !next?.anyOf ? next : (next.anyOf.find((b) => (b as OpenAPIV3_1.SchemaObject).properties) as OpenAPIV3_1.SchemaObject);
+        // Optional nested objects (rollout.simulator) render as anyOf [object, …]; a union leaf (policy.checkpoint.step: a number or "latest") stays as it is.
+        const container = node?.properties ? node : (node?.anyOf?.find((b) => (b as OpenAPIV3_1.SchemaObject).properties) as OpenAPIV3_1.SchemaObject | undefined);
+        node = container?.properties?.[key] as OpenAPIV3_1.SchemaObject | undefined;
       }
       expect(node, s.key).toBeDefined();
       expect(node!.title, s.key).toBe(s.label);

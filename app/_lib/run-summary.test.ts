@@ -65,6 +65,15 @@ describe("an evaluation's tasks, as its environment chooses them", () => {
     expect(describePlan(imported, null)).toMatch(/^evaluation: up to 16 tasks \(drawn from the train split\) × 1 trial\(s\) = up to 16 rollouts;/);
   });
 
+  it("an evaluation of a checkpoint in independent passes: which checkpoint, the passes and their rollouts, the time for all of them", () => {
+    const c = cfg({ kind: "eval", policy: { node: "embedded", model: "tiny-gpt", checkpoint: { run: "my-run", step: 40 } }, data: { dataset: "builtin:shop", split: "test", instanceIds: ["a", "b", "c"] }, repeats: 4 });
+    expect(describePlan(c, null)).toMatch(/^evaluation: 3 tasks \(data\.instanceIds\) × 1 trial\(s\) = 3 rollouts, in 4 independent passes \(12 rollouts in all; Avg@k is their mean\);/);
+    expect(describePlan(c, null)).toContain('of the checkpoint of run my-run at step 40 (trained from tiny-gpt) on node "embedded".');
+    expect(describeEstimate(c, { steps: 1, secondsPerRollout: 10, generationsPerRollout: null, model: "tiny-gpt" })).toBe(
+      "Estimated time: ≈ 2m 0s at the node's recent pace (10.0 s per rollout over its last 1 step).",
+    );
+  });
+
   it("says tau2 evaluates its whole split, with no count or time it cannot know", () => {
     const tau2 = cfg({ kind: "eval", data: { dataset: "tau2:retail" }, rollout: { userSimulator: { node: "u", model: "m" } } });
     expect(describePlan(tau2, null)).toBe(

@@ -21,6 +21,8 @@
  *   `suiteRunConfig`) gets the dataset, node and context parts too; its problems are named on the
  *   suite's fields (`schedule.evalSuites.1.instanceIds`), and what the run's own check already said is
  *   not repeated.
+ * - checkpoint (checkpoint.ts): a `policy.checkpoint` names a readable training run's checkpoint that was
+ *   not deleted, trained from `policy.model`, which `policy.node` can sample.
  */
 import type { PrismaClient } from "@prisma/client";
 import { parseNodeSettings } from "../../contracts/node-settings";
@@ -30,11 +32,14 @@ import { refusalFor, type DoctorReport } from "../node-doctor";
 import { nodeFieldOf, nodeRefsOf, type NodeRef } from "../node-refs";
 import { resolveRenderer } from "../renderers";
 import { suiteProblemPath, suiteRunConfig } from "../eval-suites";
+import type { Actor } from "../permissions";
+import { checkpointVerdict } from "./checkpoint";
 import { datasetVerdict } from "./datasets";
 import type { LaunchProblem } from "./problems";
 import { promptFloor, type PromptFloor } from "./prompt-floor";
 
 export { describeProblems, type LaunchProblem } from "./problems";
+export { checkpointVerdict, describeCheckpoint, pinCheckpoint, type ResolvedCheckpoint } from "./checkpoint";
 
 /** A registered node as the check reads it (what the doctor gate and the permission rule need). */
 export interface LaunchNode {
@@ -50,6 +55,8 @@ export interface LaunchCheckDeps {
   prisma: PrismaClient;
   /** The node doctor's report to judge (node, model) by; null: none (the doctor verdict and the context length are then unknown). */
   doctorReport(node: LaunchNode, model: string): Promise<DoctorReport | null>;
+  /** Who launches (the readable-run rule of policy.checkpoint); the worker's re-check of a stored config passes none. */
+  actor?: Actor | null;
 }
 
 /**
@@ -78,6 +85,7 @@ export async function launchProblems(config: RunConfig, deps: LaunchCheckDeps): 
     return reports.get(key)!;
   };
   const problems = await configProblems(config, deps.prisma, reportOf);
+  problems.push(...(await checkpointVerdict(deps.prisma, config, deps.actor ?? null)).problems);
   const said = new Set(problems.map((p) => JSON.stringify([p.path, p.message])));
   const suites = config.kind === "train" ? config.schedule.evalSuites : [];
   for (const [i, suite] of suites.entries()) {

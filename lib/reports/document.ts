@@ -45,6 +45,17 @@ export interface ReportRun {
   evaluated: { phase: "eval" | "train"; step: number } | null;
 }
 
+/** The spread of a run's independent passes (lib/reports/repeats.ts): their mean, sample std, lowest and highest value. */
+export interface RepeatSpread {
+  /** Passes with a value. */
+  passes: number;
+  mean: number;
+  /** Sample standard deviation over the passes (n − 1); 0 for one pass. */
+  std: number;
+  min: number;
+  max: number;
+}
+
 export interface ResultCell {
   /** Mean over instances of the success rate across its k trajectories, in percent. */
   avgAtK: number;
@@ -57,6 +68,8 @@ export interface ResultCell {
   episodes?: number;
   /** Episodes of the cell's tasks that errored and are left out. */
   errored?: number;
+  /** A run of independent passes (`repeats`): avgAtK is the mean over the passes, with their spread (lib/reports/repeats.ts). */
+  repeats?: RepeatSpread;
 }
 
 export interface ResultRow {
@@ -64,7 +77,7 @@ export interface ResultRow {
   runName: string;
   cells: Record<string, ResultCell | null>;
   /** Plain mean of the run's benchmark columns (the paper's "Overall"). */
-  overall: { avgAtK: number; passAtK: number } | null;
+  overall: { avgAtK: number; passAtK: number; repeats?: RepeatSpread } | null;
 }
 
 export interface ResultTable {

@@ -20,6 +20,11 @@ export const exportFormats: { format: ExportFormat; label: string; extension: st
 
 const fmt = (x: number | undefined | null) => (x == null || !Number.isFinite(x) ? "" : x.toFixed(2));
 const valueOf = (row: ResultTable["rows"][number], col: string, which: ResultMetric) => (col === OVERALL ? row.overall?.[which] : row.cells[col]?.[which]);
+/** A cell's spread over independent passes (`repeats`), where it has one. */
+const repeatsOf = (row: ResultTable["rows"][number], col: string) => (col === OVERALL ? row.overall?.repeats : row.cells[col]?.repeats);
+/** What a table of independent passes adds below itself. */
+const REPEATS_NOTE = "A run of k independent passes shows Avg as the mean over its passes ± their standard deviation (min–max and n in the CSV).";
+const hasRepeats = (table: ResultTable) => table.rows.some((r) => Object.values(r.cells).some((c) => c?.repeats));
 
 /** A file name from the report title: lower-case letters, digits and dashes. */
 export function exportFileName(doc: ReportDocument, format: ExportFormat): string {
@@ -46,13 +51,15 @@ function markdownTable(table: ResultTable): string[] {
       (["avgAtK", "passAtK"] as const).map((which) => {
         const v = valueOf(row, col, which);
         if (v == null) return "—";
-        const text = `${fmt(v)}${col === OVERALL ? overallMark(marks, row.runId) : ""}`;
+        const r = which === "avgAtK" ? repeatsOf(row, col) : undefined;
+        const text = `${fmt(v)}${r ? ` ± ${fmt(r.std)}` : ""}${col === OVERALL ? overallMark(marks, row.runId) : ""}`;
         return marks.isBest(row.runId, col, which) ? `**${text}**` : text;
       }),
     );
     lines.push(`| ${[mdCell(row.runName), ...values].join(" | ")} |`);
   }
   if (marks.footnote) lines.push("", mdCell(marks.footnote));
+  if (hasRepeats(table)) lines.push("", REPEATS_NOTE);
   return lines;
 }
 
@@ -172,6 +179,19 @@ export function toCsv(doc: ReportDocument): string {
   }
   // The paper's BFCL columns, in the rows' layout (Avg@k in percent; a column not run has no value, its partial mean and why).
   for (const r of doc.bfcl ? bfclCsvRows(doc.bfcl) : []) lines.push(r.map(csvField).join(","));
+  if (hasRepeats(doc.table)) {
+    // Runs of independent passes: their avg_at_k above is the mean over the passes; the spread follows as its own block.
+    lines.push("", ["run", "benchmark", "passes", "instances", "avg_mean", "avg_std", "avg_min", "avg_max"].join(","));
+    const spreadLine = (run: string, b: string, r: NonNullable<ResultCell["repeats"]>, instances: string) =>
+      [csvField(run), csvField(b), String(r.passes), instances, fmt(r.mean), fmt(r.std), fmt(r.min), fmt(r.max)].join(",");
+    for (const row of doc.table.rows) {
+      for (const b of doc.table.benchmarks) {
+        const c = row.cells[b];
+        if (c?.repeats) lines.push(spreadLine(row.runName, b, c.repeats, String(c.instances)));
+      }
+      if (row.overall?.repeats) lines.push(spreadLine(row.runName, "Overall", row.overall.repeats, ""));
+    }
+  }
   if (doc.testTime) {
     // Table 3 follows as its own block: setting, benchmark, k, instances, Avg@k, n (episodes that ran), errored, its 95 % interval.
     lines.push("", ["test_time_setting", "benchmark", "k", "instances", "avg_at_k", "n", "errored", "ci95_low", "ci95_high"].join(","));
@@ -224,7 +244,9 @@ export function toLatex(doc: ReportDocument): string {
         const v = valueOf(row, col, which);
         if (v == null) return "--";
         const text = marks.isBest(row.runId, col, which) ? `\\textbf{${fmt(v)}}` : fmt(v);
-        return col === OVERALL && overallMark(marks, row.runId) ? `${text}\\textsuperscript{\\dag}` : text;
+        const r = which === "avgAtK" ? repeatsOf(row, col) : undefined;
+        const spread = r ? `{\\scriptsize$\\pm$${fmt(r.std)}}` : "";
+        return col === OVERALL && overallMark(marks, row.runId) ? `${text}${spread}\\textsuperscript{\\dag}` : `${text}${spread}`;
       }),
     );
     out.push(`${latexEscape(row.runName)} & ${values.join(" & ")} \\\\`);

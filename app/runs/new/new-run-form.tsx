@@ -15,6 +15,7 @@ import { describeEstimate, describePlan } from "../../_lib/run-summary";
 import { fieldOfError, formSections, getPath, panelsOf, setPath, type FormSection } from "../../_lib/schema-form";
 import { BfclPicker, isBfclDataset } from "./bfcl-picker";
 import { ObjectListField } from "./object-list-field";
+import { CheckpointCard } from "./checkpoint-card";
 
 type Errors = Record<string, string>;
 
@@ -76,6 +77,21 @@ function Field({ setting, value, error, onChange }: { setting: RunSetting; value
         value={Array.isArray(value) ? value.join(", ") : ""}
         placeholder="comma separated"
         onChange={(e) => onChange(e.target.value.split(",").map((s) => s.trim()).filter(Boolean))}
+        aria-describedby={describedBy}
+      />
+    );
+  } else if (setting.kind === "number-or") {
+    // A number, or one of a few words (a checkpoint step, or "latest").
+    input = (
+      <input
+        id={id}
+        value={value === undefined || value === null ? "" : String(value)}
+        placeholder={`${placeholder} (a number or ${setting.words.join(", ")})`}
+        onChange={(e) => {
+          const t = e.target.value.trim();
+          onChange(t === "" ? undefined : /^\d+$/.test(t) ? Number(t) : t);
+        }}
+        aria-invalid={Boolean(error)}
         aria-describedby={describedBy}
       />
     );
@@ -172,6 +188,9 @@ export function NewRunForm() {
   const router = useRouter();
   const params = useSearchParams();
   const cloneFrom = params.get("from");
+  // "Evaluate this checkpoint…" on a training run's page: ?evaluate=<run id>&step=<n|latest>.
+  const evaluate = cloneFrom ? null : params.get("evaluate");
+  const evaluateStep = /^\d+$/.test(params.get("step") ?? "") ? Number(params.get("step")) : "latest";
   const sections = useMemo(() => formSections(), []);
   const [preset, setPreset] = useState<PresetKey>("quickstart");
   const [config, setConfig] = useState<RunConfigInput>(structuredClone(presets.quickstart.config));
@@ -259,7 +278,7 @@ export function NewRunForm() {
   return (
     <form onSubmit={onSubmit} className="run-form" noValidate>
       <div className="page-head">
-        <h1>{cloneFrom ? "Clone and edit run" : "New run"}</h1>
+        <h1>{cloneFrom ? "Clone and edit run" : evaluate ? "Evaluate a checkpoint" : "New run"}</h1>
       </div>
       <div className="card">
         <div className="row">
@@ -272,7 +291,7 @@ export function NewRunForm() {
             <label htmlFor="run-tags">Tags</label>
             <input id="run-tags" value={tags} placeholder="comma separated" onChange={(e) => setTags(e.target.value)} />
           </div>
-          {!cloneFrom && (
+          {!cloneFrom && !evaluate && (
             <div className="field">
               <label htmlFor="preset">Preset</label>
               <select
@@ -301,6 +320,19 @@ export function NewRunForm() {
         )}
         <p className="muted small">Empty boxes take the default shown under them. Every setting is also documented in the <a href="/api-docs#run-settings">API reference</a>.</p>
       </div>
+      {evaluate && (
+        <CheckpointCard
+          runId={evaluate}
+          initialStep={evaluateStep}
+          config={config}
+          error={errors["policy.checkpoint.step"] ?? errors["policy.checkpoint.run"]}
+          onConfig={(c, runName) => {
+            setConfig(c);
+            if (runName) setName(runName);
+            setErrors({});
+          }}
+        />
+      )}
       {isBfclDataset(config.data?.dataset) && (
         <BfclPicker
           dataset={config.data.dataset}

@@ -16,6 +16,8 @@ import { exportFileName, exportFormats, exportReport, type ExportFormat } from "
 import { buildResultTable, scrubForShare, type ReportChart, type ReportDocument, type ReportRun, type ResultTable } from "../../../lib/reports/document";
 import { buildTestTimeTable, type TestTimeTable } from "../../../lib/reports/test-time";
 import { parseRunConfig } from "../../../contracts/run-config";
+import { noteBfclPasses, poolBfclPasses, withRepeats } from "../../../lib/reports/repeats";
+import { multiPass, passTables } from "./repeats";
 
 /** Charts a report shows, when the runs have them: the first matching key per pattern, at most four. */
 const CHART_PATTERNS = [/^reward\/mean$/, /^val\/avg@\d+$/, /^val\/pass@\d+$/, /^fidelity\/mean$/, /^judge\/pass_rate$/];
@@ -40,24 +42,25 @@ interface Snapshot {
 export async function computeResults(runIds: string[], embeddedChartKeys: string[] = []): Promise<Snapshot> {
   const found = await prisma.run.findMany({
     where: { id: { in: runIds } },
-    select: { id: true, name: true, kind: true, paradigm: true, status: true, config: true },
+    select: { id: true, name: true, kind: true, paradigm: true, status: true, config: true, evaluatedCheckpoint: { select: { step: true, run: { select: { name: true } } } } },
   });
   const ordered = runIds
     .map((id) => found.find((r) => r.id === id))
     .filter((r) => r != null)
-    .map(({ config, ...r }) => ({ ...r, config }));
+    .map(({ config, evaluatedCheckpoint, ...r }) => ({ ...r, config, checkpoint: evaluatedCheckpoint ? `run "${evaluatedCheckpoint.run.name}" step ${evaluatedCheckpoint.step}` : null }));
   const ids = ordered.map((r) => r.id);
   const { sets, outcomes, errored } = await instanceOutcomes(ids);
-  const runs: ReportRun[] = ordered.map(({ config: _config, ...r }) => {
+  const runs: ReportRun[] = ordered.map(({ config: _config, checkpoint: _checkpoint, ...r }) => {
     const set = sets.find((s) => s.runId === r.id);
     return { ...r, evaluated: set ? { phase: set.phase, step: set.step } : null };
   });
-  const table = buildResultTable(ordered, outcomes, errored);
+  // Evaluation runs of several passes: Avg@k is the mean over the passes, with their spread.
+  const table = withRepeats(buildResultTable(ordered, outcomes, errored), await passTables(ordered, sets));
   // Stored configs are read back through the schema; a run whose config no longer parses is left out of Table 3.
   const testTime = buildTestTimeTable(
     ordered.flatMap((r) => {
       const parsed = parseRunConfig(r.config);
-      return parsed.ok ? [{ id: r.id, name: r.name, status: r.status, config: parsed.config }] : [];
+      return parsed.ok ? [{ id: r.id, name: r.name, status: r.status, config: parsed.config, checkpoint: r.checkpoint }] : [];
     }),
     outcomes,
   );
@@ -88,7 +91,8 @@ export async function computeResults(runIds: string[], embeddedChartKeys: string
     where: { runId: { in: ids }, key: { startsWith: BFCL_METRIC_PREFIX } },
     select: { runId: true, key: true, step: true, value: true },
   });
-  const bfcl = buildBfclTable(ordered, bfclPoints);
+  const pooled = poolBfclPasses(bfclPoints, new Set(sets.filter(multiPass).map((s) => s.runId)));
+  const bfcl = noteBfclPasses(buildBfclTable(ordered, pooled.points), bfclPoints, pooled.passes);
   return { version: 1, generatedAt: new Date().toISOString(), runs, table, charts, testTime, bfcl };
 }
 

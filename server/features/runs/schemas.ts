@@ -50,8 +50,41 @@ export const runDetailOutput = runSummaryOutput
     parentRunId: z.string().uuid().nullable(),
     studyId: z.string().uuid().nullable().describe("The study the run belongs to (GET /studies/{id})"),
     updatedAt: z.date(),
+    evaluatedCheckpoint: z
+      .object({
+        id: z.string().uuid(),
+        step: z.number().int().describe("The training step of the checkpoint"),
+        runId: z.string().uuid().describe("The training run it belongs to"),
+        run: z.object({ name: z.string() }),
+      })
+      .nullable()
+      .describe("Evaluation runs of a trained policy: the checkpoint evaluated (policy.checkpoint, pinned at launch); null otherwise"),
   })
   .openapi({ ref: "Run" });
+
+export const checkpointOutput = z
+  .object({
+    id: z.string().uuid(),
+    step: z.number().int(),
+    nodeName: z.string().describe("The Tinker-compatible node that holds it"),
+    statePath: z.string().describe("Training state (tinker://…/weights/…): where a resumed run continues"),
+    samplerPath: z.string().describe("Sampler weights (tinker://…/sampler_weights/…): what an evaluation samples"),
+    createdAt: z.date(),
+    deletedAt: z.date().nullable().describe("Set when it can no longer be evaluated (deleted from its node, or found missing there)"),
+    deletedReason: z.string().nullable(),
+    evaluations: z.number().int().describe("Evaluation runs of this checkpoint"),
+    exportable: z.boolean().describe("Its node can export it as a LoRA adapter archive (hosted Tinker, SkyRL tx)"),
+  })
+  .openapi({ ref: "Checkpoint" });
+
+/** An evaluation run of one of a training run's checkpoints (its lineage, Run.evaluatedCheckpoint). */
+export const checkpointEvaluationOutput = runSummaryOutput
+  .extend({
+    step: z.number().int().nullable().describe("The training step of the checkpoint evaluated"),
+    dataset: z.string().nullable().describe("data.dataset of the evaluation"),
+    repeats: z.number().int().describe("Independent passes"),
+  })
+  .openapi({ ref: "CheckpointEvaluation" });
 
 export const runPageOutput = z.object({
   items: z.array(runSummaryOutput),

@@ -269,21 +269,18 @@ export async function studySeries(input: { id: string; keys: string[]; maxPoints
   };
 }
 
-/** Evaluation runs that name a checkpoint of one of these runs as their policy (`policy.checkpoint: { run, step }`). */
+/** Evaluation runs of the study's runs' checkpoints (their lineage, Run.evaluatedCheckpoint), at the checkpoint's step. */
 async function linkedEvaluations(runIds: string[]): Promise<(EvaluationRow & { evaluates: string })[]> {
   if (runIds.length === 0) return [];
-  const linked = await prisma.$queryRaw<{ id: string; evaluates: string; step: unknown }[]>`
-    select r.id, t.id as evaluates, r.config->'policy'->'checkpoint'->'step' as step
-    from run r join run t on t.id in (${Prisma.join(runIds)}) and (r.config->'policy'->'checkpoint'->>'run') in (t.id, t.name)
-    where r.kind = 'eval'`;
+  const linked = await prisma.run.findMany({
+    where: { kind: "eval", evaluatedCheckpoint: { runId: { in: runIds } } },
+    select: { id: true, evaluatedCheckpoint: { select: { runId: true, step: true } } },
+  });
   if (linked.length === 0) return [];
-  const latest = await prisma.checkpoint.groupBy({ by: ["runId"], where: { runId: { in: [...new Set(linked.map((l) => l.evaluates))] } }, _max: { step: true } });
   const rows = await runEvaluations(linked.map((l) => l.id));
   return rows.flatMap((row) => {
-    const link = linked.find((l) => l.id === row.runId)!;
-    // "latest" (or anything not a step) is the evaluated run's last checkpoint.
-    const step = typeof link.step === "number" ? link.step : latest.find((c) => c.runId === link.evaluates)?._max.step;
-    return step == null ? [] : [{ ...row, step, evaluates: link.evaluates }];
+    const ck = linked.find((l) => l.id === row.runId)?.evaluatedCheckpoint;
+    return ck ? [{ ...row, step: ck.step, evaluates: ck.runId }] : [];
   });
 }
 

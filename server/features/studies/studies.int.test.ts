@@ -170,11 +170,13 @@ describe("studies", () => {
     expect((await caller.studies.table({ id: study.id, step: 9 })).rows.every((r) => r.cells.every((c) => c.n === 0 && c.reward === null))).toBe(true);
 
     // An evaluation run of a run's checkpoint counts at that step, before the run's own evaluation of the same benchmark.
-    await prisma.checkpoint.create({ data: { runId: rehearse[0]!, step: 2, nodeName: "embedded", statePath: "s", samplerPath: "p" } });
+    const checkpoint = await prisma.checkpoint.create({ data: { runId: rehearse[0]!, step: 2, nodeName: "embedded", statePath: "s", samplerPath: "p" }, select: { id: true } });
+    // As runs.create stores it: the checkpoint pinned (run id, step number) and its lineage recorded.
     const evalRun = await prisma.run.create({
       data: {
         name: "eval of checkpoint", kind: "eval", status: "succeeded", configVersion: 1, paradigm: "environment", policyNode: "embedded", totalSteps: 1, createdById: member.id,
-        config: { kind: "eval", data: { dataset: "builtin:shop", split: "test" }, policy: { node: "embedded", model: "tiny-gpt", checkpoint: { run: rehearse[0]!, step: "latest" } } },
+        config: { kind: "eval", data: { dataset: "builtin:shop", split: "test" }, policy: { node: "embedded", model: "tiny-gpt", checkpoint: { run: rehearse[0]!, step: 2 } } },
+        evaluatedCheckpointId: checkpoint.id,
       },
       select: { id: true },
     });
