@@ -1,4 +1,6 @@
 /** Tiny `--flag value` parser shared by the tau2 CLIs. */
+import { TAU2_DOMAINS, type Tau2Domain } from "../../../../lib/tau2/tasks";
+
 export function parseFlags(argv: string[], known: string[]): Record<string, string> {
   const flags: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
@@ -12,6 +14,13 @@ export function parseFlags(argv: string[], known: string[]): Record<string, stri
     i++;
   }
   return flags;
+}
+
+/** --domain (default retail). */
+export function domainFlag(value: string | undefined): Tau2Domain {
+  if (value === undefined) return "retail";
+  if (!(TAU2_DOMAINS as readonly string[]).includes(value)) throw new Error(`--domain must be one of ${TAU2_DOMAINS.join(", ")} (got ${JSON.stringify(value)})`);
+  return value as Tau2Domain;
 }
 
 export function runCli(main: () => void): void {

@@ -4,7 +4,7 @@
  * `**` is right-associative and binds tighter than a unary minus on its left. Errors carry the common
  * CPython messages.
  */
-import { pyFloatRepr, round2 } from "../../../lib/python/json";
+import { pyFloatRepr, round2 } from "../../../../lib/python/json";
 
 export class PyError extends Error {}
 

@@ -4,8 +4,8 @@
  * AttributeError). These helpers reproduce the common cases with CPython's message text, so that any
  * agent-supplied value yields an `Error: …` tool message and never a crash.
  */
-import { PyError } from "./calculate";
-import { compareCodePoints } from "../../../lib/python/json";
+import { PyError } from "../../harness/calculate";
+import { compareCodePoints } from "../../../../../lib/python/json";
 
 export { PyError };
 

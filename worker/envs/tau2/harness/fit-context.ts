@@ -7,8 +7,8 @@
  *   3. if the latest message alone is still too long, its start is cut (left-trim).
  * Prompts that fit are passed through untouched, so large models see the exact tau2 context.
  */
-import type { ChatMessage, GenerateRequest, GenerateResult, PolicyClient } from "../../engine/io";
-import type { ContextAwarePolicy } from "../environment";
+import type { ChatMessage, GenerateRequest, GenerateResult, PolicyClient } from "../../../engine/io";
+import type { ContextAwarePolicy } from "../../environment";
 
 export const TRUNCATION_MARKER = "\n[… truncated to fit the model's context]";
 

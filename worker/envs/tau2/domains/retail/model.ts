@@ -12,7 +12,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { compareCodePoints, parseOrderedJson, PyInt, pyJsonDumps, pyJsonString } from "../../../lib/python/json";
+import { compareCodePoints, parseOrderedJson, PyInt, pyJsonDumps, pyJsonString } from "../../../../../lib/python/json";
 
 export interface Address {
   address1: string;

@@ -4,7 +4,7 @@
  * (worker/engine/rollout.ts) over a live-user instance; a chat-only policy node goes through the one
  * chat-policy adapter (worker/clients/chat-policy.ts).
  */
-import type { StopToken } from "./prompts";
+import type { StopToken } from "../../../../lib/tau2/prompts";
 
 /** How an episode ends normally: the user simulator's stop tokens (spec §8). */
 export type TerminationReason = "user_stop" | "transfer" | "out_of_scope";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { RetailEnv, TOOLS } from "./env";
 import { hashRetailDb, parseRetailDb } from "./model";
-import { round2 } from "../../../lib/python/json";
-import { retailTestData } from "../../../test/fixtures/tau2-retail";
+import { round2 } from "../../../../../lib/python/json";
+import { retailTestData } from "../../../../../test/fixtures/tau2-retail";
 
 const { db } = retailTestData();
 const fresh = () => new RetailEnv(db);

@@ -3,7 +3,7 @@
  * copy-on-write view of a shared, frozen RetailDb. `call` never throws: every failure becomes
  * `{ content: "Error: …", error: true }` and, as in the original, earlier writes are not rolled back.
  */
-import { calculateExpression } from "./calculate";
+import { calculateExpression } from "../../harness/calculate";
 import {
   cloneOrder,
   cloneUser,
@@ -20,7 +20,7 @@ import {
   type Variant,
 } from "./model";
 import { count, dictKey, iterate, len, lower, pyEquals, PyError, pyType, sortedStrings } from "./pyish";
-import { PyInt, pyFloatRepr, pyJsonDumps, round2 } from "../../../lib/python/json";
+import { PyInt, pyFloatRepr, pyJsonDumps, round2 } from "../../../../../lib/python/json";
 
 export interface ToolResult {
   content: string;

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { hashRetailDb } from "./model";
-import { replayGoldActions } from "./replay";
-import { goldReplayFile, retailTestData } from "../../../test/fixtures/tau2-retail";
+import { replayGoldActions } from "./adapter";
+import { goldReplayFile, retailTestData } from "../../../../../test/fixtures/tau2-retail";
 
 const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
 

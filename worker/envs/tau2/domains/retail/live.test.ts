@@ -3,17 +3,17 @@
  * fidelity probe, training in the rehearse paradigm with shadow execution, and the persisted row shape.
  */
 import { describe, expect, it } from "vitest";
-import { parseRunConfig, type RunConfigInput } from "../../../contracts/run-config";
-import { fakeGeneration } from "../../../test/doubles/shop-oracle";
-import type { ChatMessage, GenerateRequest, PolicyClient, TrainerClient } from "../../engine/io";
-import { runEvaluation, runTrainingStep } from "../../engine/step";
-import { trajectoryRows } from "../../runner/persist";
-import { loadTau2RetailSource } from "./adapter";
-import { contextFittingPolicy, fitMessagesToContext, TRUNCATION_MARKER } from "./fit-context";
-import { perTaskResults, tau2EvalMetrics, tau2LiveInstance } from "./live";
-import { GREETING } from "./prompts";
-import { ScriptedUser } from "../../../test/doubles/scripted-user";
-import type { Tau2Task } from "./tasks";
+import { parseRunConfig, type RunConfigInput } from "../../../../../contracts/run-config";
+import { fakeGeneration } from "../../../../../test/doubles/shop-oracle";
+import type { ChatMessage, GenerateRequest, PolicyClient, TrainerClient } from "../../../../engine/io";
+import { runEvaluation, runTrainingStep } from "../../../../engine/step";
+import { trajectoryRows } from "../../../../runner/persist";
+import { loadTau2RetailSource, tau2LiveInstance } from "./adapter";
+import { contextFittingPolicy, fitMessagesToContext, TRUNCATION_MARKER } from "../../harness/fit-context";
+import { perTaskResults, tau2EvalMetrics } from "../../harness/metrics";
+import { GREETING } from "../../../../../lib/tau2/prompts";
+import { ScriptedUser } from "../../../../../test/doubles/scripted-user";
+import type { Tau2Task } from "../../../../../lib/tau2/tasks";
 
 const source = loadTau2RetailSource();
 const task = (id: string) => source.tasks.find((t) => t.id === id)!;
