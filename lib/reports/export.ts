@@ -7,6 +7,7 @@ import { metricLabels, type ReportChart, type ReportDocument, type ResultTable }
 import { embedCaption, findEmbeds, reportLayout, resolveChart, resolveTable } from "./embeds";
 import { testTimeCsvRows, testTimeLatex, testTimeMarkdown } from "./test-time";
 import { bfclCsvRows, bfclLatex, bfclMarkdown } from "./bfcl";
+import { tau2CsvRows, tau2Latex, tau2Markdown } from "./tau2";
 import { OVERALL, PARTIAL_OVERALL_MARK, marksAsData, overallMark, resultMarks, type ResultMetric } from "./marks";
 
 export type ExportFormat = "markdown" | "csv" | "latex" | "json";
@@ -126,6 +127,7 @@ export function toMarkdown(doc: ReportDocument): string {
   if (layout.showTable) lines.push(...(layout.notesFirst ? ["## Results", ""] : []), ...markdownTable(doc.table), "");
   if (doc.testTime) lines.push(...testTimeMarkdown(doc.testTime), "");
   if (doc.bfcl) lines.push(...bfclMarkdown(doc.bfcl), "");
+  if (doc.tau2) lines.push(...tau2Markdown(doc.tau2), "");
   if (layout.charts.length) {
     lines.push("## Charts", "");
     for (const chart of layout.charts) lines.push(...markdownFigure(chart, order, chart.key), "");
@@ -167,6 +169,8 @@ export function toCsv(doc: ReportDocument): string {
   }
   // The paper's BFCL columns, in the rows' layout (Avg@k in percent; a column not run has no value, its partial mean and why).
   for (const r of doc.bfcl ? bfclCsvRows(doc.bfcl) : []) lines.push(r.map(csvField).join(","));
+  // The paper's τ² group in the same layout (a domain not run has no value and says so).
+  for (const r of doc.tau2 ? tau2CsvRows(doc.tau2) : []) lines.push(r.map(csvField).join(","));
   if (doc.testTime) {
     // Table 3 follows as its own block: setting, benchmark, k, instances, Avg@k.
     lines.push("", ["test_time_setting", "benchmark", "k", "instances", "avg_at_k"].join(","));
@@ -229,6 +233,7 @@ export function toLatex(doc: ReportDocument): string {
   out.push("\\end{table}");
   if (doc.testTime) out.push("", ...testTimeLatex(doc.testTime));
   if (doc.bfcl) out.push("", ...bfclLatex(doc.bfcl, latexEscape));
+  if (doc.tau2) out.push("", ...tau2Latex(doc.tau2, latexEscape));
   return `${out.join("\n")}\n`;
 }
 

@@ -14,20 +14,8 @@ import { z } from "zod";
 import { parseOrderedJson, toPlainJson, type OrderedJson } from "../python/json";
 import { fromOrdered, fromPlainJson, PyDict, type PyValue } from "../python/values";
 
-export const TAU2_DOMAINS = ["retail", "airline", "telecom"] as const;
-export type Tau2Domain = (typeof TAU2_DOMAINS)[number];
-export const TAU2_RETAIL_DATASET = "tau2:retail";
-/** The three domains in one run (the paper's τ² column). */
-export const TAU2_ALL_DATASET = "tau2:all";
-export const tau2Dataset = (domain: Tau2Domain) => `tau2:${domain}`;
-export const TAU2_DATASETS = [...TAU2_DOMAINS.map(tau2Dataset), TAU2_ALL_DATASET];
-
-/** The domains a `tau2:…` dataset runs, or null for an unknown one. */
-export function tau2DomainsOf(dataset: string): Tau2Domain[] | null {
-  if (dataset === TAU2_ALL_DATASET) return [...TAU2_DOMAINS];
-  const d = dataset.startsWith("tau2:") ? dataset.slice(5) : "";
-  return (TAU2_DOMAINS as readonly string[]).includes(d) ? [d as Tau2Domain] : null;
-}
+export * from "./datasets";
+import { type Tau2Domain, tau2UserHasTools } from "./datasets";
 
 const requestor = z.enum(["assistant", "user"]);
 
@@ -125,17 +113,6 @@ export function pyArgumentsOf(holder: { arguments: Record<string, unknown> }): P
 /** Python values of initialisation data (the agent's or user's update dict). */
 export function pyDataOf(data: Record<string, unknown>): PyValue {
   return pyData.get(data) ?? fromPlainJson(data);
-}
-
-/** "tau2:<domain>/<task id>" ⇄ task id (data.instanceIds takes either form for one domain; tau2:all needs the prefix). */
-export const tau2InstanceIdFor = (domain: Tau2Domain, taskId: string) => `tau2:${domain}/${taskId}`;
-export const tau2InstanceId = (taskId: string) => tau2InstanceIdFor("retail", taskId);
-export const tau2TaskIdOf = (instanceId: string) => (instanceId.startsWith(`${TAU2_RETAIL_DATASET}/`) ? instanceId.slice(TAU2_RETAIL_DATASET.length + 1) : instanceId);
-
-/** An instance id's domain and task id: "tau2:telecom/<id>", or a bare id of `fallback`'s domain (null: a prefix is needed). */
-export function parseTau2InstanceId(ref: string, fallback: Tau2Domain | null): { domain: Tau2Domain; taskId: string } | null {
-  for (const domain of TAU2_DOMAINS) if (ref.startsWith(`tau2:${domain}/`)) return { domain, taskId: ref.slice(`tau2:${domain}/`.length) };
-  return fallback ? { domain: fallback, taskId: ref } : null;
 }
 
 export class Tau2InputError extends Error {}
@@ -259,9 +236,6 @@ export interface Tau2DataFiles {
   /** The user-simulator guidelines variant the domain uses (with tools when the user has tools). */
   userGuidelines: string;
 }
-
-/** Whether the domain's user acts on their own device with tools (telecom). */
-export const tau2UserHasTools = (domain: Tau2Domain) => domain === "telecom";
 
 /**
  * Paths of a domain's files under <data dir>/tau2-<domain>/. `split` picks tasks.<split>.json. Throws a
