@@ -8,6 +8,7 @@
 import type { ToolEnvironment, ToolOutcome } from "../../../engine/types";
 import { EnvironmentFailure } from "../../../engine/types";
 import { fromPlainJson, pyFromJsonText } from "../../../../lib/python/values";
+import { pyArgumentsOf } from "../../../../lib/tau2/tasks";
 import { errorMessage, type Requestor, type Tau2Environment, type ToolMessage } from "./environment";
 import type { TValue } from "./py";
 
@@ -24,7 +25,11 @@ export function episodeResponse(env: Tau2Environment, name: string, requestor: R
     } catch {
       return { id: "", content: `Error: the arguments of ${name} are not valid JSON`, error: true, requestor };
     }
-  } else value = fromPlainJson(call.arguments) as TValue;
+  } else {
+    // A task's own argument dict keeps its Python types (lib/tau2/tasks.ts); other values are plain JSON.
+    const a = call.arguments;
+    value = (a && typeof a === "object" && !Array.isArray(a) ? pyArgumentsOf({ arguments: a as Record<string, unknown> }) : fromPlainJson(a)) as TValue;
+  }
   return env.getResponse({ id: "", name, requestor, arguments: value });
 }
 
