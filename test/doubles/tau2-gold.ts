@@ -51,13 +51,14 @@ export function goldAgentReply(task: Tau2Task, messages: ChatMessage[]): GoldRep
  * What the gold user says next in its own context (user simulator requests: the agent's texts are `user`
  * messages, its own tool results `tool` messages).
  */
-export function goldUserReply(task: Tau2Task, messages: ChatMessage[]): GoldReply {
+export function goldUserReply(task: Tau2Task, messages: ChatMessage[], tag = ""): GoldReply {
   const userDone = messages.filter((m) => m.role === "tool").length;
   const agentDone = counted(messages, "user", "agent");
   const next = nextAction(task, agentDone, userDone);
   if (next && next.requestor === "user") return { text: "", toolCalls: [{ id: `user_${userDone}`, name: next.name, arguments: argsText(next) }] };
-  if (!next) return { text: `user steps: ${userDone}. Thanks, that is all. ###STOP###` };
-  return { text: `user steps: ${userDone}. Please go on.` };
+  const mark = tag ? ` ${tag}` : "";
+  if (!next) return { text: `user steps: ${userDone}.${mark} Thanks, that is all. ###STOP###` };
+  return { text: `user steps: ${userDone}.${mark} Please go on.` };
 }
 
 /** A gold reply as the text a Hermes-style model writes (a vLLM-like node parses the <tool_call> blocks back). */
