@@ -13,7 +13,7 @@ import { existsSync, readFileSync } from "node:fs";
 import type { PrismaClient } from "@prisma/client";
 import { parseMcpDatasetRef } from "../../contracts/mcp";
 import type { RunConfig } from "../../contracts/run-config";
-import type { ToolSchema } from "../../worker/engine/io";
+import type { Tau2ToolSchema as ToolSchema } from "../tau2/tool-schemas";
 import { userToolSchemasFor } from "../tau2/prompts";
 import { loadTasks, parseTau2InstanceId, tau2DataFiles, tau2DomainsOf, TAU2_DATASETS, type Tau2Domain, type Tau2Task } from "../tau2/tasks";
 import { tau2TasksProblem } from "../tau2/validate";

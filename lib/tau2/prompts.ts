@@ -1,12 +1,12 @@
 /**
  * What the agent and the user simulator are told (spec §5, §7, §8): retail's 15 tool schemas, the agent
  * system prompt (instructions + verbatim policy) and the user simulator prompt (guidelines + rendered
- * scenario, the same for every domain); the airline and telecom tools are in tool-schemas.ts. In lib/ because the launch check (lib/launch-check) measures these prompts on the server
- * as the worker's environment (worker/envs/tau2) sends them.
+ * scenario, the same for every domain); the airline and telecom tools are in tool-schemas.ts. In lib/
+ * because the launch check (lib/launch-check) measures these prompts on the server as the worker's
+ * environment (worker/envs/tau2) sends them.
  */
-import type { ToolSchema } from "../../worker/engine/io";
 import type { Tau2Domain, Tau2Task } from "./tasks";
-import { AIRLINE_TOOL_SCHEMAS, TELECOM_TOOL_SCHEMAS, TELECOM_USER_TOOL_SCHEMAS } from "./tool-schemas";
+import { AIRLINE_TOOL_SCHEMAS, TELECOM_TOOL_SCHEMAS, TELECOM_USER_TOOL_SCHEMAS, type Tau2ToolSchema as ToolSchema } from "./tool-schemas";
 
 export const GREETING = "Hi! How can I help you today?";
 export const STOP_TOKENS = ["###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###"] as const;

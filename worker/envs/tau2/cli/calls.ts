@@ -22,10 +22,10 @@ import { loadRetailDb } from "../domains/retail/model";
 import { TelecomRuntime } from "../domains/telecom/state";
 import { loadTau2Data, tau2SourceOf } from "../harness/data";
 import { runCalls as runEnvCalls, taskEnvironment } from "../harness/replay";
-import { domainFlag, parseFlags, runCli } from "./args";
+import { type CliMain, domainFlag, parseFlags, runCli } from "./args";
 
-runCli(() => {
-  const flags = parseFlags(process.argv.slice(2), ["domain", "db", "user-db", "tasks", "task-id", "calls", "dump", "dump-user"]);
+export const callsMain: CliMain = (argv, io) => {
+  const flags = parseFlags(argv, ["domain", "db", "user-db", "tasks", "task-id", "calls", "dump", "dump-user"]);
   const domain = domainFlag(flags.domain);
   if (!flags.db) throw new Error(`--db <${domain === "telecom" ? "db.toml" : "db.json"}> is required`);
   if (!flags.calls) throw new Error("--calls <calls.json> is required");
@@ -34,8 +34,8 @@ runCli(() => {
   if (domain === "retail") {
     for (const f of ["user-db", "tasks", "task-id", "dump-user"]) if (flags[f]) throw new Error(`--${f} is not used for retail`);
     const { results, env } = runCalls(calls, loadRetailDb(flags.db));
-    for (const r of results) process.stdout.write(JSON.stringify({ tool: r.tool, error: r.error, content: r.content }) + "\n");
-    process.stdout.write(JSON.stringify({ db_hash: env.hash() }) + "\n");
+    for (const r of results) io.out(JSON.stringify({ tool: r.tool, error: r.error, content: r.content }) + "\n");
+    io.out(JSON.stringify({ db_hash: env.hash() }) + "\n");
     if (flags.dump) writeFileSync(flags.dump, env.dump());
     return;
   }
@@ -63,9 +63,11 @@ runCli(() => {
   };
   for (const spec of specs) {
     const [r] = runEnvCalls(env, [spec]);
-    process.stdout.write(JSON.stringify({ tool: r!.tool, error: r!.error, content: r!.content, ...hashes() }) + "\n");
+    io.out(JSON.stringify({ tool: r!.tool, error: r!.error, content: r!.content, ...hashes() }) + "\n");
   }
-  process.stdout.write(JSON.stringify(hashes()) + "\n");
+  io.out(JSON.stringify(hashes()) + "\n");
   if (flags.dump) writeFileSync(flags.dump, env.domain.dump("assistant")!);
   if (flags["dump-user"]) writeFileSync(flags["dump-user"], env.domain.dump("user")!);
-});
+};
+
+runCli(import.meta.url, callsMain);

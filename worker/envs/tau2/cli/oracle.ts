@@ -20,12 +20,12 @@ import { loadRetailDb } from "../domains/retail/model";
 import { TelecomRuntime } from "../domains/telecom/state";
 import { loadTau2Data, tau2SourceOf } from "../harness/data";
 import { replayGold, replaySynced } from "../harness/replay";
-import { domainFlag, parseFlags, runCli } from "./args";
+import { type CliMain, domainFlag, parseFlags, runCli } from "./args";
 
 const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
 
-runCli(() => {
-  const flags = parseFlags(process.argv.slice(2), ["domain", "tasks", "db", "user-db"]);
+export const oracleMain: CliMain = (argv, io) => {
+  const flags = parseFlags(argv, ["domain", "tasks", "db", "user-db"]);
   const domain = domainFlag(flags.domain);
   if (!flags.tasks) throw new Error("--tasks <tasks.json> is required");
   const tasks = loadTasks(flags.tasks);
@@ -35,10 +35,10 @@ runCli(() => {
     let replayed = 0;
     for (const task of tasks) {
       const { task_id, errors, db_hash } = replayGoldActions(task, db);
-      process.stdout.write(JSON.stringify({ task_id, errors, db_hash }) + "\n");
+      io.out(JSON.stringify({ task_id, errors, db_hash }) + "\n");
       replayed++;
     }
-    process.stdout.write(`replayed ${replayed}/${tasks.length} tasks\n`);
+    io.out(`replayed ${replayed}/${tasks.length} tasks\n`);
     return;
   }
   const problem = tau2TasksProblem(domain, tasks, flags.tasks);
@@ -59,7 +59,9 @@ runCli(() => {
         synced: { errors: synced.errors, db_hash: synced.db_hash, user_db_hash: synced.user_db_hash, content_sha256: synced.results.map((r) => sha256(r.content)) },
       });
     }
-    process.stdout.write(JSON.stringify(line) + "\n");
+    io.out(JSON.stringify(line) + "\n");
   }
-  process.stderr.write(`replayed ${tasks.length}/${tasks.length} ${domain} tasks\n`);
-});
+  io.err(`replayed ${tasks.length}/${tasks.length} ${domain} tasks\n`);
+};
+
+runCli(import.meta.url, oracleMain);
