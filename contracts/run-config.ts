@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { BFCL_DATASET_PREFIX, bfclConfigProblem } from "../lib/bfcl/categories";
+import { tau2DomainsOf, tau2UserHasTools } from "../lib/tau2/datasets";
 
 export const RUN_CONFIG_SCHEMA_VERSION = 1;
 
@@ -62,8 +63,8 @@ export type PolicyModel = z.infer<typeof policyModelSchema>;
 
 /** The forms of a dataset reference (data.dataset, and each evaluation suite's dataset). */
 export const DATASET_REF =
-  /^(builtin:[a-z0-9_-]+|tau2:retail|bfcl:[a-z_]+(,[a-z_]+)*|dataset:[A-Za-z0-9_-]+|mcp:[a-z0-9][a-z0-9_-]{0,62}\/[A-Za-z0-9_-]{1,100})$/;
-const DATASET_REF_MESSAGE = "must be builtin:<name>, tau2:retail, bfcl:<category or group>[,…], dataset:<id> or mcp:<server>/<dataset>";
+  /^(builtin:[a-z0-9_-]+|tau2:(retail|airline|telecom|all)|bfcl:[a-z_]+(,[a-z_]+)*|dataset:[A-Za-z0-9_-]+|mcp:[a-z0-9][a-z0-9_-]{0,62}\/[A-Za-z0-9_-]{1,100})$/;
+const DATASET_REF_MESSAGE = "must be builtin:<name>, tau2:retail|airline|telecom|all, bfcl:<category or group>[,…], dataset:<id> or mcp:<server>/<dataset>";
 
 /**
  * Suite names become metric namespaces (`val/<name>/…`) and trajectory phases (`suite:<name>`): short,
@@ -87,7 +88,7 @@ export const evalSuiteSchema = z.object({
     .regex(EVAL_SUITE_NAME, "lowercase letters, digits, - and _ (at most 40, starting with a letter or digit)")
     .refine((n) => !(reservedSuiteNames as readonly string[]).includes(n), (n) => ({ message: `"${n}" is a metric namespace of every evaluation; choose another name` }))
     .describe("Short name of the suite: its charts are val/<name>/…, its trajectories are filtered by it"),
-  dataset: z.string().regex(DATASET_REF, DATASET_REF_MESSAGE).describe("The benchmark, as data.dataset names one (bfcl:multi_turn_base, tau2:retail, builtin:shop, dataset:<name>, mcp:<server>/<dataset>)"),
+  dataset: z.string().regex(DATASET_REF, DATASET_REF_MESSAGE).describe("The benchmark, as data.dataset names one (bfcl:multi_turn_base, tau2:retail, tau2:airline, builtin:shop, dataset:<name>, mcp:<server>/<dataset>)"),
   split: z.enum(["train", "test"]).default("test").describe("The split its tasks come from (BFCL has one)"),
   instanceIds: z.array(z.string().min(1)).max(10_000).default([]).describe("Evaluate exactly these task ids (or give limit)"),
   limit: z.number().int().min(1).max(4096).optional().describe("Evaluate a fixed seeded sample of this many tasks of the split (or give instanceIds)"),
@@ -142,7 +143,7 @@ export const runConfigSchema = z
     data: z
       .object({
         /**
-         * "builtin:shop" | "tau2:retail" | "bfcl:<categories or groups>" | "dataset:<id>" (an imported dataset) |
+         * "builtin:shop" | "tau2:retail|airline|telecom|all" | "bfcl:<categories or groups>" | "dataset:<id>" (an imported dataset) |
          * "mcp:<server>/<dataset>" (an imported dataset's tasks against a registered MCP server).
          */
         dataset: z
@@ -150,7 +151,7 @@ export const runConfigSchema = z
           .regex(DATASET_REF, DATASET_REF_MESSAGE)
           .default("builtin:shop")
           .describe(
-            "Where the tasks come from: builtin:<name> (e.g. builtin:shop), tau2:retail, bfcl:<categories or groups> (BFCL v4, e.g. bfcl:multi_turn,simple_python), dataset:<id or name> of an imported dataset, or mcp:<server>/<dataset> to run an imported dataset's tasks against a registered MCP server",
+            "Where the tasks come from: builtin:<name> (e.g. builtin:shop), tau2:retail, tau2:airline or tau2:telecom (τ²-bench v0.2.0; tau2:all runs the three, task ids then written tau2:<domain>/<id>), bfcl:<categories or groups> (BFCL v4, e.g. bfcl:multi_turn,simple_python), dataset:<id or name> of an imported dataset, or mcp:<server>/<dataset> to run an imported dataset's tasks against a registered MCP server",
           ),
         split: z.enum(["train", "test"]).default("train").describe("Which split of the dataset to draw tasks from"),
         /** Explicit instance ids; empty = sample from the split. */
@@ -183,7 +184,7 @@ export const runConfigSchema = z
         /** The external tool simulator for the `simulator` paradigm. */
         simulator: nodeModelSchema.optional().describe("External tool simulator (simulator paradigm only)"),
         /** The user simulator for environments with simulated users (tau2). */
-        userSimulator: nodeModelSchema.optional().describe("User simulator for tasks with a simulated user (tau2)"),
+        userSimulator: nodeModelSchema.optional().describe("User simulator for tasks with a simulated user (tau2; tau2:telecom and tau2:all need one that calls tools, as the node doctor checks)"),
         maxAssistantTurns: z.number().int().min(1).max(1000).default(30).describe("End a rollout after this many assistant turns"),
         maxUserTurns: z.number().int().min(1).max(1000).default(30).describe("End a rollout after this many user turns"),
         maxMicroSteps: z.number().int().min(1).max(10_000).default(200).describe("End a rollout after this many generations and tool calls in all (a guard against loops)"),
@@ -414,11 +415,13 @@ export const runConfigSchema = z
         message: "grounded rehearsal rewards the rehearse role alone: it needs optim.roleWiseBaseline",
       });
     }
-    if (cfg.data.dataset === "tau2:retail" && !cfg.rollout.userSimulator) {
+    const tau2 = tau2DomainsOf(cfg.data.dataset);
+    if (tau2 && !cfg.rollout.userSimulator) {
+      const what = tau2.length > 1 ? "tau2 tasks" : `tau2 ${tau2[0]} tasks`;
       ctx.addIssue({
         code: z.ZodIssueCode.custom,
         path: ["rollout", "userSimulator"],
-        message: "tau2 retail tasks need a user-simulator node and model",
+        message: `${what} need a user-simulator node and model${tau2.some(tau2UserHasTools) ? " (one that calls tools: the telecom user acts on its phone)" : ""}`,
       });
     }
     if (cfg.data.dataset.startsWith(BUILTIN_DATASET_PREFIX)) {

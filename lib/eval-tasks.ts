@@ -4,7 +4,7 @@
  * says what the run will log. Pure.
  * - data.instanceIds given: exactly those (BFCL drops repeats);
  * - BFCL: every task of the runnable categories named (upstream's entry counts);
- * - tau2 retail: every task of the split (only the data files know how many);
+ * - tau2 (retail, airline, telecom, or all three): every task of the split (only the data files know how many);
  * - built-in domains: data.instancesPerStep tasks drawn from the split;
  * - imported datasets and MCP tasks: data.instancesPerStep drawn from the split, or all of it when smaller.
  */
@@ -30,6 +30,7 @@ export function evaluationTasks(config: RunConfig): EvaluationTasks {
     const count = parsed.ok ? parsed.selection.runnable.reduce((n, c) => n + BFCL_V4_ENTRY_COUNTS[c], 0) : 0;
     return { count, atMost: false, source: `every task of ${dataset}` };
   }
+  if (dataset === "tau2:all") return { count: null, atMost: false, source: `every task of the tau2 retail, telecom and airline ${split} splits` };
   if (dataset.startsWith("tau2:")) return { count: null, atMost: false, source: `every task of the ${dataset} ${split} split` };
   const imported = dataset.startsWith("dataset:") || dataset.startsWith("mcp:");
   return { count: instancesPerStep, atMost: imported, source: `drawn from the ${split} split` };

@@ -34,6 +34,7 @@ import { resolveRenderer } from "../renderers";
 import { suiteProblemPath, suiteRunConfig } from "../eval-suites";
 import type { Actor } from "../permissions";
 import { checkpointVerdict } from "./checkpoint";
+import { tau2DomainsOf, tau2UserHasTools } from "../tau2/datasets";
 import { datasetVerdict } from "./datasets";
 import type { LaunchProblem } from "./problems";
 import { promptFloor, type PromptFloor } from "./prompt-floor";
@@ -71,6 +72,19 @@ export function parseLaunchConfig(input: unknown): { ok: true; config: RunConfig
 }
 
 const fmt = (n: number) => n.toLocaleString("en-US");
+
+/**
+ * A tau2 dataset whose user acts on its own device (telecom) needs a user simulator that calls tools: the
+ * node doctor's tool-calling check must have passed for its model (it is skipped on the embedded node).
+ */
+function userToolCallingRefusal(ref: NodeRef, report: DoctorReport, dataset: string): string | null {
+  if (ref.role !== "user simulator" || !(tau2DomainsOf(dataset) ?? []).some(tau2UserHasTools)) return null;
+  const check = report.checks.find((c) => c.check === "tool-calling");
+  if (check?.status === "ok") return null;
+  const who = `node "${ref.node}" (user simulator, model "${ref.model}")`;
+  const found = !check ? "has no tool-calling result in its node doctor report" : check.status === "failed" ? `failed the node doctor's tool-calling check: ${check.reason}` : `was not checked for tool calling by the node doctor (${check.reason})`;
+  return `${who} ${found}. ${dataset}'s user acts on its phone with tool calls: choose a user simulator model that calls tools, or run the doctor again on the Nodes page.`;
+}
 
 /**
  * Everything that keeps a (schema-valid) config from running, in config order: dataset first, then each
@@ -124,7 +138,7 @@ async function configProblems(
     }
     const report = await reportOf(node, ref.model);
     if (!report) continue;
-    const refusal = refusalFor(ref, report, { loraRank: ref.role === "policy" ? config.policy.loraRank : undefined });
+    const refusal = refusalFor(ref, report, { loraRank: ref.role === "policy" ? config.policy.loraRank : undefined }) ?? userToolCallingRefusal(ref, report, config.data.dataset);
     if (refusal) {
       problems.push({ path, message: refusal });
       continue;

@@ -5,9 +5,9 @@
  * servers truncate or fail), so when even the smallest does not fit, nothing of the run can.
  *
  * Measured here, from the same texts the worker sends:
- * - the tau2 user simulator's first request (its guidelines + scenario, then the greeting; lib/tau2), for
- *   every task the run uses — the user simulator is an OpenAI-compatible model that gets the messages
- *   whole;
+ * - the tau2 user simulator's first request (its guidelines + scenario, then the greeting, with telecom's
+ *   phone tools; lib/tau2), for every task the run uses — the user simulator is an OpenAI-compatible model
+ *   that gets the messages whole;
  * - the policy's first act prompt of an imported dataset (the stored task's messages, rendered with its
  *   tools as TinkerPolicy renders them; for an MCP dataset without the server's tools, which only add to
  *   it), on a Tinker-compatible node. tau2 and BFCL fit every policy prompt into the context
@@ -41,18 +41,20 @@ function minTokens(prompts: Iterable<number>): number | null {
   return min;
 }
 
-/** The user simulator's first request for each tau2 task (worker/envs/tau2/adapter.ts userTurn). */
+/** The user simulator's first request for each tau2 task (worker/envs/tau2/harness/user.ts). */
 function tau2UserPrompts(view: Extract<DatasetView, { kind: "tau2" }>, renderer: ChatRenderer): number[] {
-  const seen = new Set<string>();
   const out: number[] = [];
-  for (const task of view.tasks) {
-    if (seen.has(task.id)) continue;
-    seen.add(task.id);
-    const messages: RenderMessage[] = [
-      { role: "system", content: userSystemPrompt(view.userGuidelines, task) },
-      { role: "user", content: GREETING },
-    ];
-    out.push(renderer.renderPrompt(messages, { addGenerationPrompt: true }).length);
+  for (const d of view.domains) {
+    const seen = new Set<string>();
+    for (const task of d.tasks) {
+      if (seen.has(task.id)) continue;
+      seen.add(task.id);
+      const messages: RenderMessage[] = [
+        { role: "system", content: userSystemPrompt(d.userGuidelines, task) },
+        { role: "user", content: GREETING },
+      ];
+      out.push(renderer.renderPrompt(messages, { addGenerationPrompt: true, ...(d.userTools ? { tools: d.userTools as RenderTool[] } : {}) }).length);
+    }
   }
   return out;
 }

@@ -3,6 +3,7 @@
  * every export is made from. Pure (no database), so the browser and the tests use the same code.
  */
 import type { BfclTable } from "./bfcl";
+import type { Tau2Table } from "./tau2";
 import type { TestTimeTable } from "./test-time";
 import { describeErrored } from "../outcomes";
 
@@ -109,6 +110,8 @@ export interface ReportDocument {
   bfcl?: BfclTable | null;
   /** The paper's Table 3 when the report's evaluation runs include test-time rehearsal (lib/reports/test-time.ts); absent in older snapshots. */
   testTime?: TestTimeTable | null;
+  /** The paper's τ² group (Retail, Telecom, Airline, Avg) for the runs that evaluated on τ² (lib/reports/tau2.ts); absent or null otherwise. */
+  tau2?: Tau2Table | null;
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
@@ -187,6 +190,7 @@ export function scrubForShare(doc: ReportDocument): ReportDocument {
     },
     charts: doc.charts.map((c) => ({ ...c, series: c.series.map((s) => ({ ...s, runId: a(s.runId) })) })),
     ...(doc.bfcl ? { bfcl: { ...doc.bfcl, rows: doc.bfcl.rows.map((row) => ({ ...row, runId: a(row.runId) })) } } : {}),
+    ...(doc.tau2 ? { tau2: { ...doc.tau2, rows: doc.tau2.rows.map((row) => ({ ...row, runId: a(row.runId) })) } } : {}),
     testTime: doc.testTime
       ? {
           ...doc.testTime,

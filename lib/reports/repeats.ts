@@ -79,7 +79,7 @@ export function poolBfclPasses(points: readonly MetricPointRow[], multiPassRuns:
     const steps = group.map((p) => p.step).sort((a, b) => a - b);
     passes.set(runId, [...new Set([...(passes.get(runId) ?? []), ...steps])].sort((a, b) => a - b));
     const values = group.map((p) => p.value);
-    const counted = /\/(trials|not_scored)$/.test(key);
+    const counted = /\/(trials|not_scored|errored)$/.test(key);
     const value = counted ? values.reduce((s, x) => s + x, 0) : /\/tasks$/.test(key) ? Math.max(...values) : values.reduce((s, x) => s + x, 0) / values.length;
     out.push({ runId, key, step: Math.max(...steps), value });
   }

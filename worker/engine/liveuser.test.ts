@@ -175,3 +175,63 @@ describe("live user in the rollout", () => {
     expect(r.judgements[0].detail).toEqual({ error: "scoring failed: db replay broke" });
   });
 });
+
+describe("a live user that acts on the episode's world (tau2 telecom: the user's phone)", () => {
+  /** The world counts the user's own calls; the user calls it once per message before speaking. */
+  function actingInstance(): { instance: TaskInstance; worlds: { userCalls: string[] }[] } {
+    const worlds: { userCalls: string[] }[] = [];
+    const acting: LiveUser = {
+      needsWorld: true,
+      async next(client, messages, { world }) {
+        const w = world as unknown as { userCall(name: string): string } | undefined;
+        if (!w) throw new Error("no world for the user");
+        const content = w.userCall("check_status_bar");
+        const { text } = await client.complete({ messages });
+        return { text, actions: [{ call: { id: `u${messages.length}`, name: "check_status_bar", argumentsJson: "{}" }, content }], ...(text.includes("###STOP###") ? { stop: "user_stop" } : {}) };
+      },
+    };
+    const inst = instance({
+      liveUser: acting,
+      environment: {
+        create: () => {
+          const state = { userCalls: [] as string[] };
+          worlds.push(state);
+          return {
+            execute: (_n: string, args: string) => JSON.stringify({ id: JSON.parse(args).id, status: "delivered" }),
+            snapshot: () => ({}),
+            userCall: (name: string) => {
+              state.userCalls.push(name);
+              return `Status Bar: ${state.userCalls.length} check(s)`;
+            },
+          };
+        },
+      },
+    });
+    return { instance: inst, worlds };
+  }
+
+  it("records the user's calls as user_tool turns before its message, never in the agent's conversation", async () => {
+    const { instance: inst, worlds } = actingInstance();
+    const [job] = expandJobs([inst], 1, "g");
+    const r = await runOneRollout(job!, { policy: scriptedPolicy(), userSimulator: linesUser(["Where is my order?", "ok ###STOP###"]) }, config(), failingJudge);
+    expect(r.terminationReason).toBe("user_stop");
+    expect(r.state.records.map((x) => x.role)).toEqual(["user_tool", "user", "act", "environment", "act", "user_tool", "user"]);
+    expect(r.state.records[0]).toMatchObject({ role: "user_tool", call: { name: "check_status_bar", argumentsJson: "{}" }, text: "Status Bar: 1 check(s)", real: "Status Bar: 1 check(s)" });
+    expect(r.state.messages.some((m) => m.content.includes("Status Bar"))).toBe(false);
+    expect(worlds[0]!.userCalls).toEqual(["check_status_bar", "check_status_bar"]);
+  });
+
+  it("creates the world for the user even where the agent's calls are rehearsed (no shadow execution)", async () => {
+    const { instance: inst, worlds } = actingInstance();
+    const [job] = expandJobs([inst], 1, "g");
+    const rehearsing: PolicyClient = {
+      async generate(req) {
+        return req.role === "rehearse" ? fakeGeneration("r", '<execution_result>\n{"status": "imagined"}\n</execution_result>') : scriptedPolicy().generate(req);
+      },
+    };
+    const r = await runOneRollout(job!, { policy: rehearsing, userSimulator: linesUser(["Where is my order?", "ok ###STOP###"]) }, config({ paradigm: "rehearse" }), failingJudge);
+    expect(worlds).toHaveLength(1);
+    expect(worlds[0]!.userCalls.length).toBeGreaterThan(0);
+    expect(r.state.records.filter((x) => x.role === "environment")).toHaveLength(0);
+  });
+});

@@ -22,7 +22,7 @@ import {
   fewShotFromReference,
   type RehearsePromptOptions,
 } from "./prompts";
-import type { FewShotExample, RehearsePromptStyle, TaskInstance } from "./types";
+import type { FewShotExample, LiveUserAction, RehearsePromptStyle, TaskInstance } from "./types";
 
 export type RolloutStatus = "pending" | "await_caller" | "await_simulator" | "processing_tools" | "interacting" | "await_user" | "terminated";
 
@@ -89,7 +89,8 @@ export interface PendingCall {
   argumentsJson: string;
 }
 
-export type TurnRole = "act" | "rehearse" | "environment" | "simulator" | "user";
+/** `user_tool`: a live user's own tool call on its side of the world (LiveUserAction), never shown to the agent. */
+export type TurnRole = "act" | "rehearse" | "environment" | "simulator" | "user" | "user_tool";
 
 /** One recorded event of a rollout (a generation, a tool response, a replayed user message). */
 export interface TurnRecord {
@@ -187,8 +188,8 @@ export type RolloutEvent =
   /** The environment itself failed (EnvironmentFailure), while answering `call` or before the episode started: the episode ends. */
   | { kind: "environment_failed"; code: string; detail: string; call?: PendingCall }
   | { kind: "judged"; stop: boolean; reason?: string }
-  /** Live user's message; `stop` = termination reason when the message ends the episode. */
-  | { kind: "user"; text: string; stop?: string }
+  /** Live user's message; `stop` = termination reason when the message ends the episode; `actions` = its own tool calls before it. */
+  | { kind: "user"; text: string; stop?: string; actions?: LiveUserAction[] }
   | { kind: "user_failed"; reason: string; detail: string };
 
 const defaultCountTokens = (text: string) => Math.ceil(text.length / 4);
@@ -386,7 +387,7 @@ export function applyEvent(state: RolloutState, event: RolloutEvent): RolloutSta
       if (event.kind === "judged") return onJudged(state, event.stop, event.reason);
       return state;
     case "await_user":
-      if (event.kind === "user") return onUser(state, event.text, event.stop);
+      if (event.kind === "user") return onUser(state, event.text, event.stop, event.actions);
       if (event.kind === "user_failed") return userFailed(state, event.reason, event.reason.toUpperCase(), event.detail, "");
       return state;
     default:
@@ -572,7 +573,7 @@ function endTurn(state: RolloutState, stop: boolean, reason?: string): RolloutSt
 }
 
 /** The live user's message opens the next user turn (or the first one); a `stop` reason ends the episode after it. */
-function onUser(state: RolloutState, rawText: unknown, stop?: string): RolloutState {
+function onUser(state: RolloutState, rawText: unknown, stop?: string, actions: LiveUserAction[] = []): RolloutState {
   const text = typeof rawText === "string" ? rawText : "";
   const maxChars = state.options.maxUserChars ?? 8000;
   if (text.trim() === "") return userFailed(state, Termination.userStalled, "USER_STALLED", "the user simulator returned an empty message", text);
@@ -592,7 +593,12 @@ function onUser(state: RolloutState, rawText: unknown, stop?: string): RolloutSt
     turnStartIndex: messages.length - 1,
     turnActs: 0,
   };
-  const records = record(withUser, { role: "user", microStep: state.microSteps, text, ...noTokens, valid: true });
+  let withActions = withUser;
+  for (const a of actions) {
+    // What the user did on its own device comes first, then its message.
+    withActions = { ...withActions, records: record(withActions, { role: "user_tool", microStep: state.microSteps, text: a.content, call: a.call, real: a.content, ...noTokens, valid: true }) };
+  }
+  const records = record(withActions, { role: "user", microStep: state.microSteps, text, ...noTokens, valid: true });
   if (stop) return terminate({ ...withUser, records }, stop);
   return toAwaitCaller({ ...withUser, records });
 }

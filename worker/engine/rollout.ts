@@ -147,6 +147,7 @@ export async function askLiveUser(
   client: ChatClient | undefined,
   messages: ChatMessage[],
   timeoutMs = 120_000,
+  world?: ToolEnvironment,
 ): Promise<RolloutEvent> {
   if (!instance.liveUser) return { kind: "user_failed", reason: Termination.userError, detail: "this instance has no live user" };
   if (!client) return { kind: "user_failed", reason: Termination.userError, detail: "no user simulator is configured (rollout.userSimulator)" };
@@ -160,10 +161,10 @@ export async function askLiveUser(
     }, timeoutMs);
   });
   try {
-    const reply = await Promise.race([instance.liveUser.next(client, messages, { signal: controller.signal }), timeout]);
+    const reply = await Promise.race([instance.liveUser.next(client, messages, { signal: controller.signal, ...(world ? { world } : {}) }), timeout]);
     if (reply === "timeout") return { kind: "user_failed", reason: Termination.userStalled, detail: `the user simulator did not reply within ${timeoutMs / 1000} s` };
     if (!reply || typeof reply.text !== "string") return { kind: "user_failed", reason: Termination.userGarbage, detail: "the user simulator returned no text" };
-    return { kind: "user", text: reply.text, ...(reply.stop ? { stop: reply.stop } : {}) };
+    return { kind: "user", text: reply.text, ...(reply.stop ? { stop: reply.stop } : {}), ...(reply.actions?.length ? { actions: reply.actions } : {}) };
   } catch (e) {
     if (controller.signal.aborted) return { kind: "user_failed", reason: Termination.userStalled, detail: `the user simulator did not reply within ${timeoutMs / 1000} s` };
     return { kind: "user_failed", reason: Termination.userError, detail: e instanceof Error ? e.message : String(e) };
@@ -187,7 +188,7 @@ export async function runOneRollout(
 ): Promise<RolloutResult> {
   const needsEnv =
     job.instance.environment &&
-    (config.options.paradigm === "environment" || (config.options.paradigm === "rehearse" && config.options.shadowExecution));
+    (config.options.paradigm === "environment" || (config.options.paradigm === "rehearse" && config.options.shadowExecution) || job.instance.liveUser?.needsWorld === true);
   const world: WorldContext = {
     rolloutIndex: job.rolloutIndex,
     async runEpisode(instance, label) {
@@ -266,7 +267,7 @@ async function driveRollout(
         state = applyEvent(state, { kind: "tool", content: r.content, failed: r.failed });
       }
     } else if (need.kind === "user") {
-      state = applyEvent(state, await askLiveUser(job.instance, clients.userSimulator, need.messages, config.userSimulator?.timeoutMs));
+      state = applyEvent(state, await askLiveUser(job.instance, clients.userSimulator, need.messages, config.userSimulator?.timeoutMs, env));
     } else if (need.kind === "judge") {
       try {
         const judgement = await judgeTurnHook({ job, state });

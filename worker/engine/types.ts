@@ -109,10 +109,23 @@ export interface FewShotExample {
 
 export type RehearsePromptStyle = "full" | "compact";
 
+/**
+ * A tool call the simulated user made on its own side of the world before its message (tau2 telecom: the
+ * user's phone), with the world's answer. The agent never sees it; the episode records it (role `user_tool`).
+ */
+export interface LiveUserAction {
+  call: { id: string; name: string; argumentsJson: string };
+  content: string;
+  /** The world's own error flag for `content`. */
+  error?: boolean;
+}
+
 /** A simulated user's next message; `stop` (a termination reason) ends the episode right after it. */
 export interface LiveUserReply {
   text: string;
   stop?: string;
+  /** The user's own tool calls that came before `text`, in order. */
+  actions?: LiveUserAction[];
 }
 
 /**
@@ -120,8 +133,17 @@ export interface LiveUserReply {
  * user message (including the first, when `messages` has none) instead of replaying `followUpUserMessages`.
  */
 export interface LiveUser {
-  /** `messages` is the agent-side conversation so far; the instance decides what the simulated user sees. */
-  next(client: ChatClient, messages: ChatMessage[], opts: { signal?: AbortSignal }): Promise<LiveUserReply>;
+  /**
+   * `messages` is the agent-side conversation so far; the instance decides what the simulated user sees.
+   * `world` is the episode's environment, when the rollout created one (always, with `needsWorld`).
+   */
+  next(client: ChatClient, messages: ChatMessage[], opts: { signal?: AbortSignal; world?: ToolEnvironment }): Promise<LiveUserReply>;
+  /**
+   * The user acts on the episode's world (its own device), so the rollout creates the world in every
+   * paradigm; the agent's calls still reach it only where they execute for real (environment paradigm,
+   * shadow execution).
+   */
+  needsWorld?: boolean;
 }
 
 export interface EpisodeScoreContext {

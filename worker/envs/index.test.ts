@@ -20,7 +20,7 @@ describe("the environment registry", () => {
     expect(environmentKindOf("bfcl:multi_turn,simple_python").prefix).toBe("bfcl:");
     expect(environmentKindOf("mcp:memory/tasks").prefix).toBe("mcp:");
     expect(() => environmentKindOf("bogus:x" as RunConfig["data"]["dataset"])).toThrow(
-      /not available to the engine \(supported: builtin:<name>, tau2:retail, bfcl:<category or group>\[,…\], dataset:<id or name>, mcp:<server>\/<dataset id or name>\)/,
+      /not available to the engine \(supported: builtin:<name>, tau2:<retail\|airline\|telecom\|all>, bfcl:<category or group>\[,…\], dataset:<id or name>, mcp:<server>\/<dataset id or name>\)/,
     );
   });
 
@@ -29,8 +29,8 @@ describe("the environment registry", () => {
     const env = await openEnvironment({ config, prisma: undefined as never, note: () => {}, signal: new AbortController().signal });
     expect(env.forStep(1)).toHaveLength(config.data.instancesPerStep);
     expect(env.userSimulator).toBeUndefined();
-    const airline = { ...config, data: { ...config.data, dataset: "tau2:airline" } } as RunConfig;
-    await expect(openEnvironment({ config: airline, prisma: undefined as never, note: () => {}, signal: new AbortController().signal })).rejects.toThrow(/unknown tau2 domain "tau2:airline"/);
+    const banking = { ...config, data: { ...config.data, dataset: "tau2:banking" } } as RunConfig;
+    await expect(openEnvironment({ config: banking, prisma: undefined as never, note: () => {}, signal: new AbortController().signal })).rejects.toThrow(/unknown tau2 domain "tau2:banking" \(available: tau2:retail, tau2:airline, tau2:telecom, tau2:all\)/);
   });
 });
 

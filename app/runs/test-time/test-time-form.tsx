@@ -61,6 +61,8 @@ export function TestTimeComparisonForm() {
   const [benchmarks, setBenchmarks] = useState<BenchmarkRow[]>([
     { dataset: "builtin:shop", enabled: true, split: "test", ids: "", fixed: true, help: "the built-in shop domain" },
     { dataset: "tau2:retail", enabled: false, split: "train", ids: "", fixed: true, help: "needs a user simulator; every task of the split unless task ids are given" },
+    { dataset: "tau2:telecom", enabled: false, split: "train", ids: "", fixed: true, help: "needs a user simulator that calls tools (the user acts on its phone); every task of the split unless task ids are given" },
+    { dataset: "tau2:airline", enabled: false, split: "train", ids: "", fixed: true, help: "needs a user simulator; every task of the split unless task ids are given" },
     { dataset: "", enabled: false, split: "test", ids: "", fixed: false, help: "any data.dataset value, e.g. bfcl:… or dataset:<name>" },
   ]);
   const [tasks, setTasks] = useState(preset.data!.instancesPerStep ?? 8);

@@ -11,6 +11,7 @@ import { randomToken, sha256 } from "../../../lib/secrets";
 import { instanceOutcomes } from "../compare/service";
 import { listMetricKeys, metricSeries } from "../metrics/service";
 import { buildBfclTable, BFCL_METRIC_PREFIX, type BfclTable } from "../../../lib/reports/bfcl";
+import { buildTau2Table, TAU2_METRIC_PREFIX, type Tau2Table } from "../../../lib/reports/tau2";
 import { chartKeysIn } from "../../../lib/reports/embeds";
 import { exportFileName, exportFormats, exportReport, type ExportFormat } from "../../../lib/reports/export";
 import { buildResultTable, scrubForShare, type ReportChart, type ReportDocument, type ReportRun, type ResultTable } from "../../../lib/reports/document";
@@ -36,6 +37,8 @@ interface Snapshot {
   bfcl?: BfclTable | null;
   /** Table 3 (test-time rehearsal), when the runs include test-time evaluations. */
   testTime?: TestTimeTable | null;
+  /** The τ² group (absent in snapshots frozen before it existed). */
+  tau2?: Tau2Table | null;
 }
 
 /** Results of a set of runs, computed now, with the charts the notes embed. Deleted runs are left out. */
@@ -91,9 +94,16 @@ export async function computeResults(runIds: string[], embeddedChartKeys: string
     where: { runId: { in: ids }, key: { startsWith: BFCL_METRIC_PREFIX } },
     select: { runId: true, key: true, step: true, value: true },
   });
-  const pooled = poolBfclPasses(bfclPoints, new Set(sets.filter(multiPass).map((s) => s.runId)));
+  const multiPassRuns = new Set(sets.filter(multiPass).map((s) => s.runId));
+  const pooled = poolBfclPasses(bfclPoints, multiPassRuns);
   const bfcl = noteBfclPasses(buildBfclTable(ordered, pooled.points), bfclPoints, pooled.passes);
-  return { version: 1, generatedAt: new Date().toISOString(), runs, table, charts, testTime, bfcl };
+  const tau2Points = await prisma.metricPoint.findMany({
+    where: { runId: { in: ids }, key: { startsWith: TAU2_METRIC_PREFIX } },
+    select: { runId: true, key: true, step: true, value: true },
+  });
+  // A τ² evaluation of several passes: each domain's Avg is the mean over its passes (the same pooling as BFCL's).
+  const tau2 = buildTau2Table(ordered, poolBfclPasses(tau2Points, multiPassRuns).points);
+  return { version: 1, generatedAt: new Date().toISOString(), runs, table, charts, testTime, bfcl, tau2 };
 }
 
 const reportSelect = {
@@ -123,6 +133,7 @@ async function documentOf(report: Pick<ReportRow, "title" | "body" | "runIds" | 
     charts: results.charts,
     testTime: results.testTime ?? null,
     bfcl: results.bfcl ?? null,
+    tau2: results.tau2 ?? null,
   };
 }
 
