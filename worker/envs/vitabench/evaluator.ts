@@ -15,6 +15,7 @@ import { PyDict, pyRepr, pyStr, pyTruthy, pyTypeName, type PyValue } from "../..
 import { PyInt, pyJsonDumps } from "../../../lib/python/json";
 import { readJudgeReply } from "./json-repair";
 import type { VitaTask } from "./data";
+import { weekday } from "../../../lib/vitabench/prompts";
 import type { Language } from "./world";
 
 export interface JudgeMessage {
@@ -94,18 +95,7 @@ export function formatRubrics(states: Map<string, RubricState>): string {
   return pyJsonDumps(list, { indent: 2, ensureAscii: false });
 }
 
-const WEEKDAYS: Record<Language, string[]> = {
-  english: ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"],
-  chinese: ["星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日"],
-};
-
-/** utils.get_weekday(time, language) for "%Y-%m-%d %H:%M:%S". */
-export function weekday(time: string, language: Language): string {
-  const m = /^(\d{4})-(\d{1,2})-(\d{1,2})/.exec(time);
-  if (!m) throw new Error(`time "${time}" is not %Y-%m-%d %H:%M:%S`);
-  const d = new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!));
-  return WEEKDAYS[language][(d.getUTCDay() + 6) % 7]!;
-}
+export { weekday };
 
 /** The judge prompts of window `idx` (1-based). */
 export function windowPrompts(template: string, task: VitaTask, time: string, language: Language, window: readonly JudgeMessage[], idx: number, total: number, start: number, states: Map<string, RubricState>) {
