@@ -16,7 +16,8 @@ export const vitaTaskSchema = z.object({
   id: z.string(),
   domain: z.string(),
   environment: z.record(z.string(), z.unknown()),
-  user_scenario: z.object({ user_profile: z.record(z.string(), z.unknown()) }),
+  // UserScenario.user_profile: Dict[str, Union[Dict, str, List]] (a number at the top level is refused upstream too).
+  user_scenario: z.object({ user_profile: z.record(z.string(), z.union([z.record(z.string(), z.unknown()), z.string(), z.array(z.unknown())])) }),
   instructions: z.string(),
   evaluation_criteria: z
     .object({
@@ -40,6 +41,8 @@ export interface VitaTask {
   /** evaluation_criteria is None: upstream scores 1.0 without a judge. */
   noCriteria: boolean;
   hasExpectedStates: boolean;
+  /** A non-empty message_history (upstream starts the conversation from it). */
+  messageHistory: boolean;
 }
 
 export class VitaDataError extends Error {}
@@ -81,6 +84,7 @@ export function loadVitaTasks(path: string): VitaTask[] {
       overallRubrics: ec?.overall_rubrics ?? null,
       noCriteria: !ec,
       hasExpectedStates: (ec?.expected_states ?? []).length > 0,
+      messageHistory: (t.message_history ?? []).length > 0,
     } satisfies VitaTask;
   });
   cache.set(path, tasks);
