@@ -5,14 +5,17 @@
  * will use, as far as this host can see them.
  *
  * Built-in domains and BFCL categories are names the run-config schema already knows (pure). Imported
- * datasets and MCP servers are rows; tau2 retail is files in the shared data folder, read where they are
- * (a web host without them leaves those checks to the worker, which runs this same check).
+ * datasets and MCP servers are rows; tau2 retail and VitaBench are files in the shared data folder, read where they
+ * are (a web host without them leaves those checks to the worker, which runs this same check).
  */
 import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { PrismaClient } from "@prisma/client";
 import { parseMcpDatasetRef } from "../../contracts/mcp";
 import type { RunConfig } from "../../contracts/run-config";
-import { loadTasks, retailDataFiles, TAU2_RETAIL_DATASET, tau2TaskIdOf, type Tau2Task } from "../tau2/tasks";
+import { dataDir, loadTasks, retailDataFiles, TAU2_RETAIL_DATASET, tau2TaskIdOf, type Tau2Task } from "../tau2/tasks";
+import { parseVitaDataset, VITA_DATASET_PREFIX, type VitaDataset } from "../vitabench/datasets";
+import { loadVitaTasks, VitaDataError, type VitaTask } from "../vitabench/tasks";
 import type { LaunchProblem } from "./problems";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -21,6 +24,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export type DatasetView =
   /** tau2 retail as the run will use it: its tasks, the user simulator's guidelines. */
   | { kind: "tau2"; tasks: Tau2Task[]; userGuidelines: string }
+  /** VitaBench as the run will use it: the dataset (domain, language) and the tasks it runs. */
+  | { kind: "vitabench"; dataset: VitaDataset; tasks: VitaTask[] }
   /** An imported dataset: the policy's first prompts are its rows' messages (and tools, unless an MCP server gives them). */
   | { kind: "imported"; id: string; name: string; split: string; instanceIds: string[]; rowTools: boolean }
   /** Nothing this host can measure (built-in domains, BFCL, tau2 data not on this host). */
@@ -89,10 +94,49 @@ function tau2Verdict(config: RunConfig): DatasetVerdict {
   return { problems: [], view: { kind: "tau2", tasks, userGuidelines: readFileSync(files.userGuidelines, "utf8") } };
 }
 
+/**
+ * VitaBench on this host: the domain's task file in the run's language (a missing one is named with where to supply
+ * it), the named task ids, tasks the port cannot start (a message_history). The judge and the user simulator the
+ * benchmark needs are the schema's checks.
+ */
+function vitaVerdict(config: RunConfig): DatasetVerdict {
+  const unmeasured: DatasetView = { kind: "unmeasured" };
+  const parsed = parseVitaDataset(config.data.dataset);
+  if (!parsed.ok) return { problems: [dataset(parsed.message)], view: unmeasured };
+  const ds = parsed.dataset;
+  const root = join(dataDir(), "vitabench");
+  // The data folder is not on this host (its prompts are always there where the data is): the worker checks again.
+  if (!existsSync(join(root, "prompts"))) return { problems: [], view: unmeasured };
+  const file = join(root, ds.taskFile);
+  if (!existsSync(file)) {
+    return { problems: [dataset(`VitaBench ${ds.domain} (${ds.lang}) needs ${ds.taskFile}: supply upstream's data/vita/domains/${ds.taskFile} as ${file} (not shipped with the product: it is 4 MiB or larger)`)], view: unmeasured };
+  }
+  let all: VitaTask[];
+  try {
+    all = loadVitaTasks(file);
+  } catch (e) {
+    if (e instanceof VitaDataError) return { problems: [dataset(e.message)], view: unmeasured };
+    throw e;
+  }
+  const { instanceIds } = config.data;
+  let tasks = all;
+  if (instanceIds.length) {
+    const byId = new Map(all.map((t) => [t.id, t]));
+    const idOf = (id: string) => (id.startsWith(VITA_DATASET_PREFIX) ? id.slice(id.lastIndexOf("/") + 1) : id);
+    const missing = instanceIds.filter((id) => !byId.has(idOf(id)));
+    if (missing.length) return { problems: [{ path: "data.instanceIds", message: `no task ${listed(missing)} in ${ds.taskFile}` }], view: unmeasured };
+    tasks = instanceIds.map((id) => byId.get(idOf(id))!);
+  }
+  const withHistory = tasks.find((t) => t.messageHistory);
+  if (withHistory) return { problems: [dataset(`${ds.taskFile}: task "${withHistory.id}" starts from a message_history, which this port does not run`)], view: unmeasured };
+  return { problems: [], view: { kind: "vitabench", dataset: ds, tasks } };
+}
+
 export async function datasetVerdict(prisma: PrismaClient, config: RunConfig): Promise<DatasetVerdict> {
   const ref = config.data.dataset;
   const unmeasured: DatasetView = { kind: "unmeasured" };
   if (ref.startsWith("tau2:")) return tau2Verdict(config);
+  if (ref.startsWith(VITA_DATASET_PREFIX)) return vitaVerdict(config);
   if (ref.startsWith("dataset:")) {
     const row = await importedDataset(prisma, ref.slice("dataset:".length));
     if (!row) return { problems: [dataset(`no imported dataset "${ref.slice("dataset:".length)}" (import it on the Datasets page, then refer to it by id or name)`)], view: unmeasured };

@@ -11,6 +11,7 @@ import { parse } from "yaml";
 import { formatNamed } from "../python/builtins";
 import { pyStr, type PyDict } from "../python/values";
 import type { VitaLanguage } from "./datasets";
+import { dataDir as sharedDataDir } from "../tau2/tasks";
 
 export type VitaPromptName = "agent_system_prompt" | "user_system_prompt" | "sliding_window_eval_template";
 export type VitaPromptLanguage = "chinese" | "english";
@@ -19,7 +20,7 @@ export const promptLanguage = (lang: VitaLanguage): VitaPromptLanguage => (lang 
 
 const cache = new Map<string, string>();
 
-export function vitaPrompt(name: VitaPromptName, language: VitaPromptLanguage, dataDir = process.env.ENVACE_DATA_DIR ?? "data"): string {
+export function vitaPrompt(name: VitaPromptName, language: VitaPromptLanguage, dataDir = sharedDataDir()): string {
   const path = join(dataDir, "vitabench", "prompts", `${name}.yaml`);
   const key = `${path}:${language}`;
   const hit = cache.get(key);

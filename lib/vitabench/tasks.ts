@@ -9,6 +9,7 @@ import { z } from "zod";
 import { vitaTaskFile, type VitaLanguage } from "./datasets";
 import { parseOrderedJson, toPlainJson } from "../python/json";
 import { fromOrdered, PyDict, type PyValue } from "../python/values";
+import { dataDir as sharedDataDir } from "../tau2/tasks";
 
 const rubricList = z.array(z.string()).nullable().optional();
 /** The parts of a task the port reads besides its environment (which the models validate, with paths). */
@@ -50,7 +51,7 @@ export class VitaDataError extends Error {}
 const cache = new Map<string, VitaTask[]>();
 
 /** Resolve a task file given relative to $ENVACE_DATA_DIR/vitabench (or absolute). */
-export function resolveTaskFile(file: string, dataDir = process.env.ENVACE_DATA_DIR ?? "data"): string {
+export function resolveTaskFile(file: string, dataDir = sharedDataDir()): string {
   return isAbsolute(file) ? file : join(dataDir, "vitabench", file);
 }
 
@@ -98,7 +99,7 @@ export function findTask(path: string, taskId: string): VitaTask {
 }
 
 /** The task file of a domain and language, or an error saying which file to supply and where. */
-export function domainTaskFile(domain: string, lang: VitaLanguage, dataDir = process.env.ENVACE_DATA_DIR ?? "data"): string {
+export function domainTaskFile(domain: string, lang: VitaLanguage, dataDir = sharedDataDir()): string {
   const rel = vitaTaskFile(domain, lang);
   const path = join(dataDir, "vitabench", rel);
   if (!existsSync(path)) throw new VitaDataError(`VitaBench ${domain} (${lang}) needs ${rel}: supply upstream's data/vita/domains/${rel} as ${path}`);
