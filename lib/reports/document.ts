@@ -4,6 +4,7 @@
  */
 import type { BfclTable } from "./bfcl";
 import type { TestTimeTable } from "./test-time";
+import type { VitaTable } from "./vitabench";
 import { describeErrored } from "../outcomes";
 
 export interface OutcomeCount {
@@ -96,6 +97,8 @@ export interface ReportDocument {
   bfcl?: BfclTable | null;
   /** The paper's Table 3 when the report's evaluation runs include test-time rehearsal (lib/reports/test-time.ts); absent in older snapshots. */
   testTime?: TestTimeTable | null;
+  /** Table 1's VitaBench group for the runs that evaluated on VitaBench (lib/reports/vitabench.ts); absent or null otherwise. */
+  vitabench?: VitaTable | null;
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
@@ -174,6 +177,9 @@ export function scrubForShare(doc: ReportDocument): ReportDocument {
     },
     charts: doc.charts.map((c) => ({ ...c, series: c.series.map((s) => ({ ...s, runId: a(s.runId) })) })),
     ...(doc.bfcl ? { bfcl: { ...doc.bfcl, rows: doc.bfcl.rows.map((row) => ({ ...row, runId: a(row.runId) })) } } : {}),
+    ...(doc.vitabench
+      ? { vitabench: { ...doc.vitabench, rows: doc.vitabench.rows.map((row) => ({ ...row, cells: row.cells.map((c) => ({ ...c, runId: c.runId === null ? null : a(c.runId) })) })) } }
+      : {}),
     testTime: doc.testTime
       ? {
           ...doc.testTime,

@@ -7,6 +7,7 @@ import { leftOutText, metricLabels, type ReportChart, type ReportDocument, type 
 import { embedCaption, findEmbeds, reportLayout, resolveChart, resolveTable } from "./embeds";
 import { testTimeCsvRows, testTimeLatex, testTimeMarkdown } from "./test-time";
 import { bfclCsvRows, bfclLatex, bfclMarkdown } from "./bfcl";
+import { vitaCsvRows, vitaLatex, vitaMarkdown } from "./vitabench";
 import { OVERALL, PARTIAL_OVERALL_MARK, marksAsData, overallMark, resultMarks, type ResultMetric } from "./marks";
 
 export type ExportFormat = "markdown" | "csv" | "latex" | "json";
@@ -126,6 +127,7 @@ export function toMarkdown(doc: ReportDocument): string {
   if (layout.showTable) lines.push(...(layout.notesFirst ? ["## Results", ""] : []), ...markdownTable(doc.table), "", ...leftOutMarkdown(doc.table));
   if (doc.testTime) lines.push(...testTimeMarkdown(doc.testTime), "");
   if (doc.bfcl) lines.push(...bfclMarkdown(doc.bfcl), "");
+  if (doc.vitabench) lines.push(...vitaMarkdown(doc.vitabench), "");
   if (layout.charts.length) {
     lines.push("## Charts", "");
     for (const chart of layout.charts) lines.push(...markdownFigure(chart, order, chart.key), "");
@@ -172,6 +174,8 @@ export function toCsv(doc: ReportDocument): string {
   }
   // The paper's BFCL columns, in the rows' layout (Avg@k in percent; a column not run has no value, its partial mean and why).
   for (const r of doc.bfcl ? bfclCsvRows(doc.bfcl) : []) lines.push(r.map(csvField).join(","));
+  // Table 1's VitaBench group, in the same layout (a row per policy and language; a domain not run has no value and why).
+  for (const r of doc.vitabench ? vitaCsvRows(doc.vitabench) : []) lines.push(r.map(csvField).join(","));
   if (doc.testTime) {
     // Table 3 follows as its own block: setting, benchmark, k, instances, Avg@k, n (episodes that ran), errored, its 95 % interval.
     lines.push("", ["test_time_setting", "benchmark", "k", "instances", "avg_at_k", "n", "errored", "ci95_low", "ci95_high"].join(","));
@@ -234,6 +238,7 @@ export function toLatex(doc: ReportDocument): string {
   out.push("\\end{table}");
   if (doc.testTime) out.push("", ...testTimeLatex(doc.testTime));
   if (doc.bfcl) out.push("", ...bfclLatex(doc.bfcl, latexEscape));
+  if (doc.vitabench) out.push("", ...vitaLatex(doc.vitabench, latexEscape));
   return `${out.join("\n")}\n`;
 }
 

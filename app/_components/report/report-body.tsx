@@ -11,6 +11,7 @@ import { ReportChartView } from "./report-chart";
 import { ResultTableView } from "./result-table";
 import { TestTimeTableView } from "./test-time-table";
 import { BfclTableView } from "./bfcl-table";
+import { VitaTableView } from "./vitabench-table";
 
 export { ResultTableView } from "./result-table";
 
@@ -46,6 +47,12 @@ export function ReportBody({ doc, linkRuns }: { doc: ReportDocument; linkRuns: b
         <section aria-labelledby="report-bfcl">
           <h2 id="report-bfcl">BFCL V4</h2>
           <BfclTableView table={doc.bfcl} linkRuns={linkRuns} />
+        </section>
+      )}
+      {doc.vitabench && (
+        <section aria-labelledby="report-vitabench">
+          <h2 id="report-vitabench">VitaBench</h2>
+          <VitaTableView table={doc.vitabench} linkRuns={linkRuns} />
         </section>
       )}
       {(layout.charts.length > 0 || !layout.notesFirst) && (

@@ -15,6 +15,7 @@ import { chartKeysIn } from "../../../lib/reports/embeds";
 import { exportFileName, exportFormats, exportReport, type ExportFormat } from "../../../lib/reports/export";
 import { buildResultTable, scrubForShare, type ReportChart, type ReportDocument, type ReportRun, type ResultTable } from "../../../lib/reports/document";
 import { buildTestTimeTable, type TestTimeTable } from "../../../lib/reports/test-time";
+import { buildVitaTable, VITA_METRIC_PREFIX, type VitaTable } from "../../../lib/reports/vitabench";
 import { parseRunConfig } from "../../../contracts/run-config";
 
 /** Charts a report shows, when the runs have them: the first matching key per pattern, at most four. */
@@ -34,6 +35,8 @@ interface Snapshot {
   bfcl?: BfclTable | null;
   /** Table 3 (test-time rehearsal), when the runs include test-time evaluations. */
   testTime?: TestTimeTable | null;
+  /** Table 1's VitaBench group, when the runs include VitaBench evaluations; absent in older snapshots. */
+  vitabench?: VitaTable | null;
 }
 
 /** Results of a set of runs, computed now, with the charts the notes embed. Deleted runs are left out. */
@@ -53,14 +56,12 @@ export async function computeResults(runIds: string[], embeddedChartKeys: string
     return { ...r, evaluated: set ? { phase: set.phase, step: set.step } : null };
   });
   const table = buildResultTable(ordered, outcomes, errored);
-  // Stored configs are read back through the schema; a run whose config no longer parses is left out of Table 3.
-  const testTime = buildTestTimeTable(
-    ordered.flatMap((r) => {
-      const parsed = parseRunConfig(r.config);
-      return parsed.ok ? [{ id: r.id, name: r.name, status: r.status, config: parsed.config }] : [];
-    }),
-    outcomes,
-  );
+  // Stored configs are read back through the schema; a run whose config no longer parses is left out of Table 3 and the VitaBench group.
+  const parsedRuns = ordered.flatMap((r) => {
+    const parsed = parseRunConfig(r.config);
+    return parsed.ok ? [{ id: r.id, name: r.name, status: r.status, config: parsed.config }] : [];
+  });
+  const testTime = buildTestTimeTable(parsedRuns, outcomes);
 
   const keysByRun = await Promise.all(ids.map((id) => listMetricKeys(id)));
   const allKeys = [...new Set(keysByRun.flat())];
@@ -89,7 +90,12 @@ export async function computeResults(runIds: string[], embeddedChartKeys: string
     select: { runId: true, key: true, step: true, value: true },
   });
   const bfcl = buildBfclTable(ordered, bfclPoints);
-  return { version: 1, generatedAt: new Date().toISOString(), runs, table, charts, testTime, bfcl };
+  const vitaPoints = await prisma.metricPoint.findMany({
+    where: { runId: { in: ids }, key: { startsWith: VITA_METRIC_PREFIX } },
+    select: { runId: true, key: true, step: true, value: true },
+  });
+  const vitabench = buildVitaTable(parsedRuns, vitaPoints);
+  return { version: 1, generatedAt: new Date().toISOString(), runs, table, charts, testTime, bfcl, vitabench };
 }
 
 const reportSelect = {
@@ -119,6 +125,7 @@ async function documentOf(report: Pick<ReportRow, "title" | "body" | "runIds" | 
     charts: results.charts,
     testTime: results.testTime ?? null,
     bfcl: results.bfcl ?? null,
+    vitabench: results.vitabench ?? null,
   };
 }
 
