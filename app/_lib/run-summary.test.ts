@@ -54,6 +54,11 @@ describe("an evaluation's tasks, as its environment chooses them", () => {
     expect(describePlan(imported, null)).toMatch(/^evaluation: up to 16 tasks \(drawn from the train split\) × 1 trial\(s\) = up to 16 rollouts;/);
   });
 
+  it("counts every task of a VitaBench domain's file in its language, with upstream's paradigm", () => {
+    const vita = cfg(presets.vitabenchEval.config);
+    expect(describePlan(vita, null)).toMatch(/^evaluation: 100 tasks \(every task of delivery\/tasks_en\.json\) × 4 trial\(s\) = 400 rollouts; .*environment paradigm \(VitaBench evaluation runs the real tools\)/);
+  });
+
   it("says tau2 evaluates its whole split, with no count or time it cannot know", () => {
     const tau2 = cfg({ kind: "eval", data: { dataset: "tau2:retail" }, rollout: { userSimulator: { node: "u", model: "m" } } });
     expect(describePlan(tau2, null)).toBe(
