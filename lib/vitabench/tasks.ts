@@ -67,10 +67,12 @@ export function loadVitaTasks(path: string): VitaTask[] {
   }
   if (!Array.isArray(parsed)) throw new VitaDataError(`${path}: $ must be a list of tasks`);
   const tasks = parsed.map((raw, i) => {
-    const check = vitaTaskSchema.safeParse(toPlainJson(raw));
+    const plain = toPlainJson(raw);
+    const check = vitaTaskSchema.safeParse(plain);
     if (!check.success) {
       const issue = check.error.issues[0]!;
-      throw new VitaDataError(`${path}: $[${i}]${issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("")}: ${issue.message}`);
+      const id = plain && typeof plain === "object" && typeof (plain as { id?: unknown }).id === "string" ? ` (task "${(plain as { id: string }).id}")` : "";
+      throw new VitaDataError(`${path}: $[${i}]${issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("")}${id}: ${issue.message}`);
     }
     const py = fromOrdered(raw) as PyDict;
     const t = check.data;

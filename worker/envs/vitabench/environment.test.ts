@@ -190,3 +190,20 @@ describe.skipIf(!shared)("vitabench environment", () => {
     expect(isJudgeRequest([{ role: "system", content: "" }, { role: "user", content: "<current_rubrics>" }])).toBe(true);
   });
 });
+
+describe("vitabench task files", () => {
+  it("names the file, the JSON path and the task of a malformed task", async () => {
+    const { mkdtempSync, writeFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const { tmpdir } = await import("node:os");
+    const { loadVitaTasks } = await import("./data");
+    const dir = mkdtempSync(join(tmpdir(), "vita-"));
+    const file = join(dir, "tasks.json");
+    const task = { id: "t1", domain: "delivery", environment: {}, user_scenario: { user_profile: { age: 30 } }, instructions: "x" };
+    writeFileSync(file, JSON.stringify([task]));
+    expect(() => loadVitaTasks(file)).toThrow(`${file}: $[0].user_scenario.user_profile.age (task "t1"): `);
+    const notJson = join(dir, "broken.json");
+    writeFileSync(notJson, "[{");
+    expect(() => loadVitaTasks(notJson)).toThrow(`${notJson}: not JSON`);
+  });
+});
