@@ -3,8 +3,8 @@
  * back through the API the UI uses: delivery and in-store (English tasks of the shared data), the policy, the user
  * simulator and the judge all models on one registered OpenAI-compatible node — the vLLM-like TEST DOUBLE
  * (test/doubles/vllm-openai.ts) serving scripted stand-ins (test/doubles/vita-scripts.ts) that tell the three kinds
- * of request apart by their prompts (the tiny embedded model can play none of them: the launch check refuses it as
- * the user simulator). The stored trajectories carry the real tool texts, the fidelity probe's predictions and each
+ * of request apart by their prompts (the tiny embedded model cannot be the user simulator — the launch check refuses
+ * it: the persona prompt alone is 4,635 of its tokens — nor a judge, and as the agent it makes no call worth checking). The stored trajectories carry the real tool texts, the fidelity probe's predictions and each
  * rubric's verdict with the judge's justification and window; the runs store upstream's metrics; a report over both
  * runs fills Table 1's VitaBench group (Deliv., Inst.; Cross and OTA "—" with the reason).
  */
