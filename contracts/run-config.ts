@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { BFCL_DATASET_PREFIX, bfclConfigProblem } from "../lib/bfcl/categories";
 import { tau2DomainsOf, tau2UserHasTools } from "../lib/tau2/datasets";
+import { parseVitaDataset, VITA_DATASET_PREFIX } from "../lib/vitabench/datasets";
 
 export const RUN_CONFIG_SCHEMA_VERSION = 1;
 
@@ -63,8 +64,8 @@ export type PolicyModel = z.infer<typeof policyModelSchema>;
 
 /** The forms of a dataset reference (data.dataset, and each evaluation suite's dataset). */
 export const DATASET_REF =
-  /^(builtin:[a-z0-9_-]+|tau2:(retail|airline|telecom|all)|bfcl:[a-z_]+(,[a-z_]+)*|dataset:[A-Za-z0-9_-]+|mcp:[a-z0-9][a-z0-9_-]{0,62}\/[A-Za-z0-9_-]{1,100})$/;
-const DATASET_REF_MESSAGE = "must be builtin:<name>, tau2:retail|airline|telecom|all, bfcl:<category or group>[,…], dataset:<id> or mcp:<server>/<dataset>";
+  /^(builtin:[a-z0-9_-]+|tau2:(retail|airline|telecom|all)|bfcl:[a-z_]+(,[a-z_]+)*|vitabench:[a-z_]+(\/[a-z]+)?|dataset:[A-Za-z0-9_-]+|mcp:[a-z0-9][a-z0-9_-]{0,62}\/[A-Za-z0-9_-]{1,100})$/;
+const DATASET_REF_MESSAGE = "must be builtin:<name>, tau2:retail|airline|telecom|all, bfcl:<category or group>[,…], vitabench:<domain>[/<lang>], dataset:<id> or mcp:<server>/<dataset>";
 
 /**
  * Suite names become metric namespaces (`val/<name>/…`) and trajectory phases (`suite:<name>`): short,
@@ -143,15 +144,16 @@ export const runConfigSchema = z
     data: z
       .object({
         /**
-         * "builtin:shop" | "tau2:retail|airline|telecom|all" | "bfcl:<categories or groups>" | "dataset:<id>" (an imported dataset) |
-         * "mcp:<server>/<dataset>" (an imported dataset's tasks against a registered MCP server).
+         * "builtin:shop" | "tau2:retail|airline|telecom|all" | "bfcl:<categories or groups>" | "vitabench:<domain>[/<lang>]" |
+         * "dataset:<id>" (an imported dataset) | "mcp:<server>/<dataset>" (an imported dataset's tasks against a
+         * registered MCP server).
          */
         dataset: z
           .string()
           .regex(DATASET_REF, DATASET_REF_MESSAGE)
           .default("builtin:shop")
           .describe(
-            "Where the tasks come from: builtin:<name> (e.g. builtin:shop), tau2:retail, tau2:airline or tau2:telecom (τ²-bench v0.2.0; tau2:all runs the three, task ids then written tau2:<domain>/<id>), bfcl:<categories or groups> (BFCL v4, e.g. bfcl:multi_turn,simple_python), dataset:<id or name> of an imported dataset, or mcp:<server>/<dataset> to run an imported dataset's tasks against a registered MCP server",
+            "Where the tasks come from: builtin:<name> (e.g. builtin:shop), tau2:retail, tau2:airline or tau2:telecom (τ²-bench v0.2.0; tau2:all runs the three, task ids then written tau2:<domain>/<id>), bfcl:<categories or groups> (BFCL v4, e.g. bfcl:multi_turn,simple_python), vitabench:<delivery|instore|ota|cross>[/<zh|en>] (VitaBench; zh unless /en, as upstream's default), dataset:<id or name> of an imported dataset, or mcp:<server>/<dataset> to run an imported dataset's tasks against a registered MCP server",
           ),
         split: z.enum(["train", "test"]).default("train").describe("Which split of the dataset to draw tasks from"),
         /** Explicit instance ids; empty = sample from the split. */
@@ -183,8 +185,8 @@ export const runConfigSchema = z
         shadowExecution: z.boolean().default(false).describe("Also run each rehearsed call for real, unseen by the policy, and record the rehearsal's fidelity"),
         /** The external tool simulator for the `simulator` paradigm. */
         simulator: nodeModelSchema.optional().describe("External tool simulator (simulator paradigm only)"),
-        /** The user simulator for environments with simulated users (tau2). */
-        userSimulator: nodeModelSchema.optional().describe("User simulator for tasks with a simulated user (tau2; tau2:telecom and tau2:all need one that calls tools, as the node doctor checks)"),
+        /** The user simulator for environments with simulated users (tau2, VitaBench). */
+        userSimulator: nodeModelSchema.optional().describe("User simulator for tasks with a simulated user (tau2, VitaBench; tau2:telecom and tau2:all need one that calls tools, as the node doctor checks)"),
         maxAssistantTurns: z.number().int().min(1).max(1000).default(30).describe("End a rollout after this many assistant turns"),
         maxUserTurns: z.number().int().min(1).max(1000).default(30).describe("End a rollout after this many user turns"),
         maxMicroSteps: z.number().int().min(1).max(10_000).default(200).describe("End a rollout after this many generations and tool calls in all (a guard against loops)"),
@@ -234,7 +236,9 @@ export const runConfigSchema = z
     reward: z
       .object({
         /** LLM checklist judge; unused for programmatic checklists. */
-        judge: nodeModelSchema.optional().describe("LLM that judges checklist items (needed for imported datasets; built-in tasks check programmatically)"),
+        judge: nodeModelSchema.optional().describe(
+          "LLM that judges checklist items (needed for imported datasets; built-in tasks check programmatically) and VitaBench's rubrics (results depend on the judge: upstream's default is an API model)",
+        ),
         judgeConcurrency: z.number().int().min(1).max(10_000).default(500).describe("Judge calls in flight at once"),
         judgeTimeoutS: z.number().min(1).max(3600).default(120).describe("Time limit of one judge (or tool-simulator) call"),
         judgeRetries: z.number().int().min(1).max(20).default(5).describe("Attempts per judge call before the verdict counts as failed"),
@@ -449,6 +453,16 @@ export const runConfigSchema = z
     if (cfg.repeats > 1 && cfg.kind !== "eval") {
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["repeats"], message: "repeats are independent passes of an evaluation run (kind eval)" });
     }
+    if (cfg.data.dataset.startsWith(VITA_DATASET_PREFIX)) {
+      const parsed = parseVitaDataset(cfg.data.dataset);
+      if (!parsed.ok) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["data", "dataset"], message: parsed.message });
+      if (!cfg.rollout.userSimulator) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["rollout", "userSimulator"], message: "VitaBench tasks need a user-simulator node and model" });
+      }
+      if (!cfg.reward.judge) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["reward", "judge"], message: "VitaBench is scored by an LLM judge: set a judge node and model" });
+      }
+    }
     if (cfg.optim.clipLow >= 1) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["optim", "clipLow"], message: "must be below 1" });
     }
@@ -583,6 +597,29 @@ export const bfclEvalPreset: RunConfigInput = {
 };
 
 /**
+ * VitaBench evaluation (delivery, English tasks): upstream's episode runs up to 300 steps, so the per-episode caps
+ * leave room for them; the policy, the user simulator and the judge are models on OpenAI-compatible nodes (the
+ * prompts — 20+ tool schemas, the persona — exceed the embedded node's context). Upstream samples all three at 0.0.
+ */
+export const vitabenchEvalPreset: RunConfigInput = {
+  kind: "eval",
+  policy: { node: "vllm", model: "Qwen/Qwen3-8B" },
+  data: { dataset: "vitabench:delivery/en" },
+  trialsPerTask: 4,
+  rollout: {
+    paradigm: "environment",
+    userSimulator: { node: "vllm", model: "Qwen/Qwen3-8B" },
+    maxAssistantTurns: 300,
+    maxUserTurns: 300,
+    maxMicroSteps: 2000,
+    promptBudgetTokens: 131_072,
+    maxConcurrentRollouts: 16,
+  },
+  reward: { judge: { node: "judge", model: "Qwen/Qwen3-30B-A3B" } },
+  sampling: { evalAct: { temperature: 0, topP: 1, maxTokens: 8192 }, evalRehearse: { temperature: 0, topP: 1, maxTokens: 8192 } },
+};
+
+/**
  * Test-time rehearsal on the embedded node: an evaluation of the shop's test split where every task is
  * rehearsed privately four times in parallel before one real execution, with the paper's sampling per
  * phase (act and rehearse 1.0 / 1.0, assessment and memory 0.01) and lengths that fit the tiny model.
@@ -625,6 +662,7 @@ export const presets = {
     } satisfies RunConfigInput,
   },
   bfclEval: { label: "BFCL v4 evaluation (choose categories)", config: bfclEvalPreset },
+  vitabenchEval: { label: "VitaBench evaluation (choose domain and language; judge and user simulator on OpenAI-compatible nodes)", config: vitabenchEvalPreset },
   environmentBaseline: {
     label: "Baseline: real environment (classic agentic RL)",
     config: {

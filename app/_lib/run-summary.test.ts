@@ -74,6 +74,11 @@ describe("an evaluation's tasks, as its environment chooses them", () => {
     );
   });
 
+  it("counts every task of a VitaBench domain's file in its language, with upstream's paradigm", () => {
+    const vita = cfg(presets.vitabenchEval.config);
+    expect(describePlan(vita, null)).toMatch(/^evaluation: 100 tasks \(every task of delivery\/tasks_en\.json\) × 4 trial\(s\) = 400 rollouts; .*environment paradigm \(VitaBench evaluation runs the real tools\)/);
+  });
+
   it("says tau2 evaluates its whole split, with no count or time it cannot know", () => {
     const tau2 = cfg({ kind: "eval", data: { dataset: "tau2:retail" }, rollout: { userSimulator: { node: "u", model: "m" } } });
     expect(describePlan(tau2, null)).toBe(

@@ -5,18 +5,21 @@
  * will use, as far as this host can see them.
  *
  * Built-in domains and BFCL categories are names the run-config schema already knows (pure). Imported
- * datasets and MCP servers are rows; tau2's domains are files in the shared data folder, read where they
- * are (a web host without them leaves those checks to the worker, which runs this same check): the split's
- * task file, the ids named, and what the tasks name (tools and functions the domain has).
+ * datasets and MCP servers are rows; tau2's domains and VitaBench are files in the shared data folder, read
+ * where they are (a web host without them leaves those checks to the worker, which runs this same check):
+ * the split's task file, the ids named, and what the tasks name (tools and functions the domain has).
  */
 import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { PrismaClient } from "@prisma/client";
 import { parseMcpDatasetRef } from "../../contracts/mcp";
 import type { RunConfig } from "../../contracts/run-config";
 import type { Tau2ToolSchema as ToolSchema } from "../tau2/tool-schemas";
 import { userToolSchemasFor } from "../tau2/prompts";
-import { loadTasks, parseTau2InstanceId, tau2DataFiles, tau2DomainsOf, TAU2_DATASETS, type Tau2Domain, type Tau2Task } from "../tau2/tasks";
+import { dataDir, loadTasks, parseTau2InstanceId, tau2DataFiles, tau2DomainsOf, TAU2_DATASETS, type Tau2Domain, type Tau2Task } from "../tau2/tasks";
 import { tau2TasksProblem } from "../tau2/validate";
+import { parseVitaDataset, VITA_DATASET_PREFIX, type VitaDataset } from "../vitabench/datasets";
+import { loadVitaTasks, VitaDataError, type VitaTask } from "../vitabench/tasks";
 import type { LaunchProblem } from "./problems";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -25,6 +28,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export type DatasetView =
   /** tau2 as the run will use it, per domain: its tasks, the user simulator's guidelines and tools. */
   | { kind: "tau2"; domains: { domain: Tau2Domain; tasks: Tau2Task[]; userGuidelines: string; userTools: ToolSchema[] | null }[] }
+  /** VitaBench as the run will use it: the dataset (domain, language) and the tasks it runs. */
+  | { kind: "vitabench"; dataset: VitaDataset; tasks: VitaTask[] }
   /** An imported dataset: the policy's first prompts are its rows' messages (and tools, unless an MCP server gives them). */
   | { kind: "imported"; id: string; name: string; split: string; instanceIds: string[]; rowTools: boolean }
   /** Nothing this host can measure (built-in domains, BFCL, tau2 data not on this host). */
@@ -124,10 +129,49 @@ function tau2Verdict(config: RunConfig): DatasetVerdict {
   return { problems, view: { kind: "tau2", domains: measured } };
 }
 
+/**
+ * VitaBench on this host: the domain's task file in the run's language (a missing one is named with where to supply
+ * it), the named task ids, tasks the port cannot start (a message_history). The judge and the user simulator the
+ * benchmark needs are the schema's checks.
+ */
+function vitaVerdict(config: RunConfig): DatasetVerdict {
+  const unmeasured: DatasetView = { kind: "unmeasured" };
+  const parsed = parseVitaDataset(config.data.dataset);
+  if (!parsed.ok) return { problems: [dataset(parsed.message)], view: unmeasured };
+  const ds = parsed.dataset;
+  const root = join(dataDir(), "vitabench");
+  // The data folder is not on this host (its prompts are always there where the data is): the worker checks again.
+  if (!existsSync(join(root, "prompts"))) return { problems: [], view: unmeasured };
+  const file = join(root, ds.taskFile);
+  if (!existsSync(file)) {
+    return { problems: [dataset(`VitaBench ${ds.domain} (${ds.lang}) needs ${ds.taskFile}: supply upstream's data/vita/domains/${ds.taskFile} as ${file} (not shipped with the product: it is 4 MiB or larger)`)], view: unmeasured };
+  }
+  let all: VitaTask[];
+  try {
+    all = loadVitaTasks(file);
+  } catch (e) {
+    if (e instanceof VitaDataError) return { problems: [dataset(e.message)], view: unmeasured };
+    throw e;
+  }
+  const { instanceIds } = config.data;
+  let tasks = all;
+  if (instanceIds.length) {
+    const byId = new Map(all.map((t) => [t.id, t]));
+    const idOf = (id: string) => (id.startsWith(VITA_DATASET_PREFIX) ? id.slice(id.lastIndexOf("/") + 1) : id);
+    const missing = instanceIds.filter((id) => !byId.has(idOf(id)));
+    if (missing.length) return { problems: [{ path: "data.instanceIds", message: `no task ${listed(missing)} in ${ds.taskFile}` }], view: unmeasured };
+    tasks = instanceIds.map((id) => byId.get(idOf(id))!);
+  }
+  const withHistory = tasks.find((t) => t.messageHistory);
+  if (withHistory) return { problems: [dataset(`${ds.taskFile}: task "${withHistory.id}" starts from a message_history, which this port does not run`)], view: unmeasured };
+  return { problems: [], view: { kind: "vitabench", dataset: ds, tasks } };
+}
+
 export async function datasetVerdict(prisma: PrismaClient, config: RunConfig): Promise<DatasetVerdict> {
   const ref = config.data.dataset;
   const unmeasured: DatasetView = { kind: "unmeasured" };
   if (ref.startsWith("tau2:")) return tau2Verdict(config);
+  if (ref.startsWith(VITA_DATASET_PREFIX)) return vitaVerdict(config);
   if (ref.startsWith("dataset:")) {
     const row = await importedDataset(prisma, ref.slice("dataset:".length));
     if (!row) return { problems: [dataset(`no imported dataset "${ref.slice("dataset:".length)}" (import it on the Datasets page, then refer to it by id or name)`)], view: unmeasured };

@@ -152,4 +152,43 @@ describe("the launch check", () => {
       { path: "data.instanceIds", message: 'no task "9999" in the tau2 retail train split' },
     ]);
   });
+
+  const vita = existsSync(`${process.env.ENVACE_DATA_DIR ?? ""}/vitabench/prompts`);
+  it.runIf(vita)("VitaBench: a domain file not supplied is named with where it goes; its task ids; the user simulator's and the agent's first prompts against their nodes' contexts", async () => {
+    await registerCheckedNode(prisma, "qwen-8k", ["Qwen/Qwen3-8B"], { kind: "openai", facts: { contextLength: 8192 } });
+    const judge = { node: "judge", model: "judge-model" };
+    const evalOn = (dataset: string, roles: { policy?: { node: string; model: string }; user?: { node: string; model: string } } = {}, instanceIds = ["10711001"]): RunConfigInput => ({
+      kind: "eval",
+      policy: roles.policy ?? judge,
+      data: { dataset, instanceIds },
+      rollout: { paradigm: "environment", userSimulator: roles.user ?? judge },
+      reward: { judge },
+    });
+    expect(await problems(evalOn("vitabench:ota/en", {}, []))).toEqual([
+      {
+        path: "data.dataset",
+        message: `VitaBench ota (en) needs ota/tasks_en.json: supply upstream's data/vita/domains/ota/tasks_en.json as ${process.env.ENVACE_DATA_DIR}/vitabench/ota/tasks_en.json (not shipped with the product: it is 4 MiB or larger)`,
+      },
+    ]);
+    expect(await problems(evalOn("vitabench:delivery/en", {}, ["10711001", "vitabench:delivery/en/10711002", "404"]))).toEqual([{ path: "data.instanceIds", message: 'no task "404" in delivery/tasks_en.json' }]);
+    // The embedded node (1,024 tokens) cannot play the user simulator: task 10711001's persona prompt alone is 4,635
+    // tiny-gpt tokens. As the agent its first prompt fits (its chat format leaves tool schemas out).
+    expect(await problems(evalOn("vitabench:delivery/en", { policy: { node: "embedded", model: "tiny-gpt" }, user: { node: "embedded", model: "tiny-gpt" } }))).toEqual([
+      {
+        path: "rollout.userSimulator.node",
+        message: 'vitabench:delivery/en user-simulator prompts need ≥ 4,635 tokens; node "embedded" / tiny-gpt has 1,024 (its context length, found by the node doctor): choose a user simulator model with a longer context',
+      },
+    ]);
+    expect(await problems(evalOn("vitabench:delivery/en", { user: { node: "qwen-8k", model: "Qwen/Qwen3-8B" } }))).toEqual([]);
+    // The agent's first prompt: the system prompt and the 20 delivery tools, rendered with Qwen3's template.
+    await registerCheckedNode(prisma, "qwen-2k", ["Qwen/Qwen3-8B"], { kind: "openai", facts: { contextLength: 2048 } });
+    expect(await problems(evalOn("vitabench:delivery/en", { policy: { node: "qwen-8k", model: "Qwen/Qwen3-8B" } }))).toEqual([]);
+    expect(await problems(evalOn("vitabench:delivery/en", { policy: { node: "qwen-2k", model: "Qwen/Qwen3-8B" } }))).toEqual([
+      {
+        path: "policy.node",
+        message:
+          'vitabench:delivery/en agent prompts (system prompt and tools, before the user\'s first message) need ≥ 3,293 tokens; node "qwen-2k" / Qwen/Qwen3-8B has 2,048 (its context length, found by the node doctor): choose a policy model with a longer context',
+      },
+    ]);
+  });
 });

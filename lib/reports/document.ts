@@ -5,6 +5,7 @@
 import type { BfclTable } from "./bfcl";
 import type { Tau2Table } from "./tau2";
 import type { TestTimeTable } from "./test-time";
+import type { VitaTable } from "./vitabench";
 import { describeErrored } from "../outcomes";
 
 export interface OutcomeCount {
@@ -112,6 +113,8 @@ export interface ReportDocument {
   testTime?: TestTimeTable | null;
   /** The paper's τ² group (Retail, Telecom, Airline, Avg) for the runs that evaluated on τ² (lib/reports/tau2.ts); absent or null otherwise. */
   tau2?: Tau2Table | null;
+  /** Table 1's VitaBench group for the runs that evaluated on VitaBench (lib/reports/vitabench.ts); absent or null otherwise. */
+  vitabench?: VitaTable | null;
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
@@ -191,6 +194,9 @@ export function scrubForShare(doc: ReportDocument): ReportDocument {
     charts: doc.charts.map((c) => ({ ...c, series: c.series.map((s) => ({ ...s, runId: a(s.runId) })) })),
     ...(doc.bfcl ? { bfcl: { ...doc.bfcl, rows: doc.bfcl.rows.map((row) => ({ ...row, runId: a(row.runId) })) } } : {}),
     ...(doc.tau2 ? { tau2: { ...doc.tau2, rows: doc.tau2.rows.map((row) => ({ ...row, runId: a(row.runId) })) } } : {}),
+    ...(doc.vitabench
+      ? { vitabench: { ...doc.vitabench, rows: doc.vitabench.rows.map((row) => ({ ...row, cells: row.cells.map((c) => ({ ...c, runId: c.runId === null ? null : a(c.runId) })) })) } }
+      : {}),
     testTime: doc.testTime
       ? {
           ...doc.testTime,

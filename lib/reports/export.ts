@@ -8,6 +8,7 @@ import { embedCaption, findEmbeds, reportLayout, resolveChart, resolveTable } fr
 import { testTimeCsvRows, testTimeLatex, testTimeMarkdown } from "./test-time";
 import { bfclCsvRows, bfclLatex, bfclMarkdown } from "./bfcl";
 import { tau2CsvRows, tau2Latex, tau2Markdown } from "./tau2";
+import { vitaCsvRows, vitaLatex, vitaMarkdown } from "./vitabench";
 import { OVERALL, PARTIAL_OVERALL_MARK, marksAsData, overallMark, resultMarks, type ResultMetric } from "./marks";
 
 export type ExportFormat = "markdown" | "csv" | "latex" | "json";
@@ -135,6 +136,7 @@ export function toMarkdown(doc: ReportDocument): string {
   if (doc.testTime) lines.push(...testTimeMarkdown(doc.testTime), "");
   if (doc.bfcl) lines.push(...bfclMarkdown(doc.bfcl), "");
   if (doc.tau2) lines.push(...tau2Markdown(doc.tau2), "");
+  if (doc.vitabench) lines.push(...vitaMarkdown(doc.vitabench), "");
   if (layout.charts.length) {
     lines.push("## Charts", "");
     for (const chart of layout.charts) lines.push(...markdownFigure(chart, order, chart.key), "");
@@ -183,6 +185,8 @@ export function toCsv(doc: ReportDocument): string {
   for (const r of doc.bfcl ? bfclCsvRows(doc.bfcl) : []) lines.push(r.map(csvField).join(","));
   // The paper's τ² group in the same layout (a domain not run has no value and says so).
   for (const r of doc.tau2 ? tau2CsvRows(doc.tau2) : []) lines.push(r.map(csvField).join(","));
+  // Table 1's VitaBench group, in the same layout (a row per policy and language; a domain not run has no value and why).
+  for (const r of doc.vitabench ? vitaCsvRows(doc.vitabench) : []) lines.push(r.map(csvField).join(","));
   if (hasRepeats(doc.table)) {
     // Runs of independent passes: their avg_at_k above is the mean over the passes; the spread follows as its own block.
     lines.push("", ["run", "benchmark", "passes", "instances", "avg_mean", "avg_std", "avg_min", "avg_max"].join(","));
@@ -261,6 +265,7 @@ export function toLatex(doc: ReportDocument): string {
   if (doc.testTime) out.push("", ...testTimeLatex(doc.testTime));
   if (doc.bfcl) out.push("", ...bfclLatex(doc.bfcl, latexEscape));
   if (doc.tau2) out.push("", ...tau2Latex(doc.tau2, latexEscape));
+  if (doc.vitabench) out.push("", ...vitaLatex(doc.vitabench, latexEscape));
   return `${out.join("\n")}\n`;
 }
 

@@ -12,7 +12,7 @@
 import type { Paradigm } from "../../contracts/run-config";
 import type { ChatMessage, GenerateResult, ToolSchema } from "./io";
 import { actErrorMessage, assistantMessageFor, toolMessage } from "./messages";
-import { sanitizeText } from "./parsers";
+import { sanitizeText, stripThink } from "./parsers";
 import { compareResponses, type Fidelity } from "./fidelity";
 import { type ActErrorCode, type ActErrorPayload, isToolErrorContent, parseActOutput, parseRehearseOutput, safeParseJson } from "./parsers";
 import {
@@ -55,6 +55,10 @@ export const Termination = {
   maxActsPerUserTurn: "max_acts_per_user_turn",
   /** TaskInstance.answerOnly: the policy's one reply was given. */
   answered: "answered",
+  /** TaskInstance.agentStopTokens: the agent ended the conversation. */
+  agentStop: "agent_stop",
+  /** TaskInstance.maxEpisodeSteps: upstream's step limit was reached. */
+  maxSteps: "max_steps",
   /** The episode's environment itself failed (EnvironmentFailure: did not start, crashed, hung, broke its protocol). */
   environmentError: (code: string) => `environment_error:${code}`,
 } as const;
@@ -146,6 +150,13 @@ export interface RolloutState {
   turnActs: number;
   /** TaskInstance.answerOnly: the first reply ends the episode, its calls are never executed. */
   answerOnly: boolean;
+  /** TaskInstance.agentStopTokens. */
+  agentStopTokens?: readonly string[];
+  /** TaskInstance.maxEpisodeSteps, and the steps taken so far (user messages, agent messages, tool batches). */
+  maxEpisodeSteps?: number;
+  episodeSteps: number;
+  /** TaskInstance.allowRepeatedUserMessages. */
+  allowRepeatedUserMessages: boolean;
   options: RolloutOptions;
   rehearsePromptStyle: RehearsePromptStyle;
   assistantTurns: number;
@@ -213,6 +224,10 @@ export function startRollout(instance: TaskInstance, options: RolloutOptions, ro
     ...(instance.maxActsPerUserTurn !== undefined ? { maxActsPerUserTurn: instance.maxActsPerUserTurn } : {}),
     turnActs: 0,
     answerOnly: instance.answerOnly === true,
+    ...(instance.agentStopTokens?.length ? { agentStopTokens: instance.agentStopTokens } : {}),
+    ...(instance.maxEpisodeSteps !== undefined ? { maxEpisodeSteps: instance.maxEpisodeSteps } : {}),
+    episodeSteps: 0,
+    allowRepeatedUserMessages: instance.allowRepeatedUserMessages === true,
     options,
     rehearsePromptStyle: options.rehearsePromptStyle ?? instance.rehearsePromptStyle ?? "full",
     assistantTurns: 0,
@@ -238,6 +253,23 @@ export function startRollout(instance: TaskInstance, options: RolloutOptions, ro
 
 function terminate(state: RolloutState, reason: string): RolloutState {
   return { ...state, status: "terminated", terminationReason: state.terminationReason ?? reason, pendingCalls: [] };
+}
+
+/**
+ * One upstream orchestrator step was taken (TaskInstance.maxEpisodeSteps). Upstream checks the limit after every
+ * step, so reaching it also replaces the ending the step itself gave (a stop token).
+ */
+function stepTaken(state: RolloutState): RolloutState {
+  if (state.maxEpisodeSteps === undefined) return state;
+  const next = { ...state, episodeSteps: state.episodeSteps + 1 };
+  if (next.episodeSteps < state.maxEpisodeSteps) return next;
+  return { ...next, status: "terminated", terminationReason: Termination.maxSteps, pendingCalls: [] };
+}
+
+/** The user-visible part of a reply: without its think blocks (an unclosed one at the start hides the rest). */
+export function visibleReply(text: string): string {
+  const stripped = stripThink(text);
+  return stripped.trimStart().startsWith("<think>") ? "" : stripped;
 }
 
 /** What the machine is waiting for. */
@@ -361,9 +393,9 @@ function flushToolResponses(state: RolloutState): RolloutState {
       state.options.paradigm === "rehearse" && rehearseCodes.has(failedCode)
         ? Termination.rehearseParseError(failedCode)
         : Termination.toolError(failedCode);
-    return terminate({ ...next, lastToolFailed: true, lastErrorCode: failedCode }, reason);
+    return stepTaken(terminate({ ...next, lastToolFailed: true, lastErrorCode: failedCode }, reason));
   }
-  return toAwaitCaller(next);
+  return stepTaken(toAwaitCaller(next));
 }
 
 /** Advance the machine by one event. Events that do not match the state are ignored. */
@@ -437,18 +469,24 @@ function onAct(state: RolloutState, output: GenerateResult): RolloutState {
   const calls: PendingCall[] = (assistant.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, argumentsJson: c.function.arguments }));
   const records = record(state, { role: "act", microStep, ...gen, calls });
   const messages = [...state.messages, assistant];
-  if (calls.length === 0) {
-    // A blank reply would be shown to the live user as an empty message: end the episode instead.
-    if (state.liveUser && output.text.trim() === "") {
-      return terminate({ ...base, messages, records }, output.finishReason === "length" ? Termination.lengthExceeded : Termination.emptyAgentReply);
-    }
-    // A live user with no checklist items left for this turn: nothing to judge, the user answers next.
-    if (state.liveUser && state.userTurnIndex >= state.numChecklistTurns) return endTurn({ ...base, messages, records }, false);
-    // Scripted turns are scored at the end of the episode: a reply without calls ends the turn.
-    if (state.scripted) return endTurn({ ...base, messages, records }, false);
-    return { ...base, messages, records, status: "interacting" };
+  // A reply with nothing the user can see (blank, or thinking only) would reach the live user as an empty message: end the episode instead.
+  if (calls.length === 0 && state.liveUser && visibleReply(output.text).trim() === "") {
+    return terminate({ ...base, messages, records }, output.finishReason === "length" ? Termination.lengthExceeded : Termination.emptyAgentReply);
   }
-  const withCalls: RolloutState = {
+  // The agent ends the conversation itself; calls beside the token are not run (upstream stops before the environment).
+  if (state.agentStopTokens && state.agentStopTokens.some((t) => visibleReply(assistant.content).includes(t))) {
+    return stepTaken(terminate({ ...base, messages, records }, Termination.agentStop));
+  }
+  if (calls.length === 0) {
+    const replied = stepTaken({ ...base, messages, records });
+    if (replied.status === "terminated") return replied;
+    // A live user with no checklist items left for this turn: nothing to judge, the user answers next.
+    if (state.liveUser && state.userTurnIndex >= state.numChecklistTurns) return endTurn(replied, false);
+    // Scripted turns are scored at the end of the episode: a reply without calls ends the turn.
+    if (state.scripted) return endTurn(replied, false);
+    return { ...replied, status: "interacting" };
+  }
+  const built: RolloutState = {
     ...base,
     messages,
     records,
@@ -458,6 +496,9 @@ function onAct(state: RolloutState, output: GenerateResult): RolloutState {
     realResponses: [],
     pendingAssistantIndex: messages.length - 1,
   };
+  // The agent's message is a step; reaching the limit with it leaves its calls unrun.
+  const withCalls = stepTaken(built);
+  if (withCalls.status === "terminated") return withCalls;
   if (state.options.paradigm === "rehearse") {
     if (atMicroStepCap(withCalls)) return terminate(withCalls, Termination.maxMicroSteps);
     return { ...withCalls, status: "await_simulator" };
@@ -581,7 +622,7 @@ function onUser(state: RolloutState, rawText: unknown, stop?: string, actions: L
     return userFailed(state, Termination.userGarbage, "USER_GARBAGE", `the user simulator returned ${text.length} characters (limit ${maxChars})`, `${text.slice(0, maxChars)}…`);
   }
   const earlier = state.messages.filter((m) => m.role === "user").slice(-2);
-  if (!stop && earlier.length === 2 && earlier.every((m) => m.content.trim() === text.trim())) {
+  if (!stop && !state.allowRepeatedUserMessages && earlier.length === 2 && earlier.every((m) => m.content.trim() === text.trim())) {
     return userFailed(state, Termination.userStalled, "USER_STALLED", "the user simulator repeated the same message three times", text);
   }
   const first = !state.messages.some((m) => m.role === "user");
@@ -599,8 +640,8 @@ function onUser(state: RolloutState, rawText: unknown, stop?: string, actions: L
     withActions = { ...withActions, records: record(withActions, { role: "user_tool", microStep: state.microSteps, text: a.content, call: a.call, real: a.content, ...noTokens, valid: true }) };
   }
   const records = record(withActions, { role: "user", microStep: state.microSteps, text, ...noTokens, valid: true });
-  if (stop) return terminate({ ...withUser, records }, stop);
-  return toAwaitCaller({ ...withUser, records });
+  if (stop) return stepTaken(terminate({ ...withUser, records }, stop));
+  return stepTaken(toAwaitCaller({ ...withUser, records }));
 }
 
 /** The environment broke: record what it said (on the call it was answering, if any) and end the episode. */

@@ -51,6 +51,8 @@ export interface RolloutClients {
   simulator?: ChatClient;
   /** User simulator for instances with a live user (TaskInstance.liveUser). */
   userSimulator?: ChatClient;
+  /** The run's judge, handed to end-of-episode scorers that ask one (TaskInstance.scoreEpisode). */
+  judge?: ChatClient;
 }
 
 export interface RolloutDriverConfig {
@@ -296,7 +298,13 @@ async function driveRollout(
     // Episode-level reward (e.g. tau2's end state × communicate): it is already normalised to [0, 1].
     let score: EpisodeScore;
     try {
-      score = await job.instance.scoreEpisode({ messages: state.messages, records: state.records, terminationReason, rolloutIndex: job.rolloutIndex });
+      score = await job.instance.scoreEpisode({
+        messages: state.messages,
+        records: state.records,
+        terminationReason,
+        rolloutIndex: job.rolloutIndex,
+        ...(clients.judge ? { judge: clients.judge } : {}),
+      });
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       score = { reward: 0, verdicts: [], detail: { error: `scoring failed: ${message}` }, error: message };

@@ -152,6 +152,11 @@ export interface EpisodeScoreContext {
   terminationReason: string;
   /** The rollout's index among the K rollouts of its instance (as WorldContext.rolloutIndex). */
   rolloutIndex?: number;
+  /**
+   * The run's judge (reward.judge), for scorers that ask an LLM (VitaBench's rubric judge); absent when the run
+   * names none. The scorer's own calls are its only I/O; the engine makes none for it.
+   */
+  judge?: ChatClient;
 }
 
 /** An episode-level reward in [0, 1] computed after termination (replaces the sum of turn rewards). */
@@ -167,6 +172,8 @@ export interface EpisodeScore {
   success?: boolean;
   /** Set when the episode could not be scored for reasons outside the policy: it is an error with this cause. */
   error?: string;
+  /** Which part failed when `error` is set: the judge the scorer asked, or the scorer itself (default). */
+  errorKind?: "judge" | "scoring";
 }
 
 /** A task instance as the engine consumes it (normalised from built-in domains or CM2 imports). */
@@ -205,6 +212,18 @@ export interface TaskInstance {
    * after the step's calls ran (BFCL's MAXIMUM_STEP_LIMIT of 20 steps per turn).
    */
   maxActsPerUserTurn?: number;
+  /**
+   * A reply whose user-visible text contains one of these ends the episode as `agent_stop` once it is appended (its
+   * calls are not run): the agent's own end of the conversation (VitaBench's "###STOP###").
+   */
+  agentStopTokens?: readonly string[];
+  /**
+   * Upstream orchestrator steps (τ²-bench / VitaBench): every user message, every agent message and every batch of
+   * tool answers counts one; reaching this many ends the episode as `max_steps`, also when that step itself ended it.
+   */
+  maxEpisodeSteps?: number;
+  /** The live user may say the same thing three times in a row (the engine's stall guard is off; VitaBench has none). */
+  allowRepeatedUserMessages?: boolean;
   /**
    * The episode is the policy's first reply alone: its calls are scored by `scoreEpisode` and never
    * executed (single-turn function-calling benchmarks such as BFCL's AST categories). Ends as `answered`.

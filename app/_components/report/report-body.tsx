@@ -12,6 +12,7 @@ import { ResultTableView } from "./result-table";
 import { TestTimeTableView } from "./test-time-table";
 import { BfclTableView } from "./bfcl-table";
 import { Tau2TableView } from "./tau2-table";
+import { VitaTableView } from "./vitabench-table";
 
 export { ResultTableView } from "./result-table";
 
@@ -53,6 +54,12 @@ export function ReportBody({ doc, linkRuns }: { doc: ReportDocument; linkRuns: b
         <section aria-labelledby="report-tau2">
           <h2 id="report-tau2">τ²-Bench</h2>
           <Tau2TableView table={doc.tau2} linkRuns={linkRuns} />
+        </section>
+      )}
+      {doc.vitabench && (
+        <section aria-labelledby="report-vitabench">
+          <h2 id="report-vitabench">VitaBench</h2>
+          <VitaTableView table={doc.vitabench} linkRuns={linkRuns} />
         </section>
       )}
       {(layout.charts.length > 0 || !layout.notesFirst) && (

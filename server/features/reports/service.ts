@@ -16,6 +16,7 @@ import { chartKeysIn } from "../../../lib/reports/embeds";
 import { exportFileName, exportFormats, exportReport, type ExportFormat } from "../../../lib/reports/export";
 import { buildResultTable, scrubForShare, type ReportChart, type ReportDocument, type ReportRun, type ResultTable } from "../../../lib/reports/document";
 import { buildTestTimeTable, type TestTimeTable } from "../../../lib/reports/test-time";
+import { buildVitaTable, VITA_METRIC_PREFIX, type VitaTable } from "../../../lib/reports/vitabench";
 import { parseRunConfig } from "../../../contracts/run-config";
 import { noteBfclPasses, poolBfclPasses, withRepeats } from "../../../lib/reports/repeats";
 import { multiPass, passTables } from "./repeats";
@@ -39,6 +40,8 @@ interface Snapshot {
   testTime?: TestTimeTable | null;
   /** The τ² group (absent in snapshots frozen before it existed). */
   tau2?: Tau2Table | null;
+  /** Table 1's VitaBench group, when the runs include VitaBench evaluations; absent in older snapshots. */
+  vitabench?: VitaTable | null;
 }
 
 /** Results of a set of runs, computed now, with the charts the notes embed. Deleted runs are left out. */
@@ -59,14 +62,12 @@ export async function computeResults(runIds: string[], embeddedChartKeys: string
   });
   // Evaluation runs of several passes: Avg@k is the mean over the passes, with their spread.
   const table = withRepeats(buildResultTable(ordered, outcomes, errored), await passTables(ordered, sets));
-  // Stored configs are read back through the schema; a run whose config no longer parses is left out of Table 3.
-  const testTime = buildTestTimeTable(
-    ordered.flatMap((r) => {
-      const parsed = parseRunConfig(r.config);
-      return parsed.ok ? [{ id: r.id, name: r.name, status: r.status, config: parsed.config, checkpoint: r.checkpoint }] : [];
-    }),
-    outcomes,
-  );
+  // Stored configs are read back through the schema; a run whose config no longer parses is left out of Table 3 and the VitaBench group.
+  const parsedRuns = ordered.flatMap((r) => {
+    const parsed = parseRunConfig(r.config);
+    return parsed.ok ? [{ id: r.id, name: r.name, status: r.status, config: parsed.config, checkpoint: r.checkpoint }] : [];
+  });
+  const testTime = buildTestTimeTable(parsedRuns, outcomes);
 
   const keysByRun = await Promise.all(ids.map((id) => listMetricKeys(id)));
   const allKeys = [...new Set(keysByRun.flat())];
@@ -103,7 +104,12 @@ export async function computeResults(runIds: string[], embeddedChartKeys: string
   });
   // A τ² evaluation of several passes: each domain's Avg is the mean over its passes (the same pooling as BFCL's).
   const tau2 = buildTau2Table(ordered, poolBfclPasses(tau2Points, multiPassRuns).points);
-  return { version: 1, generatedAt: new Date().toISOString(), runs, table, charts, testTime, bfcl, tau2 };
+  const vitaPoints = await prisma.metricPoint.findMany({
+    where: { runId: { in: ids }, key: { startsWith: VITA_METRIC_PREFIX } },
+    select: { runId: true, key: true, step: true, value: true },
+  });
+  const vitabench = buildVitaTable(parsedRuns, poolBfclPasses(vitaPoints, multiPassRuns).points);
+  return { version: 1, generatedAt: new Date().toISOString(), runs, table, charts, testTime, bfcl, tau2, vitabench };
 }
 
 const reportSelect = {
@@ -134,6 +140,7 @@ async function documentOf(report: Pick<ReportRow, "title" | "body" | "runIds" | 
     testTime: results.testTime ?? null,
     bfcl: results.bfcl ?? null,
     tau2: results.tau2 ?? null,
+    vitabench: results.vitabench ?? null,
   };
 }
 
