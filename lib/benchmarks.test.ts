@@ -3,11 +3,16 @@ import { builtinDomainNames, parseRunConfig } from "../contracts/run-config";
 import { benchmarkOf, benchmarkOptions } from "./benchmarks";
 
 describe("the benchmark picker's choices", () => {
-  it("lists BFCL, the τ² domains, the built-in domains, imported datasets and each against each MCP server", () => {
+  it("lists BFCL, the τ² domains and all three, VitaBench's domains in both languages, the built-in domains, imported datasets and each against each MCP server", () => {
     const options = benchmarkOptions([{ name: "weather" }, { name: "memory-tasks" }], [{ name: "memory" }]);
     expect(options.map((o) => [o.group, o.dataset])).toEqual([
       ["BFCL v4", "bfcl:multi_turn"],
       ["τ²-bench", "tau2:retail"],
+      ["τ²-bench", "tau2:airline"],
+      ["τ²-bench", "tau2:telecom"],
+      ["τ²-bench", "tau2:all"],
+      ...["delivery", "instore", "ota", "cross"].map((d) => ["VitaBench", `vitabench:${d}`]),
+      ...["delivery", "instore", "ota", "cross"].map((d) => ["VitaBench", `vitabench:${d}/en`]),
       ...builtinDomainNames.map((d) => ["Built-in domains", `builtin:${d}`]),
       ["Imported datasets", "dataset:weather"],
       ["Imported datasets", "dataset:memory-tasks"],
@@ -16,10 +21,12 @@ describe("the benchmark picker's choices", () => {
     ]);
     // Every value is one the run config accepts as data.dataset.
     for (const o of options) {
-      const parsed = parseRunConfig({ kind: "eval", data: { dataset: o.dataset }, rollout: { userSimulator: { node: "u", model: "m" } } });
+      const parsed = parseRunConfig({ kind: "eval", data: { dataset: o.dataset }, rollout: { userSimulator: { node: "u", model: "m" } }, reward: { judge: { node: "j", model: "m" } } });
       expect(parsed.ok, `${o.dataset}: ${JSON.stringify(!parsed.ok && parsed.errors)}`).toBe(true);
     }
     expect(benchmarkOf("bfcl:simple_python,live", options)?.group).toBe("BFCL v4");
     expect(benchmarkOf("dataset:weather", options)?.label).toBe("weather");
+    expect(benchmarkOf("vitabench:cross/en", options)?.label).toBe("VitaBench cross-domain (English)");
+    expect(benchmarkOf("tau2:all", options)?.label).toBe("τ²-Bench (retail, telecom, airline)");
   });
 });

@@ -1,25 +1,28 @@
 /**
  * Every benchmark a run can evaluate on, as `data.dataset` values, grouped the way the new-run form's
  * benchmark picker shows them: BFCL v4 (its categories are chosen in the BFCL picker), the τ²-bench
- * domains, the built-in domains, every imported dataset, and every imported dataset against every
+ * domains (and all three in one run), VitaBench's four domains in Chinese and English, the built-in domains, every imported dataset, and every imported dataset against every
  * registered MCP server. Pure: the form passes what the API lists.
  */
 import { BUILTIN_DATASET_PREFIX, builtinDomainNames } from "../contracts/run-config";
 import { benchmarkLabel } from "./test-time";
+import { TAU2_DATASETS } from "./tau2/datasets";
+import { VITA_DATASET_PREFIX, VITA_DOMAINS, VITA_LANGUAGES, VITA_DEFAULT_LANGUAGE } from "./vitabench/datasets";
 
 export interface BenchmarkOption {
   dataset: string;
   label: string;
-  group: "BFCL v4" | "τ²-bench" | "Built-in domains" | "Imported datasets" | "MCP servers";
+  group: "BFCL v4" | "τ²-bench" | "VitaBench" | "Built-in domains" | "Imported datasets" | "MCP servers";
 }
 
-/** The τ²-bench domains the product runs (lib/tau2; the browser cannot import its file readers). */
-export const TAU2_DOMAINS = ["tau2:retail"] as const;
+/** VitaBench's datasets: each domain in its default language (upstream's Chinese tasks), then in English. */
+const VITA_DATASETS = VITA_LANGUAGES.flatMap((lang) => VITA_DOMAINS.map((d) => `${VITA_DATASET_PREFIX}${d}${lang === VITA_DEFAULT_LANGUAGE ? "" : `/${lang}`}`));
 
 export function benchmarkOptions(imported: readonly { name: string }[] = [], mcpServers: readonly { name: string }[] = []): BenchmarkOption[] {
   return [
     { dataset: "bfcl:multi_turn", label: "BFCL v4 (choose categories below)", group: "BFCL v4" },
-    ...TAU2_DOMAINS.map((d) => ({ dataset: d, label: benchmarkLabel(d), group: "τ²-bench" as const })),
+    ...TAU2_DATASETS.map((d) => ({ dataset: d, label: benchmarkLabel(d), group: "τ²-bench" as const })),
+    ...VITA_DATASETS.map((d) => ({ dataset: d, label: benchmarkLabel(d), group: "VitaBench" as const })),
     ...builtinDomainNames.map((d) => ({ dataset: `${BUILTIN_DATASET_PREFIX}${d}`, label: benchmarkLabel(`${BUILTIN_DATASET_PREFIX}${d}`), group: "Built-in domains" as const })),
     ...imported.map((d) => ({ dataset: `dataset:${d.name}`, label: d.name, group: "Imported datasets" as const })),
     ...mcpServers.flatMap((s) => imported.map((d) => ({ dataset: `mcp:${s.name}/${d.name}`, label: `${d.name} on ${s.name}`, group: "MCP servers" as const }))),

@@ -2,7 +2,7 @@
 /**
  * The new-run form as "Evaluate this checkpoint…" opens it (/runs/new?evaluate=<training run>&step=<n|latest>):
  * which checkpoint (the training run's, by step) and which benchmark — BFCL v4 (its categories in the BFCL
- * picker below), the τ²-bench domains, the built-in domains, imported datasets, and those against MCP
+ * picker below), the τ²-bench domains, VitaBench's domains, the built-in domains, imported datasets, and those against MCP
  * servers. Choosing a benchmark starts the settings afresh from the training run's (lib/checkpoint-eval.ts):
  * its node, model, sampling and limits, the benchmark's test split and real environment.
  */
@@ -24,7 +24,7 @@ export interface CheckpointCardProps {
   onConfig(config: RunConfigInput, name: string | null): void;
 }
 
-const GROUPS: BenchmarkOption["group"][] = ["BFCL v4", "τ²-bench", "Built-in domains", "Imported datasets", "MCP servers"];
+const GROUPS: BenchmarkOption["group"][] = ["BFCL v4", "τ²-bench", "VitaBench", "Built-in domains", "Imported datasets", "MCP servers"];
 
 export function CheckpointCard({ runId, initialStep, config, error, onConfig }: CheckpointCardProps) {
   const trpc = useTRPC();
