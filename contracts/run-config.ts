@@ -12,7 +12,7 @@ export const RUN_CONFIG_SCHEMA_VERSION = 1;
 
 export const paradigms = ["rehearse", "simulator", "environment"] as const;
 
-/** The built-in domains (worker/domains: `builtinDomains` is keyed by exactly these), for `builtin:<name>`. */
+/** The built-in domains (worker/envs/builtin.ts: `builtinDomains` is keyed by exactly these), for `builtin:<name>`. */
 export const builtinDomainNames = ["shop"] as const;
 export type BuiltinDomainName = (typeof builtinDomainNames)[number];
 export const BUILTIN_DATASET_PREFIX = "builtin:";

@@ -99,7 +99,7 @@ describe("generateTrainingTranscripts", () => {
 });
 
 describe("builtin domain registry", async () => {
-  const { builtinDomain } = await import("../index");
+  const { builtinDomain } = await import("../builtin");
   it("resolves builtin:shop and rejects unknown names", () => {
     const d = builtinDomain("builtin:shop");
     expect(d.sample(1, 3, "test").every((t) => d.byId(t.id)?.id === t.id)).toBe(true);

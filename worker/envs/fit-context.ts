@@ -1,14 +1,14 @@
 /**
- * Fitting tau2 prompts into a small model's context. The retail policy alone is ~10 k characters, far
- * beyond a tiny model's context (the embedded node has 1024 byte tokens), and a prompt that fills the
+ * Fitting prompts into a small model's context (τ² and BFCL share it, hence here). The retail policy
+ * alone is ~10 k characters, far beyond a tiny model's context (the embedded node has 1024 byte tokens), and a prompt that fills the
  * context yields an empty "length" generation. So before sampling, the prompt is shortened:
  *   1. the oldest conversation messages are dropped (the latest one always stays),
  *   2. the system message (policy) keeps as much of its head as fits, with a marker,
  *   3. if the latest message alone is still too long, its start is cut (left-trim).
  * Prompts that fit are passed through untouched, so large models see the exact tau2 context.
  */
-import type { ChatMessage, GenerateRequest, GenerateResult, PolicyClient } from "../../../engine/io";
-import type { ContextAwarePolicy } from "../../environment";
+import type { ChatMessage, GenerateRequest, GenerateResult, PolicyClient } from "../engine/io";
+import type { ContextAwarePolicy } from "./environment";
 
 export const TRUNCATION_MARKER = "\n[… truncated to fit the model's context]";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { pyFromJsonText, PyDict } from "../../../lib/python/values";
+import { pyFromJsonText, PyDict } from "../../../../lib/python/values";
 import { checkMultiTurn, missingFrom } from "./checker";
-import type { BfclTask } from "./data";
+import type { BfclTask } from "../data";
 import { multiTurnOverall, scoreCategory } from "./scores";
 
 const FS_CONFIG = JSON.stringify({

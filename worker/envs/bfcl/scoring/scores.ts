@@ -4,7 +4,7 @@
  * (`calculate_unweighted_accuracy`), where a category that was not run counts as 0 and makes the
  * overall display "N/A".
  */
-import { MULTI_TURN_CATEGORIES, type MultiTurnCategory } from "./data";
+import { MULTI_TURN_CATEGORIES, type MultiTurnCategory } from "../data";
 
 export interface CategoryScore {
   category: MultiTurnCategory;

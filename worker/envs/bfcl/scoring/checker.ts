@@ -7,10 +7,10 @@
  * ground-truth result of the turn must appear among all the model's results so far, as a multiset
  * (execution_response_mismatch). The failure names its turn and what differed.
  */
-import { pyEq, pyRepr, type PyValue } from "../../../lib/python/values";
-import type { BfclTask } from "./data";
-import { createScope, DEFAULT_MODEL_NAME, type BfclEnvironmentOptions } from "./environment";
-import { BfclInstanceSet } from "./execute";
+import { pyEq, pyRepr, type PyValue } from "../../../../lib/python/values";
+import type { BfclTask } from "../data";
+import { createScope, DEFAULT_MODEL_NAME, type BfclEnvironmentOptions } from "../world";
+import { BfclInstanceSet } from "../execute";
 
 export type MultiTurnErrorType =
   | "multi_turn:force_terminated"
