@@ -1,6 +1,6 @@
 /** TinkerClient against a scripted hosted-Tinker-shaped server (auth, idempotent create_model), and its pure helpers. */
 import { describe, expect, it } from "vitest";
-import { TinkerClient, chunkDatums, mergeChunkMetrics, type Datum } from "./tinker-client";
+import { TinkerClient, chunkDatums, mergeChunkMetrics, type Datum } from ".";
 
 type Handler = (path: string, body: Record<string, unknown>, headers: Headers) => Response | Promise<Response>;
 const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });

@@ -3,8 +3,8 @@
  * gap that would kill or silently neuter a run on a SkyRL node.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { SkyRLDouble, type SkyRLDoubleOptions } from "../../test/doubles/skyrl-tinker";
-import { TinkerClient, TinkerError, type Datum, type TinkerClientOptions } from "./tinker-client";
+import { SkyRLDouble, type SkyRLDoubleOptions } from "../../../test/doubles/skyrl-tinker";
+import { TinkerClient, TinkerError, type Datum, type TinkerClientOptions } from ".";
 
 let double: SkyRLDouble | null = null;
 const clients: TinkerClient[] = [];
