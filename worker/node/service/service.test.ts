@@ -2,10 +2,10 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import os from "node:os";
 import path from "node:path";
 import { promises as fs } from "node:fs";
-import { ensureBackend, initParamValues } from "./model";
-import { saveCheckpoint } from "./checkpoint";
-import { NodeService } from "./service";
-import { VOCAB_SIZE } from "../../lib/renderers/tiny-gpt/tokenizer";
+import { ensureBackend, initParamValues } from "../model";
+import { saveCheckpoint } from "../checkpoint";
+import { NodeService } from ".";
+import { VOCAB_SIZE } from "../../../lib/renderers/tiny-gpt/tokenizer";
 
 const SMALL = { vocabSize: VOCAB_SIZE, contextLength: 32, nLayer: 1, nHead: 2, dModel: 8 };
 let service: NodeService | null = null;
