@@ -10,7 +10,7 @@ import { shopDomain } from "./shop/environment";
 
 export { POOL_STEP, type BuiltinDomain };
 
-/** Keyed by the names the run config accepts (contracts/run-config.ts builtinDomainNames): a domain added here is added there. */
+/** Keyed by the names the run config accepts (contracts/run-config/parts.ts builtinDomainNames): a domain added here is added there. */
 export const builtinDomains: Record<BuiltinDomainName, BuiltinDomain> = {
   shop: shopDomain,
 };

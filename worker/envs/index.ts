@@ -1,6 +1,6 @@
 /**
  * The environment registry: every kind of `data.dataset`, by prefix. A new benchmark adds its kind
- * here (and its form to contracts/run-config.ts); the run executors need no change.
+ * here (and its form to contracts/run-config/); the run executors need no change.
  */
 import type { RunConfig } from "../../contracts/run-config";
 import { bfclEnvironments } from "./bfcl/environment";
