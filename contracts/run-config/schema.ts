@@ -199,7 +199,7 @@ export const runConfigSchema = z
       .default({}),
 
     /**
-     * Test-time rehearsal (evaluation runs; paper §4.3, our own design: worker/engine/DIFFERENCES.md): N private
+     * Test-time rehearsal (evaluation runs; paper §4.3, our own design: docs/ARCHITECTURE.md, *Deliberate differences from the reference*): N private
      * attempts in the policy's own rehearsed world, each assessed by the policy, condensed into a memory that
      * conditions ONE committed execution. Private attempts contact nothing external.
      */
