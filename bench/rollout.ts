@@ -20,7 +20,7 @@ import type { GenerateRequest, GenerateResult, PolicyClient } from "../worker/en
 import { ChecklistJudge } from "../worker/engine/reward";
 import { expandJobs, type RolloutDriverConfig, runRollouts } from "../worker/engine/rollout";
 import { judgeHookFor } from "../worker/engine/step";
-import { generateShopInstances } from "../worker/domains/shop/tasks";
+import { generateShopInstances } from "../worker/envs/shop/tasks";
 
 const ACT_CALL = '<think>check the price</think>\n<tool_call>\n{"name":"get_item","arguments":{"item":"tea"}}\n</tool_call>';
 const ACT_REPLY = "<think>done</think>The tea costs $4.";

@@ -5,7 +5,7 @@ import { presets, runConfigSchema } from "./run-config";
 
 describe("every run setting is explained", () => {
   it("has a label (runSettingMeta) and a one-line description (.describe in run-config.ts)", () => {
-    // When this fails after adding a field: give it .describe("…") in contracts/run-config.ts and a
+    // When this fails after adding a field: give it .describe("…") in contracts/run-config/schema.ts and a
     // label (and unit, advanced) in runSettingMeta in contracts/run-settings.ts.
     expect(incompleteSettings()).toEqual([]);
   });

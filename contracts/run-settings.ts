@@ -1,5 +1,5 @@
 /**
- * Every run setting explained, from ONE source: the run-config zod schema (contracts/run-config.ts)
+ * Every run setting explained, from ONE source: the run-config zod schema (contracts/run-config/)
  * gives each field its type, limits, default and one-line help (`.describe()`); the map below adds
  * what a schema cannot say — a label in words, the unit, and whether the form tucks it under
  * "Advanced". The new-run form, the API reference (OpenAPI RunConfigInput) and `envace runs settings`

@@ -10,17 +10,11 @@
  * `maxTokens` (the reference: max_prompt_length − 500) is dropped and reported with its line.
  */
 import { z } from "zod";
-// Types only: the importer's output is the engine's TaskInstance as plain JSON, and it runs in the web
-// server (importing a file) without loading any worker code.
-import type { ChatMessage, ToolSchema } from "../worker/engine/io";
-import type { ChecklistItem, FocusOn, TaskInstance } from "../worker/engine/types";
+// The importer's output is a plain task (contracts/tasks.ts), which the engine runs as its TaskInstance; it
+// runs in the web server (importing a file) without loading any worker code.
+import type { ChatMessage, ToolSchema } from "../contracts/chat";
+import { type ChecklistItem, focusOnValues, type TaskSpec } from "../contracts/tasks";
 import { describeUnstorable, findUnstorableText } from "./text-hygiene";
-
-/** What a checklist item may focus on (CM2 format; the same list as the engine's FocusOn). */
-const focusOnValues = ["assistant.tool_calls", "assistant.content.thinking", "assistant.content.user_visible_reply", "tool.content"] as const;
-// Compile-time check that both lists name the same values.
-const sameFocusOn: [FocusOn, (typeof focusOnValues)[number]] extends [(typeof focusOnValues)[number], FocusOn] ? true : never = true;
-void sameFocusOn;
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
@@ -128,7 +122,7 @@ export interface Cm2ImportOptions {
 }
 
 export type Cm2ImportResult =
-  | { ok: true; instances: TaskInstance[]; skipped: Cm2ImportError[]; filtered: Cm2FilteredRow[] }
+  | { ok: true; instances: TaskSpec[]; skipped: Cm2ImportError[]; filtered: Cm2FilteredRow[] }
   | { ok: false; errors: Cm2ImportError[] };
 
 /**
@@ -238,7 +232,7 @@ function issuesText(error: z.ZodError): string {
 function normaliseRow(
   value: unknown,
   options: Cm2ImportOptions,
-): { ok: true; instance: TaskInstance; promptTokens?: number } | { ok: false; message: string } {
+): { ok: true; instance: TaskSpec; promptTokens?: number } | { ok: false; message: string } {
   const parsed = cm2RowSchema.safeParse(value);
   if (!parsed.success) return { ok: false, message: issuesText(parsed.error) };
   const row = parsed.data;
@@ -307,7 +301,7 @@ export function importCm2(text: string, options: Cm2ImportOptions = {}): Cm2Impo
   if (split.length === 0) return { ok: false, errors: [{ line: 1, row: -1, message: "no rows found" }] };
   const errors: Cm2ImportError[] = [];
   const filtered: Cm2FilteredRow[] = [];
-  const instances: TaskInstance[] = [];
+  const instances: TaskSpec[] = [];
   const seen = new Set<string>();
   split.forEach((raw, row) => {
     let value: unknown;

@@ -15,7 +15,7 @@ export interface NodeRef {
   suite?: number;
 }
 
-/** Where each role sits in a run config (contracts/run-config.ts); a new node-valued setting adds its role here. */
+/** Where each role sits in a run config (contracts/run-config/); a new node-valued setting adds its role here. */
 const rolePaths: Record<NodeRole, readonly string[]> = {
   policy: ["policy"],
   "tool simulator": ["rollout", "simulator"],

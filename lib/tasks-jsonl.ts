@@ -19,11 +19,9 @@
  * Every line is validated with zod; errors name the line and the field. Pure: text in, instances out.
  */
 import { z } from "zod";
-import type { ChatMessage, ToolSchema } from "../worker/engine/io";
-import type { ChecklistItem, TaskInstance } from "../worker/engine/types";
+import type { ChatMessage, ToolSchema } from "../contracts/chat";
+import { type ChecklistItem, focusOnValues, type TaskSpec } from "../contracts/tasks";
 import { cm2ToolSchema, type Cm2ImportError } from "./cm2";
-
-const focusOnValues = ["assistant.tool_calls", "assistant.content.thinking", "assistant.content.user_visible_reply", "tool.content"] as const;
 
 const checkSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("tool_called"), name: z.string().min(1), args: z.record(z.unknown()).optional() }).strict(),
@@ -82,8 +80,8 @@ export const taskRowSchema = z
     else if (single && row.checklist === undefined) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["checklist"], message: "checklist is required with an instruction" });
   });
 
-/** The stored instance: the engine's TaskInstance plus the setup calls the MCP environment makes. */
-export type StoredTask = TaskInstance & { setup?: SetupCall[] };
+/** The stored instance: a plain task (the engine's TaskInstance without its runtime parts) plus the setup calls the MCP environment makes. */
+export type StoredTask = TaskSpec & { setup?: SetupCall[] };
 
 export type TasksImportResult = { ok: true; instances: StoredTask[]; skipped: Cm2ImportError[] } | { ok: false; errors: Cm2ImportError[] };
 

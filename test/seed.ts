@@ -187,7 +187,7 @@ const tau2TextScenarios: Scenario[] = [
   },
 ];
 
-/** The built-in shop's tools (worker/domains/shop/world.ts): JSON results and error_tool_call errors. */
+/** The built-in shop's tools (worker/envs/shop/world.ts): JSON results and error_tool_call errors. */
 const shopScenarios: Scenario[] = [
   { user: "How much is tea?", think: "Look it up.", preface: "Checking tea.", tool: "get_item", args: { item: "tea" }, rehearsed: { item: "tea", price: 4, stock: 9 }, real: { item: "tea", price: 4, stock: 9 }, reply: "Tea is $4." },
   { user: "And a mug?", think: "Look it up.", preface: "Checking mugs.", tool: "get_item", args: { item: "mug" }, rehearsed: { item: "mug", price: 6, stock: 3 }, real: { item: "mug", price: 8, stock: 3 }, reply: "A mug is $8." },

@@ -10,7 +10,7 @@
  * - Multi-turn = unweighted mean of base, miss_func, miss_param, long_context;
  * - Web search = mean of base and no_snippet; Memory = mean of kv, vector, rec_sum; Agentic = mean of the two;
  * - Overall = 10 % Non-live + 10 % Live + 10 % Irrelevance + 30 % Multi-turn + 40 % Agentic.
- * Sums run in upstream's order so results agree to the last bit (worker/envs/bfcl/score/aggregate.golden.test.ts).
+ * Sums run in upstream's order so results agree to the last bit (worker/envs/bfcl/scoring/aggregate.golden.test.ts).
  */
 
 /** Every scoring category of BFCL v4 and its number of entries (what upstream counts for a category not run). */

@@ -1,5 +1,5 @@
 /**
- * ChatClient (worker/engine/io.ts) over OpenAI-compatible `/v1/chat/completions`: judges, user and tool
+ * ChatClient (contracts/chat.ts) over OpenAI-compatible `/v1/chat/completions`: judges, user and tool
  * simulators, and policies on inference-only nodes (vLLM, SGLang, OpenAI, the embedded node).
  *
  * The `openai` package carries the HTTP and SSE; everything a run depends on is decided here:
@@ -19,7 +19,7 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import { z } from "zod";
 import { openAINodeSettingsSchema, type OpenAINodeSettings } from "../../contracts/node-settings";
-import type { ChatClient, ChatMessage, ChatReply, ChatRequest } from "../../worker/engine/io";
+import type { ChatClient, ChatMessage, ChatReply, ChatRequest } from "../../contracts/chat";
 
 export interface OpenAIChatOptions {
   /** The OpenAI API root, e.g. `http://host:8000/v1`. */

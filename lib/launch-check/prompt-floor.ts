@@ -15,7 +15,7 @@
  *   for every task the run uses, and the agent's first prompt without the user's first message (its system prompt
  *   with the task's time, and the domain's tools) — the first task's, as tasks differ only in the date — for the
  *   policy on either kind of node (the server renders a chat node's prompt with the same template). tau2 and BFCL fit every policy prompt into the context
- *   (worker/envs/tau2/fit-context.ts), so their policy prompts are never too long; built-in domains are
+ *   (worker/envs/fit-context.ts), so their policy prompts are never too long; built-in domains are
  *   made for the tiny model.
  * Judges and tool simulators get transcripts that grow during an episode; they are not measured.
  */

@@ -16,7 +16,7 @@ import type { NodeSettings } from "../../contracts/node-settings";
 import { ChatCallError, createOpenAIChatClient } from "../clients/openai-chat";
 import type { NodeRole } from "../node-refs";
 import type { DoctorCheck, DoctorCheckId, DoctorFacts } from "./report";
-import type { ToolSchema } from "../../worker/engine/io";
+import type { ToolSchema } from "../../contracts/chat";
 
 export interface OpenAITarget {
   kind: "openai" | "embedded";

@@ -1,6 +1,6 @@
 /**
  * The doctor's Tinker-compatible checks, through the same client the worker trains with
- * (lib/clients/tinker-client.ts) and the renderer the worker would render with (lib/renderers):
+ * (lib/clients/tinker-client/) and the renderer the worker would render with (lib/renderers):
  *
  * - server: client/config, get_server_capabilities and a session (with its heartbeat), every reply
  *   validated;

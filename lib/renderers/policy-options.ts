@@ -1,7 +1,7 @@
 /**
  * How every prompt of a policy sampled over the Tinker protocol is rendered (worker/clients/tinker-policy.ts):
  * the reference's incremental caller buffer (each past assistant turn keeps its <think> text;
- * worker/engine/DIFFERENCES.md), tool-call arguments written by the template's own tojson (as the model
+ * docs/ARCHITECTURE.md, *Deliberate differences from the reference*), tool-call arguments written by the template's own tojson (as the model
  * writes them), the node model's thinking switch. The launch check (lib/launch-check) measures policy
  * prompts with the same options.
  */

@@ -42,7 +42,7 @@ export interface RenderOptions {
    *   reasoning of assistant turns before the last user message);
    * - "incremental": the EnvACE reference's caller token buffer — the leading messages render together,
    *   every later message renders on its own after a fixed two-message sentinel, so each past
-   *   assistant turn keeps its `<think>` text. See worker/engine/DIFFERENCES.md.
+   *   assistant turn keeps its `<think>` text. See docs/ARCHITECTURE.md, *Deliberate differences from the reference*.
    * Default "template".
    */
   history?: "template" | "incremental";

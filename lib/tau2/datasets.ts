@@ -9,7 +9,7 @@ export const TAU2_RETAIL_DATASET = "tau2:retail";
 export const TAU2_ALL_DATASET = "tau2:all";
 export const tau2Dataset = (domain: Tau2Domain) => `tau2:${domain}`;
 export const TAU2_DATASETS = [...TAU2_DOMAINS.map(tau2Dataset), TAU2_ALL_DATASET];
-/** The dataset pattern's tau2 part (contracts/run-config.ts). */
+/** The dataset pattern's tau2 part (contracts/run-config/). */
 export const TAU2_DATASET_PATTERN = "tau2:(?:retail|airline|telecom|all)";
 
 /** The domains a `tau2:…` dataset runs, or null for an unknown one. */

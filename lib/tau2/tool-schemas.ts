@@ -10,17 +10,10 @@
 import airline from "./tool-schemas/airline.json";
 import telecom from "./tool-schemas/telecom.json";
 import telecomUser from "./tool-schemas/telecom-user.json";
+import type { ToolSchema } from "../../contracts/chat";
 
-/** An OpenAI function-tool schema; the same shape as the engine's ToolSchema (lib/ does not import worker/). */
-export interface Tau2ToolSchema {
-  type: "function";
-  function: {
-    name: string;
-    description?: string;
-    parameters: { type: "object"; properties: Record<string, unknown>; required?: string[]; [k: string]: unknown };
-    strict?: boolean;
-  };
-}
+/** An OpenAI function-tool schema (contracts/chat.ts, the engine's ToolSchema). */
+export type Tau2ToolSchema = ToolSchema;
 
 /** The 14 airline agent tools (AirlineTools). */
 export const AIRLINE_TOOL_SCHEMAS = airline as Tau2ToolSchema[];

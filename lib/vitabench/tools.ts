@@ -4,7 +4,7 @@
  * upstream's own code (scripts/vitabench/make_tool_schemas.py); worker/envs/vitabench checks the order against its
  * tool dispatcher.
  */
-import type { ToolSchema } from "../../worker/engine/io";
+import type { ToolSchema } from "../../contracts/chat";
 import schemas from "./tool-schemas.json";
 import type { VitaLanguage } from "./datasets";
 

@@ -1,4 +1,4 @@
-"""Golden leaderboard aggregation, for worker/envs/bfcl/score/aggregate.golden.test.ts.
+"""Golden leaderboard aggregation, for worker/envs/bfcl/scoring/aggregate.golden.test.ts.
 
 Feeds synthetic per-category results (random accuracies k/n, random subsets of categories left out, partial
 entry counts, and the edge cases none / all / only one group) to upstream's own

@@ -5,9 +5,9 @@
  */
 import type { GenerateRequest, GenerateResult, PolicyClient } from "../../worker/engine/io";
 import { COMPACT_REHEARSE_SYSTEM_PROMPT } from "../../worker/engine/prompts";
-import { shopTasks, type ShopTask } from "../../worker/domains/shop/tasks";
-import { rehearseCompletion } from "../../worker/domains/shop/transcripts";
-import { ShopWorld } from "../../worker/domains/shop/world";
+import { shopTasks, type ShopTask } from "../../worker/envs/shop/tasks";
+import { rehearseCompletion } from "../../worker/envs/shop/transcripts";
+import { ShopWorld } from "../../worker/envs/shop/world";
 
 const charTokens = (text: string) => Array.from(text, (c) => c.codePointAt(0) ?? 0);
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseRunConfig, quickstartPreset } from "../../contracts/run-config";
 import { startVllmDouble, type VllmDouble, type VllmDoubleOptions } from "../../test/doubles/vllm-openai";
 import { createShopOraclePolicy } from "../../test/doubles/shop-oracle";
-import { generateShopInstances } from "../domains/shop/tasks";
+import { generateShopInstances } from "../envs/shop/tasks";
 import type { ChatMessage, ChatReply, PolicyClient, ToolSchema } from "../engine/io";
 import { parseActOutput, stripThink } from "../engine/parsers";
 import { runEvaluation, type TrajectoryResult } from "../engine/step";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseRunConfig, quickstartPreset, type RunConfigInput } from "../../contracts/run-config";
 import { TokenOutOfVocabularyError } from "../../lib/renderers";
 import { createShopOraclePolicy } from "../../test/doubles/shop-oracle";
-import { generateShopInstances } from "../domains/shop/tasks";
+import { generateShopInstances } from "../envs/shop/tasks";
 import { assertGenerationsHealthy, generationHealth, StepFailedError } from "./health";
 import type { GenerateRequest, PolicyClient, TrainerClient } from "./io";
 import { runEvaluation, runTrainingStep } from "./step";

@@ -9,8 +9,8 @@
  * was trained on and rehearsal results stay comparable. `buildCompactRehearsePrompt` is a short variant
  * for a tiny character-level model.
  */
-import type { ChatMessage, ToolSchema } from "./io";
-import type { FewShotExample } from "./types";
+import type { ChatMessage, ToolSchema } from "../../contracts/chat";
+import type { FewShotExample } from "../../contracts/tasks";
 import { pyJsonDumps } from "../../lib/python/json";
 import { pyDumps, pyLoads, sanitizeText } from "./parsers";
 

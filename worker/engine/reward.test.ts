@@ -13,7 +13,7 @@ import {
 } from "./reward";
 import type { ChecklistItem, TaskInstance } from "./types";
 import { Termination } from "./machine";
-import { shopEnvironment } from "../domains/shop/world";
+import { shopEnvironment } from "../envs/shop/world";
 
 const verdict = (answer: unknown) =>
   JSON.stringify({

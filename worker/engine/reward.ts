@@ -10,19 +10,17 @@ import { pyStrip } from "../../lib/python/repr";
 import { completeWithin } from "./chat-call";
 import { isToolErrorContent, safeParseJson } from "./parsers";
 import { deepEqual } from "./fidelity";
+import { type ItemVerdict, type VerdictAnalysis, verdictFields } from "../../contracts/tasks";
+import { Termination } from "../../contracts/termination";
 import type { ChecklistItem, ProgrammaticCheck, TaskInstance, ToolEnvironment } from "./types";
-import { Termination } from "./machine";
+
+// The verdict shapes are plain data in contracts/tasks.ts; re-exported for the engine's importers.
+export { verdictFields };
+export type { ItemVerdict, VerdictAnalysis };
 
 // ---------------------------------------------------------------------------------------------
 // Verdict schema and judge prompt (§3.1, §3.2; the reference's headers, our own instructions)
 // ---------------------------------------------------------------------------------------------
-
-export const verdictFields = [
-  "high_level_understanding_of_the_question",
-  "analysis_of_if_focus_on",
-  "analysis_of_pass_condition",
-  "analysis_of_failure_examples",
-] as const;
 
 export const JUDGE_VERDICT_SCHEMA = {
   name: "evaluation_verdict",
@@ -40,8 +38,6 @@ export const JUDGE_VERDICT_SCHEMA = {
     additionalProperties: false,
   },
 } as const;
-
-export type VerdictAnalysis = Record<(typeof verdictFields)[number], string>;
 
 /** Item data in the judge prompt as the reference writes it: `json.dumps(value, ensure_ascii=True, indent=2)`. */
 function json(value: unknown): string {
@@ -342,24 +338,6 @@ export function evaluateProgrammatic(check: ProgrammaticCheck, step: ChatMessage
 // ---------------------------------------------------------------------------------------------
 // Turn judgement and aggregation
 // ---------------------------------------------------------------------------------------------
-
-export interface ItemVerdict {
-  checklist: number;
-  userTurn: number;
-  /** Assistant step within the turn (0-based). */
-  step: number;
-  itemId: string;
-  question: string;
-  weight: number;
-  required: boolean;
-  passed: boolean;
-  source: "judge" | "programmatic" | "tool_error";
-  /** The judge's reasoning: the checklist judge's four fields, or an episode scorer's own (e.g. a justification and the window it came from). */
-  analysis?: VerdictAnalysis | Record<string, string>;
-  callSuccess?: boolean;
-  apiFailed?: boolean;
-  error?: string;
-}
 
 export interface TurnJudgement {
   userTurnIndex: number;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createShopOraclePolicy, fakeGeneration } from "../../test/doubles/shop-oracle";
-import { shopTasks } from "../domains/shop/tasks";
+import { shopTasks } from "../envs/shop/tasks";
 import type { ChatClient, GenerateRequest, PolicyClient } from "./io";
 import { ChecklistJudge, judgeTurn } from "./reward";
 import {

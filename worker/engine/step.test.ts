@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseRunConfig, quickstartPreset, type RunConfigInput } from "../../contracts/run-config";
 import { createShopOraclePolicy } from "../../test/doubles/shop-oracle";
-import { generateShopInstances } from "../domains/shop/tasks";
+import { generateShopInstances } from "../envs/shop/tasks";
 import type { LossConfig, OptimConfig, TrainerClient, TrainingDatum } from "./io";
 import { runEvaluation, runTrainingStep } from "./step";
 

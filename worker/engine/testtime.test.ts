@@ -9,7 +9,7 @@ import { ExternalContactGuard } from "../../test/doubles/external-contact-guard"
 import { ScriptedUser } from "../../test/doubles/scripted-user";
 import { createShopOraclePolicy, fakeGeneration } from "../../test/doubles/shop-oracle";
 import { retailTestData } from "../../test/fixtures/tau2-retail";
-import { shopTasks, type ShopTask } from "../domains/shop/tasks";
+import { shopTasks, type ShopTask } from "../envs/shop/tasks";
 import { tau2Source } from "../envs/tau2/environment";
 import { tau2Instance } from "../envs/tau2/harness/live";
 import { StepFailedError } from "./health";

@@ -1,6 +1,6 @@
 /**
  * Test-time rehearsal (paper §4.3; the reference has no code for it, envace-method.md §7). Our design,
- * documented in DIFFERENCES.md:
+ * documented in docs/ARCHITECTURE.md (*Deliberate differences from the reference*):
  * 1. N PRIVATE ATTEMPTS from the task's public context, in the policy's own rehearsed world: the rehearse
  *    paradigm without shadow execution, the policy imagining every tool response AND every later user
  *    turn (it plays the user from what the agent itself can see). A private attempt never reaches the

@@ -1,46 +1,14 @@
 /**
- * Engine data types shared by the rollout machine, reward, GRPO and domains.
- * Plain data only (JSON-serialisable), except `ToolEnvironment`, the executable world.
+ * Engine data types shared by the rollout machine, reward, GRPO and domains: the runtime task instance
+ * (a plain `TaskSpec` with its environment factory, live user and episode scorer) and what those exchange.
+ * The plain task and checklist shapes live in contracts/tasks.ts (lib/ shares them) and are re-exported here.
  */
-import type { ChatClient, ChatMessage, ToolSchema } from "./io";
-import type { TurnRecord } from "./machine";
-import type { ItemVerdict } from "./reward";
+import type { ChatClient, ChatMessage } from "../../contracts/chat";
+import type { ItemVerdict, TaskSpec } from "../../contracts/tasks";
+import type { TurnRecord } from "./machine/records";
 
-export const focusOnValues = [
-  "assistant.tool_calls",
-  "assistant.content.thinking",
-  "assistant.content.user_visible_reply",
-  "tool.content",
-] as const;
-export type FocusOn = (typeof focusOnValues)[number];
-
-/**
- * A check the engine evaluates itself, without an LLM judge (built-in domains).
- * - `tool_called`: some call of the step has this name and its arguments contain `args` (deep subset);
- * - `reply_contains`: the user-visible reply contains every string of `all` (case-insensitive);
- * - `state_equals`: after replaying the episode's calls in a fresh environment, the value at `path`
- *   of the environment snapshot deep-equals `value`.
- */
-export type ProgrammaticCheck =
-  | { type: "tool_called"; name: string; args?: Record<string, unknown> }
-  | { type: "reply_contains"; all: string[] }
-  | { type: "state_equals"; path: string[]; value: unknown };
-
-/** One checklist item (CM2 format, §6.3) plus an optional programmatic check. */
-export interface ChecklistItem {
-  id: string;
-  question: string;
-  focus_on: FocusOn;
-  pass_condition: string;
-  failure_examples: string[];
-  evidence: { snippet: string; [k: string]: unknown }[];
-  weight: number;
-  required_for_next_turn: boolean;
-  check?: ProgrammaticCheck;
-}
-
-/** checklists[c][turn] = items of checklist c for user turn `turn`. */
-export type ChecklistList = ChecklistItem[][][];
+export { focusOnValues } from "../../contracts/tasks";
+export type { ChecklistItem, ChecklistList, FewShotExample, FocusOn, ItemVerdict, ProgrammaticCheck, RehearsePromptStyle, TaskSpec } from "../../contracts/tasks";
 
 /**
  * A tool's answer together with the environment's own error flag (an MCP result's `isError`): the
@@ -99,15 +67,6 @@ export interface EnvironmentFactory {
   /** A fresh world in the instance's initial state (may start processes, hence async). */
   create(ctx?: WorldContext): ToolEnvironment | Promise<ToolEnvironment>;
 }
-
-/** A reference call and its result, for few-shot blocks (§1.5 `id_by_tool_call_response`). */
-export interface FewShotExample {
-  name: string;
-  argumentsJson: string;
-  result: string;
-}
-
-export type RehearsePromptStyle = "full" | "compact";
 
 /**
  * A tool call the simulated user made on its own side of the world before its message (tau2 telecom: the
@@ -176,24 +135,10 @@ export interface EpisodeScore {
   errorKind?: "judge" | "scoring";
 }
 
-/** A task instance as the engine consumes it (normalised from built-in domains or CM2 imports). */
-export interface TaskInstance {
-  id: string;
-  dataSource: string;
-  /** Initial messages: optional system + the first user message. */
-  messages: ChatMessage[];
-  tools: ToolSchema[];
-  /** Later user messages, replayed verbatim after each finished turn (userTurns[0] = second user turn). */
-  followUpUserMessages: string[];
-  checklists: ChecklistList;
-  /** Full reference conversation (OpenAI format), when known. */
-  reference?: ChatMessage[];
-  /** Few-shot pairs for the rehearse prompt (derived from `reference` when absent). */
-  fewShot?: FewShotExample[];
+/** A task instance as the engine consumes it: the plain task (contracts/tasks.ts) with what runs it. */
+export interface TaskInstance extends TaskSpec {
   /** Executable environment, when the task has one. */
   environment?: EnvironmentFactory;
-  /** Which rehearse prompt the engine sends for this instance (default "full"). */
-  rehearsePromptStyle?: RehearsePromptStyle;
   /** Simulated user asked at turn ends (needs `userSimulator` among the rollout clients). */
   liveUser?: LiveUser;
   /**
@@ -202,31 +147,4 @@ export interface TaskInstance {
    * the turn and the next scripted message follows (BFCL multi-turn).
    */
   scoreEpisode?(ctx: EpisodeScoreContext): EpisodeScore | Promise<EpisodeScore>;
-  /**
-   * Tools offered from each user turn on (index 0 = the first turn); absent: `tools` throughout. A later
-   * turn may add tools (BFCL miss_func reveals a held-out function at its turn).
-   */
-  toolsByUserTurn?: ToolSchema[][];
-  /**
-   * More act steps than this within one user turn end the episode (`max_acts_per_user_turn`), checked
-   * after the step's calls ran (BFCL's MAXIMUM_STEP_LIMIT of 20 steps per turn).
-   */
-  maxActsPerUserTurn?: number;
-  /**
-   * A reply whose user-visible text contains one of these ends the episode as `agent_stop` once it is appended (its
-   * calls are not run): the agent's own end of the conversation (VitaBench's "###STOP###").
-   */
-  agentStopTokens?: readonly string[];
-  /**
-   * Upstream orchestrator steps (τ²-bench / VitaBench): every user message, every agent message and every batch of
-   * tool answers counts one; reaching this many ends the episode as `max_steps`, also when that step itself ended it.
-   */
-  maxEpisodeSteps?: number;
-  /** The live user may say the same thing three times in a row (the engine's stall guard is off; VitaBench has none). */
-  allowRepeatedUserMessages?: boolean;
-  /**
-   * The episode is the policy's first reply alone: its calls are scored by `scoreEpisode` and never
-   * executed (single-turn function-calling benchmarks such as BFCL's AST categories). Ends as `answered`.
-   */
-  answerOnly?: boolean;
 }

@@ -1,12 +1,27 @@
-/** `builtin:<name>`: the built-in domains (worker/domains), generated tasks with executable worlds. */
-import type { RunConfig } from "../../contracts/run-config";
+/**
+ * `builtin:<name>`: the built-in domains, generated tasks with executable worlds. A domain is a folder
+ * (`shop/`, with the shape of every benchmark) plus one line in `builtinDomains` below.
+ */
+import type { BuiltinDomainName, RunConfig } from "../../contracts/run-config";
 import { seededShuffle, stepSeed, takeCyclic } from "../../lib/random";
-import { builtinDomain } from "../domains";
 import type { TaskInstance } from "../engine/types";
-import type { EnvironmentKind } from "./environment";
+import { POOL_STEP, type BuiltinDomain, type EnvironmentKind } from "./environment";
+import { shopDomain } from "./shop/environment";
 
-/** Seed of the draw that fixes a run's task pool (data.poolSize); distinct from every step's seed. */
-export const POOL_STEP = 0x5eed;
+export { POOL_STEP, type BuiltinDomain };
+
+/** Keyed by the names the run config accepts (contracts/run-config/parts.ts builtinDomainNames): a domain added here is added there. */
+export const builtinDomains: Record<BuiltinDomainName, BuiltinDomain> = {
+  shop: shopDomain,
+};
+
+/** Resolve `builtin:<name>`; throws a clear error for unknown names. */
+export function builtinDomain(dataset: string): BuiltinDomain {
+  const name = dataset.startsWith("builtin:") ? dataset.slice("builtin:".length) : dataset;
+  const domain = Object.hasOwn(builtinDomains, name) ? builtinDomains[name as BuiltinDomainName] : undefined;
+  if (!domain) throw new Error(`unknown built-in domain "${name}" (known: ${Object.keys(builtinDomains).join(", ")})`);
+  return domain;
+}
 
 /** Instances of a built-in domain per step and for evaluation (no database needed; bench:quickstart uses it too). */
 export function builtinInstances(config: RunConfig): { forStep(step: number): TaskInstance[]; evalSet(): TaskInstance[] } {

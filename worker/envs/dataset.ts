@@ -9,8 +9,7 @@ import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { seededShuffle, stepSeed, takeCyclic } from "../../lib/random";
 import type { TaskInstance } from "../engine/types";
-import { POOL_STEP } from "./builtin";
-import type { EnvironmentContext, EnvironmentKind } from "./environment";
+import { POOL_STEP, type EnvironmentContext, type EnvironmentKind } from "./environment";
 
 /** The stored TaskInstance JSON, checked at the database boundary (rows are written by the importers). */
 const storedInstanceSchema = z

@@ -71,6 +71,19 @@ export interface RunEnvironment {
   close?(): Promise<void>;
 }
 
+/** Seed of the draw that fixes a run's task pool (data.poolSize); distinct from every step's seed. */
+export const POOL_STEP = 0x5eed;
+
+/** A built-in domain (`builtin:<name>`, worker/envs/builtin.ts): generated tasks with executable worlds. */
+export interface BuiltinDomain {
+  name: string;
+  /** Every instance of a split, in a fixed order. */
+  all(split: "train" | "test"): TaskInstance[];
+  /** `count` instances sampled deterministically from a split. */
+  sample(seed: number, count: number, split: "train" | "test"): TaskInstance[];
+  byId(id: string): TaskInstance | undefined;
+}
+
 /** An environment kind, registered by the prefix of data.dataset. */
 export interface EnvironmentKind {
   /** The data.dataset prefix this kind serves, e.g. "tau2:". */

@@ -1,13 +1,13 @@
 /**
  * The environment registry: every kind of `data.dataset`, by prefix. A new benchmark adds its kind
- * here (and its form to contracts/run-config.ts); the run executors need no change.
+ * here (and its form to contracts/run-config/); the run executors need no change.
  */
 import type { RunConfig } from "../../contracts/run-config";
-import { bfclEnvironments } from "./bfcl/run/environment";
+import { bfclEnvironments } from "./bfcl/environment";
 import { builtinEnvironments } from "./builtin";
 import { importedDatasets } from "./dataset";
 import type { EnvironmentContext, EnvironmentKind, RunEnvironment } from "./environment";
-import { mcpEnvironments } from "./mcp";
+import { mcpEnvironments } from "./mcp/environment";
 import { tau2Environments } from "./tau2/environment";
 import { vitaEnvironments } from "./vitabench/environment";
 

@@ -8,7 +8,9 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { type ParamMap, disposeParams, switchBackend, tensorsFromValues } from "./model";
-import { type GradWorkerInit, type GradWorkerReply, type GradWorkerRequest, TrainingInputError, computeShare, paramNames } from "./train";
+import { computeShare, paramNames } from "./train-batches";
+import { TrainingInputError } from "./train-types";
+import type { GradWorkerInit, GradWorkerReply, GradWorkerRequest } from "./train-workers";
 
 const { cfg, backend } = workerData as GradWorkerInit;
 const port = parentPort!;

@@ -193,7 +193,7 @@ async function main() {
   const a = parsed.data;
   const weightsRoot = a.out ? path.resolve(a.out) : path.join(here, "weights");
   const backend = await ensureBackend();
-  const { generateTrainingTranscripts } = await import("../domains/shop/transcripts");
+  const { generateTrainingTranscripts } = await import("../envs/shop/transcripts");
   const train = generateTrainingTranscripts(a.seed, a.rows);
   // Held-out rows come from a different seed (tasks may repeat across seeds: a smoke check, not a test set).
   const evalSet = generateTrainingTranscripts(a.seed + 1_000_003, a["eval-rows"]);
@@ -205,7 +205,7 @@ async function main() {
     base_model: "tiny-gpt",
     command: `npm run node:pretrain -- --seed ${a.seed} --rows ${a.rows} --steps ${a.steps} --batch ${a.batch} --lr ${a.lr}${a.init ? ` --init ${path.relative(process.cwd(), a.init)}` : ""}`,
     init: a.init ? `continued from the checkpoint then at ${path.relative(process.cwd(), a.init)}` : "fresh initialisation",
-    data: `generateTrainingTranscripts(${a.seed}, ${a.rows}) from worker/domains/shop/transcripts.ts`,
+    data: `generateTrainingTranscripts(${a.seed}, ${a.rows}) from worker/envs/shop/transcripts.ts`,
     steps: r.steps,
     final_loss: r.finalLoss,
     eval_loss: r.evalLoss,

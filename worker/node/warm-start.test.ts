@@ -8,7 +8,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateTrainingTranscripts } from "../domains/shop/transcripts";
+import { generateTrainingTranscripts } from "../envs/shop/transcripts";
 import { loadCheckpoint } from "./checkpoint";
 import { type ParamMap, disposeParams, ensureBackend, tensorsFromValues } from "./model";
 import { scoreWarmStart, type WarmStartScore } from "./warm-start-check";

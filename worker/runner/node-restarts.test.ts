@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { pingNode } from "../../lib/node-health";
 import { NodeFailureError, NodeWatch, nodeFailureCause, withNodeRestarts, type Ping } from "./node-restarts";
 
-/** A TinkerError as lib/clients/tinker-client.ts raises it. */
+/** A TinkerError as lib/clients/tinker-client/ raises it. */
 function tinkerError(message: string, status: number | null, category: string, code?: string, kind: TinkerError["kind"] = status === null ? "transport" : "http") {
   return new TinkerError(message, status, category as "server", false, code, kind);
 }

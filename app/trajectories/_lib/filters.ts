@@ -59,7 +59,7 @@ function text(v: string | null): string | undefined {
   return v != null && v.trim() !== "" && v.length <= 300 ? v : undefined;
 }
 
-/** A suite name as the run config allows it (contracts/run-config.ts EVAL_SUITE_NAME). */
+/** A suite name as the run config allows it (contracts/run-config/parts.ts EVAL_SUITE_NAME). */
 function suiteName(v: string | null): string | undefined {
   return v != null && /^[a-z0-9][a-z0-9_-]{0,39}$/.test(v) ? v : undefined;
 }

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { JsonSyntaxError, parseOrderedJson } from "../../../lib/python/json";
 import { fromOrdered, PyDict } from "../../../lib/python/values";
 import { BFCL_CLASS_NAMES, BfclDataError, isBfclClassName, type BfclClassName } from "./data";
-import { createBfclEnvironment, type BfclEnvironmentOptions } from "./environment";
+import { createBfclEnvironment, type BfclEnvironmentOptions } from "./world";
 
 export const callCaseSchema = z
   .object({

@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { PyDict } from "../../../lib/python/values";
-import { checkMultiTurn } from "./checker";
+import { checkMultiTurn } from "./scoring/checker";
 import type { BfclTask } from "./data";
 import { groundTruthAgent, runBfclEpisode, type BfclAgent } from "./episode";
-import { multiTurnOverall, scoreCategory } from "./scores";
+import { multiTurnOverall, scoreCategory } from "./scoring/scores";
 import { allTasks, GOLDEN_TODAY_MS, hasBfclData } from "../../../test/fixtures/bfcl-data";
 import { HOLDOUT_USER_MESSAGE, MAXIMUM_STEP_LIMIT } from "./tools";
 

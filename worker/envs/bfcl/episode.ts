@@ -6,7 +6,7 @@
  * task is force-quit (its remaining turns are never played, and the checker fails it).
  */
 import type { BfclTask, FunctionDoc } from "./data";
-import { createBfclEnvironment, type BfclEnvironmentOptions } from "./environment";
+import { createBfclEnvironment, type BfclEnvironmentOptions } from "./world";
 import { MAXIMUM_STEP_LIMIT, toolsPerTurn, userMessagesForTurn } from "./tools";
 
 export type BfclMessage =

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PyDict, pyFromJsonText } from "../../../lib/python/values";
 import type { BfclClassName } from "./data";
-import { createBfclEnvironment, createScope } from "./environment";
+import { createBfclEnvironment, createScope } from "./world";
 import { BfclInstanceSet, blockedFunction, instanceName, processMethodCalls, resultText } from "./execute";
 
 const spec = (classes: BfclClassName[], config = "{}", id = "multi_turn_base_1") => ({

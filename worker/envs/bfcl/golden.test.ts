@@ -4,9 +4,9 @@
  * the checker's verdicts on the ground truth and its perturbations.
  */
 import { describe, expect, it } from "vitest";
-import { checkMultiTurn } from "./checker";
+import { checkMultiTurn } from "./scoring/checker";
 import { readCallCases, runCallCases, type CallResultLine } from "./cases";
-import { createBfclEnvironment } from "./environment";
+import { createBfclEnvironment } from "./world";
 import { perturbations, type Perturbation } from "../../../test/fixtures/bfcl-perturb";
 import { fullTextSha256, stateDigest, textDigest } from "./state";
 import { allTasks, FIXTURES, GOLDEN_TODAY_MS, hasBfclData, readFixtureLines } from "../../../test/fixtures/bfcl-data";

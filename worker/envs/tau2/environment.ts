@@ -17,7 +17,7 @@ import type { TaskInstance } from "../../engine/types";
 import type { EnvironmentKind, RunEnvironment } from "../environment";
 import { TelecomRuntime } from "./domains/telecom/state";
 import { loadTau2Source } from "./harness/data";
-import { contextFittingPolicy } from "./harness/fit-context";
+import { contextFittingPolicy } from "../fit-context";
 import { tau2Instance } from "./harness/live";
 import { domainTaskResults, tau2EvalMetrics } from "./harness/metrics";
 import type { Tau2Source } from "./harness/source";

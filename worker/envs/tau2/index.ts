@@ -26,7 +26,7 @@ export { passHatK, isSuccess, perTaskResults, tau2EvalMetrics, type Tau2TaskResu
 export { STOP_REASON, type TerminationReason } from "./harness/episode";
 export { tau2Instance, scoringInputOf, verdictsOf, TAU2_NORMAL_ENDINGS } from "./harness/live";
 export { loadTau2Source, loadTau2Data, tau2SourceOf } from "./harness/data";
-export { fitMessagesToContext, contextFittingPolicy, TRUNCATION_MARKER } from "./harness/fit-context";
+export { fitMessagesToContext, contextFittingPolicy, TRUNCATION_MARKER } from "../fit-context";
 export { tau2Environments, tau2RunEnvironment, tau2RetailEnvironment, tau2Source, chooseTau2Tasks } from "./environment";
 export { loadTasks, parseTasks, retailDataFiles, tau2DataFiles, dataDir, Tau2InputError, TAU2_RETAIL_DATASET, tau2InstanceId, tau2TaskIdOf, type Tau2Task } from "../../../lib/tau2/tasks";
 export { retailToolSchemas, agentSystemPrompt, userSystemPrompt, renderScenario, GREETING, STOP_TOKENS } from "../../../lib/tau2/prompts";

@@ -9,7 +9,15 @@
  * on construction (upstream's thread-local ThreadSafeBase registries), see registry.ts.
  */
 import { PyDict, PyObject, PyTuple, pyRepr, pyStr, type PyValue } from "../../../lib/python/values";
-import type { Registries } from "./registry";
+
+/**
+ * Where constructed models register themselves (upstream's ThreadSafeBase registries; `Registries` in
+ * ./registry.ts is the one implementation). Declared here so the models need nothing of the registry.
+ */
+export interface ModelRegistry {
+  registerLocation(m: PyModel): void;
+  registerProduct(m: PyModel): void;
+}
 
 /** A data error: the JSON path inside the task file and what pydantic would refuse. */
 export class ModelError extends Error {
@@ -38,7 +46,7 @@ type Kind =
 interface ModelClass {
   readonly pyName: string;
   readonly fields: readonly FieldSpec[];
-  build(values: Map<string, PyValue>, reg: Registries): PyModel;
+  build(values: Map<string, PyValue>, reg: ModelRegistry): PyModel;
 }
 
 interface FieldSpec {
@@ -57,7 +65,7 @@ function numericString(s: string): number | undefined {
 }
 
 /** pydantic lax-mode validation of one value. */
-function validate(v: PyValue, kind: Kind, path: string, reg: Registries): PyValue {
+function validate(v: PyValue, kind: Kind, path: string, reg: ModelRegistry): PyValue {
   if (typeof kind === "string") {
     switch (kind) {
       case "any":
@@ -129,7 +137,7 @@ function validate(v: PyValue, kind: Kind, path: string, reg: Registries): PyValu
 }
 
 /** `Model.model_validate(data)` (or `Model(**data)`): fields in declaration order, extras ignored. */
-export function construct(cls: ModelClass, data: PyValue, path: string, reg: Registries): PyModel {
+export function construct(cls: ModelClass, data: PyValue, path: string, reg: ModelRegistry): PyModel {
   if (!(data instanceof PyDict)) throw new ModelError(path, `Input should be a valid dictionary or instance of ${cls.pyName}`);
   const values = new Map<string, PyValue>();
   for (const f of cls.fields) {
@@ -143,7 +151,7 @@ export function construct(cls: ModelClass, data: PyValue, path: string, reg: Reg
 }
 
 /** Keyword construction from tool code: `Model(a=1, b=...)`. */
-export function make(cls: ModelClass, fields: Record<string, PyValue>, reg: Registries): PyModel {
+export function make(cls: ModelClass, fields: Record<string, PyValue>, reg: ModelRegistry): PyModel {
   return construct(cls, PyDict.fromObject(fields), cls.pyName, reg);
 }
 
@@ -203,7 +211,7 @@ function model(
   pyName: string,
   fields: FieldSpec[],
   texts: { repr: (m: PyModel) => string; str?: (m: PyModel) => string },
-  after?: (m: PyModel, reg: Registries) => void,
+  after?: (m: PyModel, reg: ModelRegistry) => void,
 ): ModelClass {
   const cls: ModelClass = {
     pyName,
@@ -288,7 +296,7 @@ export const Order = model(
 );
 
 const productBase = (): FieldSpec[] => [opt("product_id", "str", ""), opt("price", "float", 0), opt("quantity", { optional: "int" }, 0n)];
-const registerProduct = (m: PyModel, reg: Registries) => reg.registerProduct(m);
+const registerProduct = (m: PyModel, reg: ModelRegistry) => reg.registerProduct(m);
 
 // ---------------------------------------------------------------------------------------------------------------
 // domains/delivery/data_model.py

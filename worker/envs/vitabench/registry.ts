@@ -6,14 +6,14 @@
  * the start of each task, never the Location one; here both are per episode (what upstream gives the first task a
  * worker thread runs). The episode's clock (`datetime.now()` in order ids) lives here too.
  */
-import type { PyModel } from "./models";
+import type { ModelRegistry, PyModel } from "./models";
 
 export interface Clock {
   /** `datetime.now()` as epoch seconds (a naive datetime whose `.timestamp()` is read in UTC). */
   now(): number;
 }
 
-export class Registries {
+export class Registries implements ModelRegistry {
   readonly locations = new Map<string, PyModel>();
   readonly products = new Map<string, PyModel>();
   constructor(readonly clock: Clock) {}

@@ -8,74 +8,24 @@
  * step is committed. A restart of the policy node retries the part in flight from the last committed
  * state (worker/runner/node-restarts.ts); a database outage delays commits, never loses them.
  */
-import type { RunConfig } from "../../../contracts/run-config";
-import type { PolicyClient } from "../../engine/io";
 import { runEvaluation, runTrainingStep } from "../../engine/step";
-import type { RunEnvironment } from "../../envs";
-import type { TinkerPolicy } from "../../clients/tinker-policy";
 import { throwIfCancelled, type RunContext } from "../context";
 import { whileDatabaseDown } from "../durable";
-import { withNodeRestarts } from "../node-restarts";
-import { resolveNode, trainingPolicyFor, type ResolvedNode } from "../nodes";
+import { resolveNode } from "../nodes";
 import { commitStep, committedParts, persistCheckpoint } from "../persist";
 import { describePlan, missingParts, planResume, suiteOfPart } from "../resume";
-import { auxiliaryClients, samplingPolicy, stepSummary, untilCancelled, withEnvironment, type AuxiliaryClients, type ClientOverrides } from "./common";
+import { auxiliaryClients, stepSummary, untilCancelled, withEnvironment, type ClientOverrides } from "./common";
 import { checkRunnable } from "./node-check";
+import { partRunner, PolicySession } from "./policy-session";
+import { PartProgress } from "./progress";
 import { EvaluationSuites } from "./suites";
+import { TrainingStates } from "./training-states";
 
 /**
- * The training session on the policy node, opened from a committed training state (null: the base
- * model). After a node restart it is dropped and opened again from the state the retried part needs.
+ * The step loop. Resume planning is ../resume.ts, the session on the policy node and the retry of a part
+ * after a node restart ./policy-session.ts, the training states kept and deleted ./training-states.ts,
+ * the status detail ./progress.ts, the evaluation suites ./suites.ts, the commits ../persist.ts.
  */
-class PolicySession {
-  private current: { policy: TinkerPolicy; sampler: PolicyClient; aux: AuxiliaryClients & { countTokens: (text: string) => number } } | null = null;
-  /** The training state the open session holds (undefined: none open). */
-  private held: string | null | undefined = undefined;
-
-  private noted = false;
-
-  constructor(
-    private node: ResolvedNode,
-    private config: RunConfig,
-    private env: RunEnvironment,
-    private aux: AuxiliaryClients,
-    private ctx: RunContext,
-  ) {
-    ctx.signal.addEventListener("abort", () => this.close(), { once: true });
-  }
-
-  /** The session holding `state`, opened (or re-opened) when the one open holds another. */
-  async holding(state: string | null) {
-    if (this.current && this.held === state) return this.current;
-    this.close();
-    const policy = await trainingPolicyFor(this.node, this.config.policy, state ?? undefined, (m) => void this.ctx.log("warn", m));
-    if (!this.noted && policy.profile === "envace-embedded" && this.config.policy.loraRank !== 32) {
-      this.noted = true;
-      await this.ctx.log("info", `the embedded node trains all weights of ${this.config.policy.model}; policy.loraRank ${this.config.policy.loraRank} does not apply there`);
-    }
-    // The engine measures appended text with the node model's own tokenizer.
-    this.current = { policy, sampler: samplingPolicy(this.env, { protocol: "tinker", policy }), aux: { ...this.aux, countTokens: (text) => policy.renderer.countTokens(text) } };
-    this.held = state;
-    return this.current;
-  }
-
-  /** Delete a training state on the node (through the open session; none open: nothing to do). */
-  async deleteState(path: string): Promise<void> {
-    await this.current?.policy.deleteState(path);
-  }
-
-  /** The open session now holds `state` (it was just saved from it). */
-  nowHolds(state: string) {
-    if (this.current) this.held = state;
-  }
-
-  close() {
-    this.current?.policy.close();
-    this.current = null;
-    this.held = undefined;
-  }
-}
-
 export async function trainExecutor(ctx: RunContext, overrides: ClientOverrides = {}): Promise<void> {
   const { config, prisma, runId, signal } = ctx;
   const wait = { signal };
@@ -94,38 +44,9 @@ export async function trainExecutor(ctx: RunContext, overrides: ClientOverrides 
     const aux = await auxiliaryClients(ctx, env, overrides);
     const session = new PolicySession(policyNode, config, env, aux, ctx);
     const suites = new EvaluationSuites(ctx, overrides);
-    // The status detail while an evaluation runs counts its episodes, unless a node restart is being waited out.
-    let nodeDetail: string | null = null;
-    const report: RunContext = { ...ctx, detail: (text) => ((nodeDetail = text), ctx.detail(text)) };
-    const episodes = (what: string) => {
-      let shown = 0;
-      return (done: number, total: number) => {
-        if (nodeDetail !== null || (done < total && done - shown < Math.max(1, Math.floor(total / 20)))) return;
-        shown = done;
-        void ctx.detail(`${what}: ${done} of ${total} episodes`).catch(() => {});
-      };
-    };
-    // The training state after each step: committed ones now, then each one this attempt saves.
-    const stateAfter = new Map<number, string | null>([[0, null]]);
-    for (const t of committed.train) if (t.statePath) stateAfter.set(t.step, t.statePath);
-    const stateName = (step: number) => `${runId.slice(0, 8)}-step-${step}`;
-    const fromText = (step: number) => (step === 0 ? "the base model" : `the committed state of step ${step}`);
-    const retrying = <T>(what: string, fromStep: number, attempt: (s: Awaited<ReturnType<PolicySession["holding"]>>, observe: (p: PolicyClient) => PolicyClient) => Promise<T>) =>
-      withNodeRestarts({
-        node: { name: policyNode.name, kind: policyNode.kind, baseUrl: policyNode.baseUrl, apiKey: policyNode.apiKey },
-        settings: policyNode.settings.restarts,
-        report,
-        signal,
-        what,
-        from: fromText(fromStep),
-        reset: () => session.close(),
-        attempt: async (watch) => {
-          const state = stateAfter.get(fromStep);
-          if (state === undefined) throw new Error(`no training state known for step ${fromStep}`);
-          const s = await untilCancelled(session.holding(state), signal);
-          return attempt(s, (p) => watch.observe(p));
-        },
-      });
+    const progress = new PartProgress(ctx);
+    const states = new TrainingStates(runId, committed);
+    const retrying = partRunner({ node: policyNode, session, states, report: progress.report, signal });
 
     try {
       if (plan.lastTrainStep > 0 || !plan.work[0]!.parts.includes("train")) await ctx.log("info", describePlan(plan));
@@ -133,13 +54,10 @@ export async function trainExecutor(ctx: RunContext, overrides: ClientOverrides 
 
       const attemptStart = Date.now();
       let trained = 0;
-      // Training states persist only at checkpoints: each step's state is kept until the next step
-      // commits (resuming, and retrying after a node restart, need only the last committed one), then
-      // deleted on the node.
-      let previousState: { path: string; checkpoint: boolean } | null = null;
       for (const { step, parts } of plan.work) {
         throwIfCancelled(signal);
         if (parts.includes("train")) {
+          // The training update, the state saved after it, and (at checkpoints) its sampler weights: one commit.
           const startedAt = new Date();
           const withCheckpoint = parts.includes("checkpoint");
           const { result, state, published } = await retrying(`step ${step} (training)`, step - 1, async (s, observe) => {
@@ -147,9 +65,9 @@ export async function trainExecutor(ctx: RunContext, overrides: ClientOverrides 
               runTrainingStep({ instances: env.forStep(step), config, policy: observe(s.sampler), trainer: s.policy, ...s.aux, stepIndex: step, runId }),
               signal,
             );
-            const state = await untilCancelled(s.policy.saveState(stateName(step)), signal);
+            const state = await untilCancelled(s.policy.saveState(states.name(step)), signal);
             // Persistent sampler weights only at checkpoints; every step publishes ephemerally (the engine).
-            const published = withCheckpoint ? await untilCancelled(s.policy.saveWeightsForSampler(stateName(step)), signal) : null;
+            const published = withCheckpoint ? await untilCancelled(s.policy.saveWeightsForSampler(states.name(step)), signal) : null;
             return { result, state, published };
           });
           trained++;
@@ -168,20 +86,15 @@ export async function trainExecutor(ctx: RunContext, overrides: ClientOverrides 
             },
             wait,
           );
-          stateAfter.set(step, state.path);
           session.nowHolds(state.path);
           await ctx.log("info", `step ${step}/${total}: ${stepSummary(result)}; ${written.trajectories} trajectories, ${written.turns} turns committed${withCheckpoint ? ", checkpoint saved" : ""}`);
-          if (previousState && !previousState.checkpoint) {
-            const stale = previousState.path;
-            await session
-              .deleteState(stale)
-              .catch((e) => ctx.log("warn", `could not delete the training state ${stale} on node "${policyNode.name}": ${(e as Error).message}`));
-          }
-          previousState = { path: state.path, checkpoint: withCheckpoint };
+          const stale = states.committed(step, state.path, withCheckpoint);
+          if (stale)
+            await session.deleteState(stale).catch((e) => ctx.log("warn", `could not delete the training state ${stale} on node "${policyNode.name}": ${(e as Error).message}`));
         } else if (parts.includes("checkpoint")) {
           // A committed training step without its checkpoint: publish its state for sampling and record it.
-          const published = await retrying(`the checkpoint of step ${step}`, step, (s) => untilCancelled(s.policy.saveWeightsForSampler(stateName(step)), signal));
-          const statePath = stateAfter.get(step)!;
+          const published = await retrying(`the checkpoint of step ${step}`, step, (s) => untilCancelled(s.policy.saveWeightsForSampler(states.name(step)), signal));
+          const statePath = states.after(step)!;
           await whileDatabaseDown(() => persistCheckpoint(prisma, { runId, workerId: ctx.workerId, step, nodeName: policyNode.name, statePath, samplerPath: published.path }), wait);
           await ctx.log("info", `step ${step}/${total}: checkpoint saved`);
         }
@@ -189,13 +102,13 @@ export async function trainExecutor(ctx: RunContext, overrides: ClientOverrides 
         if (parts.includes("eval")) {
           throwIfCancelled(signal);
           const evalStart = new Date();
-          const onEpisode = episodes(`evaluation at step ${step}`);
+          const onEpisode = progress.episodes(`evaluation at step ${step}`);
           const evalResult = await retrying(`the evaluation of step ${step}`, step, (s, observe) =>
             untilCancelled(runEvaluation({ instances: env.evalSet(), config, policy: observe(s.sampler), ...s.aux, stepIndex: step, runId, onRolloutDone: onEpisode }), signal),
           );
           Object.assign(evalResult.metrics, env.evaluationMetrics?.(evalResult));
           await commitStep(prisma, { runId, workerId: ctx.workerId, result: evalResult, phase: "eval", startedAt: evalStart }, wait);
-          if (nodeDetail === null) await ctx.detail(null);
+          await progress.done();
           await ctx.log("info", `eval at step ${step}: ${stepSummary(evalResult)}`);
         }
 
@@ -205,12 +118,12 @@ export async function trainExecutor(ctx: RunContext, overrides: ClientOverrides 
           if (suite === null) continue;
           throwIfCancelled(signal);
           const suiteStart = new Date();
-          const onEpisode = episodes(`evaluation suite ${suite} at step ${step}`);
+          const onEpisode = progress.episodes(`evaluation suite ${suite} at step ${step}`);
           const result = await retrying(`evaluation suite ${suite} at step ${step}`, step, (s, observe) =>
             suites.evaluate(suite, step, { policy: s.policy, countTokens: s.aux.countTokens }, observe, onEpisode),
           );
           await commitStep(prisma, { runId, workerId: ctx.workerId, result, phase: "eval", suite, startedAt: suiteStart }, wait);
-          if (nodeDetail === null) await ctx.detail(null);
+          await progress.done();
           await ctx.log("info", `suite ${suite} at step ${step}: ${[suites.headline(suite, result), stepSummary(result)].filter(Boolean).join("; ")}`);
         }
       }

@@ -9,7 +9,7 @@
  * Long-context cases read long_context.py from $ENVACE_DATA_DIR/bfcl.
  */
 import { readCallCases, runCallCases } from "../cases";
-import { DEFAULT_MODEL_NAME } from "../environment";
+import { DEFAULT_MODEL_NAME } from "../world";
 
 function parseArgs(argv: string[]): { cases: string; model: string; today?: number } {
   let cases: string | undefined;

@@ -17,7 +17,7 @@ import { hasBfclData } from "../../../../test/fixtures/bfcl-data";
 import { loadMultiTurnTasks, MULTI_TURN_CATEGORIES, type MultiTurnCategory } from "../data";
 import { loadMemoryQuestions, RUNNABLE_MEMORY_CATEGORIES, type RunnableMemoryCategory } from "../memory/data";
 import { isSingleTurnCategory, loadSingleTurnCategory, type SingleTurnCategory } from "../single-turn/data";
-import { bfclRunEnvironment } from "./environment";
+import { bfclRunEnvironment } from "../environment";
 import { bfclEvalMetrics, trajectoryOutcome } from "./metrics";
 
 /** Upstream's own possible answers that its checker rejects (worker/envs/bfcl/README.md). */

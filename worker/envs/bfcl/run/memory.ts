@@ -15,7 +15,7 @@ import type { BfclOutcome } from "../../../../lib/bfcl/outcome";
 import type { ChatMessage, ToolSchema } from "../../../engine/io";
 import type { EpisodeScore, EpisodeScoreContext, TaskInstance, ToolEnvironment, WorldContext } from "../../../engine/types";
 import { functionDocSchema, readJsonLines as readBfclJsonLines, requireBfclPath, BfclDataError, type FunctionDoc } from "../data";
-import { createScope, DEFAULT_MODEL_NAME } from "../environment";
+import { createScope, DEFAULT_MODEL_NAME } from "../world";
 import { BfclInstanceSet, errorText, type CallTarget } from "../execute";
 import { evaluateAgenticEntry } from "../memory/agentic";
 import { createMemoryBackend, MemoryPyError, type MemoryKv, type MemoryRecSum } from "../memory/backends";
@@ -26,7 +26,7 @@ import { loadMemoryPrompts, memorySystemPrompt, withMemoryPrompt, type MemoryPro
 import { PyDict, PyException } from "../../../../lib/python/values";
 import { MAXIMUM_STEP_LIMIT, toOpenAiTools } from "../tools";
 import { BFCL_DATA_SOURCE_PREFIX, callString } from "./multi-turn";
-import { notScoredReason, outcomeVerdicts, shorten } from "./outcome";
+import { notScoredReason, outcomeVerdicts, shorten } from "../scoring/outcome";
 import { Termination } from "../../../engine/machine";
 
 type Backend = MemoryKv | MemoryRecSum;

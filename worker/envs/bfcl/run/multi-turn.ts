@@ -17,13 +17,13 @@ import type { BfclOutcome } from "../../../../lib/bfcl/outcome";
 import type { ToolSchema } from "../../../engine/io";
 import type { ItemVerdict } from "../../../engine/reward";
 import type { EpisodeScore, EpisodeScoreContext, TaskInstance, ToolEnvironment } from "../../../engine/types";
-import { checkMultiTurn, type MultiTurnFailure } from "../checker";
+import { checkMultiTurn, type MultiTurnFailure } from "../scoring/checker";
 import { BfclDataError, type BfclTask } from "../data";
 import { BfclDecodeError, callFromToolCall } from "../decode";
-import { createBfclEnvironment } from "../environment";
+import { createBfclEnvironment } from "../world";
 import { errorText } from "../execute";
 import { MAXIMUM_STEP_LIMIT, toOpenAiTools, toolsPerTurn, userMessagesForTurn } from "../tools";
-import { notScoredReason, outcomeVerdicts, shorten } from "./outcome";
+import { notScoredReason, outcomeVerdicts, shorten } from "../scoring/outcome";
 
 export const BFCL_DATA_SOURCE_PREFIX = "bfcl:";
 

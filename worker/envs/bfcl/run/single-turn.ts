@@ -20,7 +20,7 @@ import { promptFunctions } from "../single-turn/prompt";
 import type { CheckError } from "../single-turn/ast-checker";
 import { toOpenAiTools } from "../tools";
 import { BFCL_DATA_SOURCE_PREFIX } from "./multi-turn";
-import { notScoredReason, outcomeVerdicts, shorten } from "./outcome";
+import { notScoredReason, outcomeVerdicts, shorten } from "../scoring/outcome";
 
 const CHAT_ROLES = new Set(["system", "user", "assistant"]);
 

@@ -10,7 +10,7 @@ import { createJudge, driverConfigFrom, judgeHookFor, runEvaluation, runTraining
 import { expandJobs, runRollouts } from "../../../../engine/rollout";
 import { trajectoryRows } from "../../../../runner/persist";
 import { loadTau2RetailSource, tau2LiveInstance } from "./adapter";
-import { contextFittingPolicy, fitMessagesToContext, TRUNCATION_MARKER } from "../../harness/fit-context";
+import { contextFittingPolicy, fitMessagesToContext, TRUNCATION_MARKER } from "../../../fit-context";
 import { perTaskResults, tau2EvalMetrics } from "../../harness/metrics";
 import { GREETING } from "../../../../../lib/tau2/prompts";
 import { ScriptedUser } from "../../../../../test/doubles/scripted-user";
