@@ -18,7 +18,7 @@ describe("every run setting is explained", () => {
     const settings = runSettings(schema, { "a.described": { label: "Described" }, "nested.inner.x": { label: "X" } });
     expect(incompleteSettings(settings)).toEqual([
       "a.bare: no label in runSettingMeta (contracts/run-settings.ts)",
-      "a.bare: no .describe() text in contracts/run-config.ts",
+      "a.bare: no .describe() text in contracts/run-config/",
       "nested.inner: no group label in runSettingMeta",
     ]);
   });

@@ -382,7 +382,7 @@ export function incompleteSettings(settings: RunSetting[] = runSettings()): stri
   for (const s of settings) {
     if (s.kind === "object-list") problems.push(...incompleteSettings(s.fields).map((p) => `${s.key}.${p}`));
     if (!s.label) problems.push(`${s.key}: no label in runSettingMeta (contracts/run-settings.ts)`);
-    if (!s.description) problems.push(`${s.key}: no .describe() text in contracts/run-config.ts`);
+    if (!s.description) problems.push(`${s.key}: no .describe() text in contracts/run-config/`);
     if (s.path.length > 2 && !s.group) problems.push(`${s.path.slice(0, -1).join(".")}: no group label in runSettingMeta`);
   }
   return [...new Set(problems)];
