@@ -9,6 +9,7 @@ import { runConfigSchema } from "../contracts/run-config";
 import { annotateRunConfigSchema } from "../contracts/run-settings";
 import { appRouter } from "./root";
 import { createContext } from "./trpc/context";
+import { readRequestWithinLimit } from "./lib/body-limit";
 
 export const REST_PREFIX = "/api/v1";
 export const OPENAPI_VERSION = "3.1.0";
@@ -162,8 +163,14 @@ function normaliseError(body: ErrorBody) {
   return { code: String(body.code ?? "INTERNAL_SERVER_ERROR"), message, fieldErrors };
 }
 
-/** Serve one /api/v1 request (app/api/v1/[...path]/route.ts). */
-export async function handleRestRequest(req: Request): Promise<Response> {
+/**
+ * Serve one /api/v1 request (app/api/v1/[...path]/route.ts). The body is read here first, within its
+ * route's limit (lib/body-limits.ts: 413 from Content-Length before a byte is read, or as soon as a
+ * streamed body passes it), so nothing below ever holds more.
+ */
+export async function handleRestRequest(incoming: Request): Promise<Response> {
+  const req = await readRequestWithinLimit(incoming);
+  if (req instanceof Response) return req;
   const res = await createOpenApiFetchHandler({
     endpoint: REST_PREFIX,
     req,

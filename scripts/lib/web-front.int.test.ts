@@ -1,0 +1,171 @@
+/**
+ * The web process's body limits, end to end: a real server process (test/api-server-main.ts: the app's
+ * routes behind the same front as scripts/web.ts) gets 100 MB bodies on every route, with and without a
+ * login, declared or chunked. Each is answered 413 naming its limit within 100 ms, and the process's
+ * memory stays flat (its resident size is read from /proc).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import { signUp, type TestUser } from "../../test/helpers";
+import { repoRoot } from "./database";
+
+const MB = 1024 * 1024;
+const BODY = 100 * MB;
+
+function rssBytes(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+}
+
+interface Sent {
+  status: number;
+  ms: number;
+  body: string;
+  /** Bytes written by the client when the answer came. */
+  sent: number;
+}
+
+/**
+ * Send `BODY` bytes (declared in Content-Length or chunked) as fast as the server takes them, and time the
+ * answer from the moment the request went out. Stops sending once answered.
+ */
+function sendHuge(base: string, method: string, pathname: string, opts: { chunked: boolean; headers?: Record<string, string> }): Promise<Sent> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(pathname, base);
+    const headers: Record<string, string> = { "content-type": "application/json", ...opts.headers };
+    // Named explicitly: node:http would send a GET's body without any framing otherwise.
+    if (opts.chunked) headers["transfer-encoding"] = "chunked";
+    else headers["content-length"] = String(BODY);
+    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, agent: false });
+    const chunk = Buffer.alloc(256 * 1024, 0x20);
+    let sent = 0;
+    let answered = false;
+    const started = performance.now();
+    req.on("response", (res) => {
+      answered = true;
+      const ms = performance.now() - started;
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (d) => (body += d));
+      const at = sent;
+      const done = () => resolve({ status: res.statusCode ?? 0, ms, body, sent: at });
+      res.on("end", done);
+      res.on("error", done);
+      res.on("aborted", done);
+    });
+    req.on("error", (err) => {
+      if (!answered) reject(new Error(`${method} ${pathname}: no answer before the connection failed (${(err as Error).message}) after ${sent} bytes`));
+    });
+    const pump = () => {
+      while (!answered && sent < BODY) {
+        sent += chunk.length;
+        if (!req.write(chunk)) return void req.once("drain", pump);
+      }
+      if (!answered) req.end();
+    };
+    req.flushHeaders();
+    pump();
+  });
+}
+
+describe("body limits of the web process (every route, signed in or not)", () => {
+  let server: ChildProcess;
+  let base: string;
+  let output = "";
+  let member: TestUser;
+
+  beforeAll(async () => {
+    member = await signUp("member");
+    server = spawn(process.execPath, ["--import", "tsx", path.join("test", "api-server-main.ts")], {
+      cwd: repoRoot,
+      env: { ...process.env, DATABASE_URL: process.env.DATABASE_URL ?? inject("databaseUrl") },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    base = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the API server did not start:\n${output}`)), 60_000);
+      const onData = (d: Buffer) => {
+        output += d;
+        const m = /listening (http:\/\/\S+)/.exec(output);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      };
+      server.stdout!.on("data", onData);
+      server.stderr!.on("data", (d: Buffer) => (output += d));
+      server.once("exit", (code) => reject(new Error(`the API server exited (${code}):\n${output}`)));
+    });
+  });
+  afterAll(() => {
+    server?.kill("SIGKILL");
+  });
+
+  const routes: { method: string; path: string; limit: string; auth: boolean }[] = [
+    { method: "POST", path: "/api/v1/runs", limit: "1 MB, the limit for POST /api/v1/runs", auth: false },
+    { method: "POST", path: "/api/v1/runs", limit: "1 MB, the limit for POST /api/v1/runs", auth: true },
+    { method: "POST", path: "/api/v1/datasets", limit: "41 MB, the limit for POST /api/v1/datasets", auth: true },
+    // A dataset import's larger limit is for members only: without a login the default applies.
+    { method: "POST", path: "/api/v1/datasets", limit: "1 MB, the limit for POST /api/v1/datasets without a login", auth: false },
+    { method: "PATCH", path: "/api/v1/mcp-servers/x", limit: "1 MB, the limit for PATCH /api/v1/mcp-servers/x", auth: false },
+    { method: "POST", path: "/api/trpc/runs.create", limit: "1 MB, the limit for runs.create", auth: true },
+    { method: "POST", path: "/api/trpc/datasets.import", limit: "41 MB, the limit for datasets.import", auth: true },
+    { method: "POST", path: "/api/trpc/datasets.import", limit: "1 MB, the limit for datasets.import without a login", auth: false },
+    { method: "POST", path: "/api/auth/sign-in/email", limit: "64 KB, the limit for the account endpoints", auth: false },
+    { method: "GET", path: "/api/events", limit: "1 MB, the limit for this request", auth: true },
+    { method: "GET", path: "/api/openapi.json", limit: "1 MB, the limit for this request", auth: false },
+    { method: "POST", path: "/no/such/page", limit: "1 MB, the limit for this request", auth: false },
+  ];
+
+  for (const chunked of [false, true]) {
+    it(`answers 413 naming the limit within 100 ms to a ${chunked ? "chunked" : "declared"} 100 MB body, and holds no more memory`, async () => {
+      const before = rssBytes(server.pid!);
+      let peak = before;
+      const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(server.pid!))), 10);
+      try {
+        for (const r of routes) {
+          const headers = r.auth ? { cookie: member.headers.get("cookie")! } : {};
+          const res = await sendHuge(base, r.method, r.path, { chunked, headers });
+          const what = `${r.method} ${r.path}${r.auth ? " (signed in)" : ""}`;
+          expect(res.status, what).toBe(413);
+          if (chunked && r.limit.startsWith("41 MB")) {
+            // A chunked body is counted as it comes: the answer follows as soon as its 41 MB went past.
+            expect(res.sent, what).toBeLessThan(60 * MB);
+            expect(res.ms, what).toBeLessThan(1_000);
+          } else expect(res.ms, what).toBeLessThan(100);
+          expect(res.body, what).toContain(`the request body is larger than ${r.limit}`);
+        }
+        // Four at once, without a login (the probe's case).
+        const four = await Promise.all(Array.from({ length: 4 }, () => sendHuge(base, "POST", "/api/v1/runs", { chunked })));
+        expect(four.map((r) => r.status)).toEqual([413, 413, 413, 413]);
+      } finally {
+        clearInterval(sampler);
+      }
+      peak = Math.max(peak, rssBytes(server.pid!));
+      console.log(`${chunked ? "chunked" : "declared"}: resident ${Math.round(before / MB)} MB before, at most ${Math.round(peak / MB)} MB during ${routes.length + 4} requests of 100 MB`);
+      // A chunked body is held up to its route's limit (41 MB for a dataset import), never beyond it.
+      expect(peak - before).toBeLessThan((chunked ? 90 : 40) * MB);
+    });
+  }
+
+  it("lets bodies within their limit through, chunked ones whole", async () => {
+    const viaChunks = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const url = new URL("/api/trpc/users.whoami?batch=1", base);
+      const req = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method: "POST", headers: { "content-type": "application/json", cookie: member.headers.get("cookie")! } }, (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (d) => (body += d));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on("error", reject);
+      req.write("{");
+      req.write("}");
+      req.end();
+    });
+    expect(viaChunks.status).toBe(200);
+    expect(viaChunks.body).toContain(member.email);
+  });
+});
