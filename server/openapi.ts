@@ -30,6 +30,9 @@ export const restEndpoints = {
   "datasets.import": "POST /datasets",
   "datasets.list": "GET /datasets",
   "nodes.list": "GET /nodes",
+  "nodes.add": "POST /nodes",
+  "nodes.update": "PATCH /nodes/{id}",
+  "nodes.remove": "DELETE /nodes/{id}",
   "nodes.doctor": "POST /nodes/{id}/doctor",
   "mcpServers.list": "GET /mcp-servers",
   "mcpServers.get": "GET /mcp-servers/{id}",
@@ -44,7 +47,7 @@ export const restEndpoints = {
 
 const API_DESCRIPTION = `Script EnvACE Studio: launch and follow runs, import datasets, read nodes, register MCP servers as environments and export reports.
 
-**Authentication.** Every endpoint needs a personal API token (Settings → API tokens) sent as \`Authorization: Bearer envace_…\`. A token acts as its owner with the owner's role: viewers may read, members and admins may also write; only admins may register, change, test or remove MCP servers (a registered command runs on the worker).
+**Authentication.** Every endpoint needs a personal API token (Settings → API tokens) sent as \`Authorization: Bearer envace_…\`. A token acts as its owner with the owner's role: viewers may read, members and admins may also write; only admins may add, change or remove nodes (the server and the worker make requests to a node's URL) and register, change, test or remove MCP servers (a registered command runs on the worker).
 
 **Errors.** Every error answers JSON \`{ "code", "message", "fieldErrors" }\`. \`fieldErrors\` lists \`{ "path", "message" }\` per offending field, with dotted paths (\`config.data.instancesPerStep\`); it is empty when no single field is at fault. Invalid input answers 400, an unknown or revoked token 401, a viewer's token on a write 403, an unknown id 404, a state conflict (e.g. cancelling a finished run) 409.
 

@@ -25,6 +25,7 @@
  *   moves to a fresh session (the orphan is reaped with the abandoned one) instead of leaking it.
  */
 import { randomUUID } from "node:crypto";
+import { nodeBaseUrl, nodeEndpoint } from "../node-url";
 import type { z } from "zod";
 import type { TinkerServerProfile } from "../../contracts/node-settings";
 import { type DetectedProfile, type ProfileEvidence, type ResolvedProfile, detectServerProfile, needsRootProbe } from "./tinker-profile";
@@ -242,7 +243,8 @@ export class TinkerClient {
   lastHeartbeatOk = 0;
 
   constructor(opts: TinkerClientOptions) {
-    this.baseUrl = opts.baseUrl.replace(/\/+$/, "");
+    // The normal form (lib/node-url.ts); requests join their paths onto it (`endpoint`).
+    this.baseUrl = nodeBaseUrl(opts.baseUrl, opts.nodeName);
     this.nodeName = opts.nodeName ?? this.baseUrl;
     this.fetchImpl = opts.fetch ?? fetch;
     this.log = opts.log ?? ((m) => console.warn(`[tinker] ${m}`));
@@ -346,7 +348,7 @@ export class TinkerClient {
   }
 
   private async rawGet(path: string): Promise<z.infer<typeof rootReply> | null> {
-    const res = await this.fetchImpl(`${this.baseUrl}${path}`, { headers: this.headers("GET"), signal: AbortSignal.timeout(10_000) });
+    const res = await this.fetchImpl(path === "/" ? `${this.baseUrl}/` : nodeEndpoint(this.baseUrl, path), { headers: this.headers("GET"), signal: AbortSignal.timeout(10_000) });
     if (!res.ok) return null;
     const parsed = rootReply.safeParse(await res.json().catch(() => null));
     return parsed.success ? parsed.data : null;
@@ -455,7 +457,7 @@ export class TinkerClient {
     let res: Response;
     let buf: ArrayBuffer;
     try {
-      res = await this.fetchImpl(`${this.baseUrl}/api/v1/${path}`, {
+      res = await this.fetchImpl(nodeEndpoint(this.baseUrl, "api/v1", path), {
         method,
         headers: this.headers(method, extra, opts.skipJwt ? "key" : "jwt"),
         body: method === "POST" ? (body && "proto" in body ? (body.proto as Uint8Array<ArrayBuffer>) : JSON.stringify(body?.json ?? {})) : undefined,
