@@ -13,7 +13,7 @@ import http from "node:http";
 import next from "next";
 import { applyClientAddress, CLIENT_ADDRESS_HEADER, parseTrustedProxies } from "../lib/client-address";
 import { repoRoot } from "./lib/database";
-import { withBodyLimits } from "./lib/web-front";
+import { checkContinue, withBodyLimits } from "./lib/web-front";
 
 const dev = process.argv.includes("--dev");
 const port = Number(process.env.PORT ?? 3000);
@@ -36,16 +36,21 @@ const app = next({ dev, dir: repoRoot, port, hostname: hostname ?? "localhost" }
 const handle = app.getRequestHandler();
 await app.prepare();
 
-const limited = withBodyLimits((req, res) =>
+const serve = (req: http.IncomingMessage, res: http.ServerResponse) =>
   handle(req, res).catch((err) => {
     console.error(`request ${req.method} ${req.url?.split("?")[0]} failed: ${(err as Error).message}`);
     if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
     res.end("internal error");
-  }),
-);
+  });
+const limited = withBodyLimits(serve);
+const asked = checkContinue(serve);
 const server = http.createServer((req, res) => {
   applyClientAddress(req, trusted);
   void limited(req, res);
+});
+server.on("checkContinue", (req, res) => {
+  applyClientAddress(req, trusted);
+  asked(req, res);
 });
 server.keepAliveTimeout = 5_000;
 

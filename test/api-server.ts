@@ -14,7 +14,7 @@ import { GET as events } from "../app/api/events/route";
 import { GET as openapi } from "../app/api/openapi.json/route";
 import { GET as trpcGet, POST as trpcPost } from "../app/api/trpc/[trpc]/route";
 import { handleRestRequest } from "../server/openapi";
-import { withBodyLimits } from "../scripts/lib/web-front";
+import { checkContinue, withBodyLimits } from "../scripts/lib/web-front";
 
 type Handler = (req: Request) => Response | Promise<Response>;
 
@@ -34,7 +34,7 @@ export interface ApiServer {
 
 export async function startApiServer(): Promise<ApiServer> {
   const sockets = new Set<import("node:net").Socket>();
-  const server = http.createServer(withBodyLimits(async (req, res) => {
+  const serve = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
     const handler = route(url.pathname);
     if (!handler) {
@@ -64,7 +64,9 @@ export async function startApiServer(): Promise<ApiServer> {
     } catch (err) {
       res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ code: "INTERNAL_SERVER_ERROR", message: String(err) }));
     }
-  }));
+  };
+  const server = http.createServer(withBodyLimits(serve));
+  server.on("checkContinue", checkContinue(serve));
   server.on("connection", (s) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));

@@ -121,21 +121,23 @@ describe("body limits of the web process (every route, signed in or not)", () =>
   ];
 
   for (const chunked of [false, true]) {
-    it(`answers 413 naming the limit within 100 ms to a ${chunked ? "chunked" : "declared"} 100 MB body, and holds no more memory`, async () => {
+    it(`answers 413 naming the limit ${chunked ? "as soon as the limit went past" : "within 100 ms"} to a ${chunked ? "chunked" : "declared"} 100 MB body, and holds no more memory`, async () => {
       const before = rssBytes(server.pid!);
       let peak = before;
       const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(server.pid!))), 10);
       try {
         for (const r of routes) {
-          const headers = r.auth ? { cookie: member.headers.get("cookie")! } : {};
+          const headers: Record<string, string> = r.auth ? { cookie: member.headers.get("cookie")! } : {};
           const res = await sendHuge(base, r.method, r.path, { chunked, headers });
           const what = `${r.method} ${r.path}${r.auth ? " (signed in)" : ""}`;
           expect(res.status, what).toBe(413);
-          if (chunked && r.limit.startsWith("41 MB")) {
-            // A chunked body is counted as it comes: the answer follows as soon as its 41 MB went past.
+          if (!chunked) expect(res.ms, what).toBeLessThan(100);
+          else {
+            // A streamed body is counted as it comes: the answer follows as soon as the limit went past
+            // (a 1 MB limit takes a few milliseconds to arrive; 41 MB about ten times as long).
             expect(res.sent, what).toBeLessThan(60 * MB);
-            expect(res.ms, what).toBeLessThan(1_000);
-          } else expect(res.ms, what).toBeLessThan(100);
+            expect(res.ms, what).toBeLessThan(r.limit.startsWith("41 MB") ? 1_000 : 250);
+          }
           expect(res.body, what).toContain(`the request body is larger than ${r.limit}`);
         }
         // Four at once, without a login (the probe's case).
@@ -146,10 +148,36 @@ describe("body limits of the web process (every route, signed in or not)", () =>
       }
       peak = Math.max(peak, rssBytes(server.pid!));
       console.log(`${chunked ? "chunked" : "declared"}: resident ${Math.round(before / MB)} MB before, at most ${Math.round(peak / MB)} MB during ${routes.length + 4} requests of 100 MB`);
-      // A chunked body is held up to its route's limit (41 MB for a dataset import), never beyond it.
-      expect(peak - before).toBeLessThan((chunked ? 90 : 40) * MB);
+      // Generous bounds (what is read and dropped during a lingering close churns some buffers); a route that
+      // read one of these bodies would add 100 MB or more. A chunked body is held up to its route's limit
+      // (41 MB for a member's dataset import), never beyond it.
+      expect(peak - before).toBeLessThan((chunked ? 100 : 64) * MB);
     });
   }
+
+  it("refuses a body over the limit before the client sends it when it asks first (Expect: 100-continue), and lets one within it go on", async () => {
+    const ask = (length: number) =>
+      new Promise<{ continued: boolean; status: number }>((resolve, reject) => {
+        const url = new URL("/api/v1/runs", base);
+        const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent: false, headers: { "content-type": "application/json", "content-length": String(length), expect: "100-continue" } });
+        let continued = false;
+        req.on("continue", () => {
+          continued = true;
+          req.end("x".repeat(length));
+        });
+        req.on("response", (res) => {
+          res.resume();
+          res.on("end", () => resolve({ continued, status: res.statusCode ?? 0 }));
+        });
+        req.on("error", reject);
+        req.flushHeaders();
+      });
+    expect(await ask(BODY)).toEqual({ continued: false, status: 413 });
+    // Within the limit: told to go on, then answered by the route itself.
+    const within = await ask(10);
+    expect(within.continued).toBe(true);
+    expect(within.status).not.toBe(413);
+  });
 
   it("lets bodies within their limit through, chunked ones whole", async () => {
     const viaChunks = await new Promise<{ status: number; body: string }>((resolve, reject) => {

@@ -124,3 +124,25 @@ export function withBodyLimits(handler: NodeHandler): NodeHandler {
     return handler(withHeldBody(req, body), res);
   };
 }
+
+/**
+ * The same limits for a client that asks first (`Expect: 100-continue`, as curl does for bodies over 1 MB):
+ * a declared body over the limit is refused before the client sends it; otherwise it is told to go on.
+ * Install with `server.on("checkContinue", …)`; node:http would otherwise say "continue" to everyone.
+ */
+export function checkContinue(handler: NodeHandler): (req: IncomingMessage, res: ServerResponse) => void {
+  const limited = withBodyLimits(handler);
+  return (req, res) => {
+    const declared = Number(req.headers["content-length"]);
+    const signedIn = carriesCredentials({ authorization: req.headers.authorization, cookie: req.headers.cookie });
+    const route = bodyLimitFor(req.method ?? "GET", req.url ?? "/", { signedIn });
+    if (req.headers["transfer-encoding"] === undefined && Number.isFinite(declared) && declared > route.limit) {
+      const body = tooLargeBody(route);
+      res.writeHead(413, { "content-type": "application/json", "content-length": Buffer.byteLength(body), connection: "close" });
+      res.end(body);
+      return;
+    }
+    res.writeContinue();
+    void limited(req, res);
+  };
+}

@@ -3,7 +3,8 @@
  * LaTeX math ($…$, $$…$$), rendered by react-markdown + remark-gfm + remark-math, sanitised by
  * rehype-sanitize with GitHub's allow-list (plus the math classes), then typeset by KaTeX (trust off).
  * Raw HTML is inert: it is shown as the text it is, never parsed. Links go only to http(s), mailto and
- * in-page anchors; images only load over http(s). Fenced ```envace-chart / ```envace-table blocks
+ * in-page anchors; images only load over http(s), and from other hosts only where an admin allows it
+ * (Settings; the page's Content-Security-Policy says the same, lib/security-headers.ts). Fenced ```envace-chart / ```envace-table blocks
  * embed the report's charts and result table (lib/reports/embeds.ts).
  */
 import "katex/dist/katex.min.css";
@@ -16,6 +17,7 @@ import remarkGfm from "remark-gfm";
 import remarkMath from "remark-math";
 import type { ReportDocument } from "../../../lib/reports/document";
 import { embedCaption, findEmbeds, resolveChart, resolveTable, type EmbedBlock } from "../../../lib/reports/embeds";
+import { useImagePolicy } from "../../_lib/image-policy";
 import { ReportChartView } from "./report-chart";
 import { ResultTableView } from "./result-table";
 
@@ -83,7 +85,26 @@ function EmbedView({ block, doc, linkRuns }: { block: EmbedBlock | undefined; do
   );
 }
 
+/** Whether `url` is on the page's own origin (always false where there is no page: server rendering, tests). */
+function sameOrigin(url: string): boolean {
+  if (typeof window === "undefined") return false;
+  try {
+    return new URL(url).origin === window.location.origin;
+  } catch {
+    return false;
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "another host";
+  }
+}
+
 export function MarkdownView({ source, doc, linkRuns = false }: { source: string; doc?: ReportDocument; linkRuns?: boolean }) {
+  const images = useImagePolicy();
   if (!source.trim()) return <p className="muted">No notes.</p>;
   const embeds = findEmbeds(source);
   const components: Components = {
@@ -107,6 +128,14 @@ export function MarkdownView({ source, doc, linkRuns = false }: { source: string
     img: ({ src, alt }) => {
       const url = typeof src === "string" ? safeUrl(src) : "";
       if (!url || !/^https?:/i.test(url)) return <>{alt}</>;
+      // Images from other hosts only where an admin allows them (the page's policy says the same).
+      if (!images.otherHosts && !sameOrigin(url)) {
+        return (
+          <span className="image-blocked muted" data-testid="blocked-image" title="Images from other hosts are off for report notes; an admin can allow them in Settings">
+            [image{alt ? `: ${alt}` : ""} — from {hostOf(url)}, not shown]
+          </span>
+        );
+      }
       // eslint-disable-next-line @next/next/no-img-element
       return <img src={url} alt={alt ?? ""} loading="lazy" referrerPolicy="no-referrer" />;
     },
