@@ -115,6 +115,7 @@ test.describe.serial("browser headers and the app under its Content-Security-Pol
     for (const p of pages) {
       // A client that claims to come through an HTTPS proxy is not one: no HSTS over plain HTTP.
       const res = await member.request.get(p, { headers: { "x-forwarded-proto": "https" } });
+      expect(res.status(), p).toBe(p === "/no-such-page" ? 404 : 200);
       expectPageHeaders(res.headers(), p);
       nonces.add(/'nonce-([^']+)'/.exec(res.headers()["content-security-policy"]!)![1]!);
     }
@@ -172,6 +173,7 @@ test.describe.serial("browser headers and the app under its Content-Security-Pol
     await check(`/runs/${runId}/trajectories`, async (p) => await expect(p.getByTestId("trajectory-row").first()).toBeVisible());
     await check(`/trajectories/${trajectoryId}`, async (p) => await expect(p.getByTestId("trajectory-view")).toBeVisible());
     await check("/settings", async (p) => await expect(p.getByRole("heading", { name: "API tokens" })).toBeVisible());
+    await check("/api-docs", async (p) => await expect(p.getByRole("heading", { name: "EnvACE Studio API" })).toBeVisible());
     const anon = await member.browser()!.newContext({ baseURL: test.info().project.use.baseURL });
     await check(shareUrl, async (p) => await expect(p.getByTestId("report-notes").locator(".katex").first()).toBeVisible(), anon);
     await anon.close();

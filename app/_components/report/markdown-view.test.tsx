@@ -1,16 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { renderToStaticMarkup } from "react-dom/server";
 import { sampleDocument } from "../../../test/fixtures/report-document";
-import { ImagePolicyProvider } from "../../_lib/image-policy";
 import { MarkdownView } from "./markdown-view";
 
 /** Rendered as on a page whose policy allows images from other hosts (an admin's setting), or not. */
 const html = (source: string, doc = sampleDocument(), otherHosts = true) =>
-  renderToStaticMarkup(
-    <ImagePolicyProvider otherHosts={otherHosts}>
-      <MarkdownView source={source} doc={doc} linkRuns={false} />
-    </ImagePolicyProvider>,
-  );
+  renderToStaticMarkup(<MarkdownView source={source} doc={doc} linkRuns={false} imagesFromOtherHosts={otherHosts} />);
 
 /** No executable markup of any kind: scripts, event handlers, javascript:/data: URLs, frames, forms, styles. */
 function expectInert(out: string) {
@@ -86,7 +81,7 @@ describe("MarkdownView: hostile notes stay inert", () => {
     expect(off).toContain("[image — from tracker.example, not shown]");
     expect(off).toContain("an admin can allow them in Settings");
     expect(html(source, sampleDocument(), true)).toContain('<img src="https://images.example.org/c.png" alt="chart" loading="lazy" referrerPolicy="no-referrer"/>');
-    // Without a page's word (no provider), the default: off.
+    // Unless told, the default: off.
     expect(renderToStaticMarkup(<MarkdownView source={source} />)).not.toContain("<img");
   });
 

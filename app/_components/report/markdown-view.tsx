@@ -17,7 +17,6 @@ import remarkGfm from "remark-gfm";
 import remarkMath from "remark-math";
 import type { ReportDocument } from "../../../lib/reports/document";
 import { embedCaption, findEmbeds, resolveChart, resolveTable, type EmbedBlock } from "../../../lib/reports/embeds";
-import { useImagePolicy } from "../../_lib/image-policy";
 import { ReportChartView } from "./report-chart";
 import { ResultTableView } from "./result-table";
 
@@ -103,8 +102,12 @@ function hostOf(url: string): string {
   }
 }
 
-export function MarkdownView({ source, doc, linkRuns = false }: { source: string; doc?: ReportDocument; linkRuns?: boolean }) {
-  const images = useImagePolicy();
+/**
+ * `imagesFromOtherHosts`: the page's policy allows images from other hosts (an admin's setting; client
+ * callers pass `useImagePolicy().otherHosts`, app/_lib/image-policy.tsx). Off by default. A prop, not a
+ * context, so the view renders on the server as well (the API reference page).
+ */
+export function MarkdownView({ source, doc, linkRuns = false, imagesFromOtherHosts = false }: { source: string; doc?: ReportDocument; linkRuns?: boolean; imagesFromOtherHosts?: boolean }) {
   if (!source.trim()) return <p className="muted">No notes.</p>;
   const embeds = findEmbeds(source);
   const components: Components = {
@@ -129,7 +132,7 @@ export function MarkdownView({ source, doc, linkRuns = false }: { source: string
       const url = typeof src === "string" ? safeUrl(src) : "";
       if (!url || !/^https?:/i.test(url)) return <>{alt}</>;
       // Images from other hosts only where an admin allows them (the page's policy says the same).
-      if (!images.otherHosts && !sameOrigin(url)) {
+      if (!imagesFromOtherHosts && !sameOrigin(url)) {
         return (
           <span className="image-blocked muted" data-testid="blocked-image" title="Images from other hosts are off for report notes; an admin can allow them in Settings">
             [image{alt ? `: ${alt}` : ""} — from {hostOf(url)}, not shown]
