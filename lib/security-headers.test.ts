@@ -18,7 +18,9 @@ describe("security headers", () => {
     const open = directives(pageCsp({ nonce: "abc", imagesFromOtherHosts: true, https: true }));
     expect(open["img-src"]).toEqual(["'self'", "data:", "blob:", "https:", "http:"]);
     expect(open["upgrade-insecure-requests"]).toEqual([]);
-    expect(directives(pageCsp({ nonce: "n", imagesFromOtherHosts: false, https: false, dev: true }))["script-src"]).toContain("'unsafe-eval'");
+    const dev = directives(pageCsp({ nonce: "n", imagesFromOtherHosts: false, https: false, dev: true }));
+    expect(dev["script-src"]).toContain("'unsafe-eval'");
+    expect(dev["style-src"]).toEqual(["'self'", "'unsafe-inline'"]);
   });
 
   it("headers per page: never framed, no sniffing, no referrer elsewhere (none at all from a share link), HSTS over HTTPS", () => {

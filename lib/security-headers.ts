@@ -45,7 +45,8 @@ export function pageCsp(o: PagePolicyOptions): string {
   const directives: [string, ...string[]][] = [
     ["default-src", "'self'"],
     ["script-src", "'self'", `'nonce-${o.nonce}'`, "'strict-dynamic'", ...(o.dev ? ["'unsafe-eval'"] : [])],
-    ["style-src", "'self'", `'nonce-${o.nonce}'`],
+    // `next dev` injects styles without the nonce (and a nonce would make browsers ignore 'unsafe-inline').
+    ["style-src", "'self'", ...(o.dev ? ["'unsafe-inline'"] : [`'nonce-${o.nonce}'`])],
     ["style-src-attr", "'unsafe-inline'"],
     ["img-src", "'self'", "data:", "blob:", ...(o.imagesFromOtherHosts ? ["https:", "http:"] : [])],
     ["font-src", "'self'", "data:"],
