@@ -11,6 +11,7 @@ import path from "node:path";
 import readline from "node:readline";
 import { Command, CommanderError, Option } from "commander";
 import { presets, type PresetKey } from "../contracts/run-config";
+import { checkpointEvaluationConfig } from "../lib/checkpoint-eval";
 import { formatSettingValue, runSettings, runSettingSections, settingTitle } from "../contracts/run-settings";
 import { terminalStatuses } from "../contracts/jobs";
 import { ApiClient, ApiError } from "./client";
@@ -19,6 +20,7 @@ import { followEvents } from "./events";
 import { registrationBody, serverLine, toolsView, type McpServer, type McpTestResult, type RegisterOptions } from "./mcp";
 import { applyOverrides, parseOverride, UsageError, type Override } from "./overrides";
 import { formatMetric, outcomeExitCodes, pickMetrics, renderProgress, type RunProgress } from "./progress";
+import { addStudyCommands } from "./studies-commands";
 
 interface Run extends RunProgress {
   id: string;
@@ -28,6 +30,20 @@ interface Run extends RunProgress {
   tags: string[];
   createdAt: string;
   finishedAt: string | null;
+  config?: unknown;
+  evaluatedCheckpoint?: { step: number; runId: string; run: { name: string } } | null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A training run by id, or by name when exactly one training run has it. */
+async function trainingRun(client: ApiClient, ref: string): Promise<Run> {
+  if (UUID.test(ref)) return client.request<Run>("GET", `/runs/${ref}`);
+  const page = await client.request<{ items: Run[] }>("GET", "/runs", undefined, { search: ref, kind: "train", limit: "100" });
+  const named = page.items.filter((r) => r.name === ref);
+  if (named.length === 0) throw new UsageError(`no training run named "${ref}" (give its name or its id; envace runs list shows both)`);
+  if (named.length > 1) throw new UsageError(`${named.length} training runs are named "${ref}": give one's id (${named.map((r) => r.id).join(", ")})`);
+  return client.request<Run>("GET", `/runs/${named[0]!.id}`);
 }
 
 interface GlobalOptions {
@@ -270,6 +286,44 @@ Exit codes: 0 ok (runs watch: the run succeeded), 1 the command failed, 2 the wa
     });
 
   runs
+    .command("evaluate")
+    .description("evaluate a training run's checkpoint on a benchmark (an evaluation run of policy.checkpoint)")
+    .argument("<run>", "the training run: its id, or its name")
+    .option("--step <step>", 'the checkpoint\'s step, or "latest"', "latest")
+    .requiredOption("--dataset <dataset>", "what to evaluate on, as data.dataset: bfcl:<categories>, tau2:retail, builtin:shop, dataset:<name>, mcp:<server>/<dataset>")
+    .addOption(new Option("--split <split>", "the split to evaluate").choices(["train", "test"]).default("test"))
+    .option("--repeats <k>", "independent passes, each with its own seed: Avg@k is their mean", "1")
+    .option("--set <key=value>", "override one setting of the evaluation (repeatable; see `envace runs settings`)", collect)
+    .option("--name <name>", "run name (default: <run> step <n> on <dataset>)")
+    .option("--tag <tag>", "tag the run (repeatable)", collect)
+    .option("--dry-run", "print the config that would be sent, and send nothing")
+    .option("--watch", "follow the run after launching it (exit code as `runs watch`)")
+    .addHelpText(
+      "after",
+      "\nThe evaluation keeps the training run's node, base model, sampling and limits, and runs the benchmark's test split in its\nreal environment. Examples:\n  envace runs evaluate my-run --dataset bfcl:multi_turn_base --set data.instanceIds=multi_turn_base_0,multi_turn_base_1 --repeats 2 --watch\n  envace runs evaluate 1f0c… --step 40 --dataset tau2:retail --set rollout.userSimulator.node=judge --set rollout.userSimulator.model=Qwen/Qwen3-30B-A3B",
+    )
+    .action(async (ref: string, opts: { step: string; dataset: string; split: "train" | "test"; repeats: string; set?: string[]; name?: string; tag?: string[]; dryRun?: boolean; watch?: boolean }, cmd: Command) => {
+      const step = opts.step === "latest" ? "latest" : Number(opts.step);
+      if (step !== "latest" && !(Number.isInteger(step) && step >= 1)) throw new UsageError(`--step ${opts.step}: a step number (1, 2, …) or "latest"`);
+      const repeats = Number(opts.repeats);
+      if (!Number.isInteger(repeats) || repeats < 1) throw new UsageError(`--repeats ${opts.repeats}: a whole number of passes, 1 or more`);
+      const client = clientFor(cmd);
+      const training = await trainingRun(client, ref);
+      if (training.kind !== "train") throw new UsageError(`run "${training.name}" is an evaluation; name the training run whose checkpoint to evaluate`);
+      let config = checkpointEvaluationConfig(training.config, { runId: training.id, step, dataset: opts.dataset, split: opts.split, repeats }) as Record<string, unknown>;
+      config = applyOverrides(config, (opts.set ?? []).map((s) => parseOverride(s)));
+      if (opts.dryRun) return printJson(config);
+      const name = opts.name ?? `${training.name} step ${step} on ${opts.dataset}`.slice(0, 200);
+      const run = await client.request<Run>("POST", "/runs", { name, tags: opts.tag ?? [], config });
+      if (globals(cmd).json && !opts.watch) printJson(run);
+      else if (!globals(cmd).json) {
+        const c = run.evaluatedCheckpoint;
+        out(`Created run ${run.id} "${run.name}": the checkpoint of run "${c?.run.name ?? training.name}" at step ${c?.step ?? step} on ${opts.dataset}${repeats > 1 ? `, ${repeats} passes` : ""}. Follow it: envace runs watch ${run.id}`);
+      }
+      if (opts.watch) process.exitCode = await watchRun(client, run.id, Boolean(globals(cmd).json));
+    });
+
+  runs
     .command("list")
     .description("list runs, newest first")
     .option("--status <status>", "only runs in this status (repeatable)", collect)
@@ -320,14 +374,22 @@ Exit codes: 0 ok (runs watch: the run succeeded), 1 the command failed, 2 the wa
         if (!mine.length) continue;
         out(`${section.label}`);
         for (const s of mine) {
-          const choices = s.kind === "enum" ? ` (${s.options.join(" | ")})` : "";
+          const choices = s.kind === "enum" ? ` (${s.options.join(" | ")})` : s.kind === "number-or" ? ` (a number or ${s.words.join(" | ")})` : "";
           out(`  ${s.key}  ${settingTitle(s)}${s.unit ? ` [${s.unit}]` : ""}${s.advanced ? " (advanced)" : ""}`);
           out(`      ${s.description}`);
-          out(`      default: ${formatSettingValue(s.default)}${choices}`);
+          out(`      default: ${formatSettingValue(s.kind === "object-list" ? (s.default as unknown[] | undefined)?.length ?? 0 : s.default)}${s.kind === "object-list" ? " items" : ""}${choices}`);
+          // A list of objects (schedule.evalSuites): set it whole as JSON; each item has these fields.
+          if (s.kind === "object-list") {
+            for (const f of s.fields) {
+              out(`      .${f.key}  ${settingTitle(f)}${f.unit ? ` [${f.unit}]` : ""}${f.optional || f.default !== undefined ? "" : " (required)"}: ${f.description}${f.default !== undefined ? ` (default ${formatSettingValue(f.default)})` : ""}`);
+            }
+          }
         }
         out();
       }
     });
+
+  addStudyCommands(program, { clientFor, json: (cmd) => Boolean(globals(cmd).json), printJson, readJsonFile, collect, refreshMs: SAFETY_REFRESH_MS });
 
   const datasets = program.command("datasets").description("import and list datasets");
 

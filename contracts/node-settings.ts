@@ -146,6 +146,37 @@ export const nodeRestartSettingsSchema = z
 
 export type NodeRestartSettings = z.infer<typeof nodeRestartSettingsSchema>;
 
+/**
+ * Loading trained checkpoints as LoRA adapters at runtime (OpenAI-compatible nodes: vLLM started with
+ * --enable-lora and VLLM_ALLOW_RUNTIME_LORA_UPDATING=True). The worker unpacks a checkpoint's archive
+ * (from the Tinker node that holds it) into `adapterDir`, then asks the server to load it from
+ * `serverAdapterDir` (the same directory as the server sees it) by POST /v1/load_lora_adapter.
+ */
+export const loraNodeSettingsSchema = z
+  .object({
+    adapterDir: z
+      .string()
+      .min(1)
+      .max(1000)
+      .refine((p) => p.startsWith("/"), "must be an absolute path")
+      .nullable()
+      .default(null)
+      .describe("Directory the worker writes exported LoRA adapters into, one folder per checkpoint (unset: this node does not load checkpoints)"),
+    serverAdapterDir: z
+      .string()
+      .min(1)
+      .max(1000)
+      .refine((p) => p.startsWith("/"), "must be an absolute path")
+      .nullable()
+      .default(null)
+      .describe("The same directory as the inference server reads it, when it is mounted at another path there (unset: adapterDir)"),
+  })
+  .strict()
+  .describe(
+    "vLLM started with --enable-lora (and --max-lora-rank at least the runs' policy.loraRank) and VLLM_ALLOW_RUNTIME_LORA_UPDATING=True evaluates a trained checkpoint as a LoRA adapter: the worker unpacks the checkpoint's archive into the adapter directory and loads it by POST /v1/load_lora_adapter",
+  );
+export type LoraNodeSettings = z.infer<typeof loraNodeSettingsSchema>;
+
 export const nodeSettingsSchema = z
   .object({
     models: z
@@ -179,6 +210,7 @@ export const nodeSettingsSchema = z
       .default({}),
     openai: openAINodeSettingsSchema.default({}),
     restarts: nodeRestartSettingsSchema.default({}),
+    lora: loraNodeSettingsSchema.default({}),
   })
   .strict();
 

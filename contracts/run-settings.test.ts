@@ -24,8 +24,10 @@ describe("every run setting is explained", () => {
   });
 
   it("has no label for a field that no longer exists", () => {
-    const leaves = new Set(runSettings().map((s) => s.key));
-    const groups = new Set(runSettings().flatMap((s) => (s.path.length > 2 ? [s.path.slice(0, -1).join(".")] : [])));
+    // A list of objects (schedule.evalSuites) labels its items' fields below its own key.
+    const items = runSettings().flatMap((s) => (s.kind === "object-list" ? s.fields.map((f) => ({ key: `${s.key}.${f.key}`, path: [...s.path, ...f.path] })) : []));
+    const leaves = new Set([...runSettings().map((s) => s.key), ...items.map((f) => f.key)]);
+    const groups = new Set([...runSettings(), ...items].flatMap((s) => (s.path.length > 2 ? [s.path.slice(0, -1).join(".")] : [])));
     const stale = Object.keys(runSettingMeta).filter((k) => !leaves.has(k) && !groups.has(k));
     expect(stale).toEqual([]);
   });
@@ -47,6 +49,19 @@ describe("runSettings", () => {
     // Defaults of nested objects come from the parent's default.
     expect(byKey.get("sampling.evalAct.temperature")?.default).toBe(0.6);
     expect(byKey.get("sampling.act.temperature")?.default).toBe(1);
+  });
+
+  it("describes a list of objects by its items' fields (schedule.evalSuites)", () => {
+    const suites = byKey.get("schedule.evalSuites")!;
+    expect(suites).toMatchObject({ kind: "object-list", label: "Evaluation suites", default: [] });
+    if (suites.kind !== "object-list") throw new Error("not an object list");
+    const fields = new Map(suites.fields.map((f) => [f.key, f]));
+    expect([...fields.keys()]).toEqual(["name", "dataset", "split", "instanceIds", "limit", "repeats", "paradigm", "userSimulator.node", "userSimulator.model", "judge.node", "judge.model"]);
+    expect(fields.get("name")).toMatchObject({ kind: "string", label: "Suite name", optional: false, default: undefined });
+    expect(fields.get("split")).toMatchObject({ kind: "enum", default: "test" });
+    expect(fields.get("repeats")).toMatchObject({ kind: "number", integer: true, min: 1, default: 1, unit: "trials" });
+    expect(fields.get("userSimulator.node")).toMatchObject({ group: "User simulator", optional: true });
+    expect(byKey.get("schedule.evalOwnSplit")).toMatchObject({ kind: "boolean", default: true });
   });
 
   it("marks optional settings without a default as unset", () => {
@@ -93,8 +108,8 @@ describe("unknown settings", () => {
       { path: "data.instanceIDs", suggestion: "data.instanceIds" },
       { path: "testTime.sampling.act.temprature", suggestion: "testTime.sampling.act.temperature" },
     ]);
-    expect(unknownSettings({ schedule: { evalSuites: ["bfcl"] }, wandb: { project: "x" } })).toEqual([
-      { path: "schedule.evalSuites", suggestion: null },
+    expect(unknownSettings({ schedule: { wandbProject: "x" }, wandb: { project: "x" } })).toEqual([
+      { path: "schedule.wandbProject", suggestion: null },
       { path: "wandb", suggestion: null },
     ]);
     expect(unknownSettingMessage({ path: "schedule.evalEvry", suggestion: "schedule.evalEvery" })).toBe("unknown setting (did you mean schedule.evalEvery?)");
@@ -105,9 +120,9 @@ describe("unknown settings", () => {
   });
 
   it("leaves them out of a copy (cloning an older run), saying which", () => {
-    const stored = { kind: "train", schedule: { steps: 3, evalSuites: ["x"] }, legacy: true };
-    expect(withoutUnknownSettings(stored)).toEqual({ config: { kind: "train", schedule: { steps: 3 } }, dropped: ["schedule.evalSuites", "legacy"] });
-    expect(stored.schedule.evalSuites).toEqual(["x"]);
+    const stored = { kind: "train", schedule: { steps: 3, wandbProject: "x" }, legacy: true };
+    expect(withoutUnknownSettings(stored)).toEqual({ config: { kind: "train", schedule: { steps: 3 } }, dropped: ["schedule.wandbProject", "legacy"] });
+    expect(stored.schedule.wandbProject).toBe("x");
     const clean = { kind: "eval" };
     expect(withoutUnknownSettings(clean)).toEqual({ config: clean, dropped: [] });
   });

@@ -27,7 +27,7 @@ export const runSettingSections: { key: string; label: string; keys: string[]; c
   { key: "reward", label: "Reward and judge", keys: ["reward"] },
   { key: "optim", label: "Optimisation", keys: ["optim"] },
   { key: "schedule", label: "Schedule", keys: ["schedule"] },
-  { key: "eval", label: "Evaluation", keys: ["trialsPerTask", "fidelityProbe", "testTime"] },
+  { key: "eval", label: "Evaluation", keys: ["trialsPerTask", "repeats", "fidelityProbe", "testTime"] },
   { key: "sampling", label: "Sampling per role", keys: ["sampling"], collapsed: true },
 ];
 
@@ -41,6 +41,9 @@ export const runSettingMeta: Record<string, SettingMeta> = {
   "policy.node": { label: "Policy node" },
   "policy.model": { label: "Policy model" },
   "policy.loraRank": { label: "LoRA rank", advanced: true },
+  "policy.checkpoint": { label: "Checkpoint" },
+  "policy.checkpoint.run": { label: "Training run" },
+  "policy.checkpoint.step": { label: "Step", unit: "step" },
 
   "data.dataset": { label: "Dataset" },
   "data.split": { label: "Split" },
@@ -117,8 +120,25 @@ export const runSettingMeta: Record<string, SettingMeta> = {
   "schedule.steps": { label: "Training steps", unit: "steps" },
   "schedule.saveEvery": { label: "Checkpoint every", unit: "steps" },
   "schedule.evalEvery": { label: "Evaluate every", unit: "steps" },
+  "schedule.evalOwnSplit": { label: "Evaluate on the dataset's own split" },
+  "schedule.evalSuites": { label: "Evaluation suites" },
+  // The fields of one suite (an "object-list" setting's items).
+  "schedule.evalSuites.name": { label: "Suite name" },
+  "schedule.evalSuites.dataset": { label: "Benchmark" },
+  "schedule.evalSuites.split": { label: "Split" },
+  "schedule.evalSuites.instanceIds": { label: "Task ids" },
+  "schedule.evalSuites.limit": { label: "Task sample", unit: "tasks" },
+  "schedule.evalSuites.repeats": { label: "Trials per task", unit: "trials" },
+  "schedule.evalSuites.paradigm": { label: "Paradigm" },
+  "schedule.evalSuites.userSimulator": { label: "User simulator" },
+  "schedule.evalSuites.userSimulator.node": { label: "Node" },
+  "schedule.evalSuites.userSimulator.model": { label: "Model" },
+  "schedule.evalSuites.judge": { label: "Checklist judge" },
+  "schedule.evalSuites.judge.node": { label: "Node" },
+  "schedule.evalSuites.judge.model": { label: "Model" },
 
   trialsPerTask: { label: "Trials per task", unit: "trials" },
+  repeats: { label: "Independent passes", unit: "passes" },
   fidelityProbe: { label: "Fidelity probe" },
   "testTime.enabled": { label: "Test-time rehearsal" },
   "testTime.attempts": { label: "Rehearsal attempts", unit: "attempts", advanced: true },
@@ -148,7 +168,11 @@ export type SettingKind =
   | { kind: "boolean" }
   | { kind: "enum"; options: string[] }
   | { kind: "string" }
-  | { kind: "string-list" };
+  | { kind: "string-list" }
+  /** A list of objects (schedule.evalSuites): each item has these fields, keyed below the list's key. */
+  | { kind: "object-list"; fields: RunSetting[] }
+  /** A number, or one of a few words (policy.checkpoint.step: a step or "latest"). */
+  | { kind: "number-or"; integer: boolean; min?: number; max?: number; words: string[] };
 
 export type RunSetting = SettingKind & {
   path: string[];
@@ -192,7 +216,7 @@ function unwrap(t: z.ZodTypeAny): Unwrapped {
   return { inner: cur, optional, description };
 }
 
-function kindOf(inner: z.ZodTypeAny): SettingKind | null {
+function kindOf(inner: z.ZodTypeAny, key: string, meta: Record<string, SettingMeta>): SettingKind | null {
   if (inner instanceof z.ZodNumber) {
     const checks = inner._def.checks as { kind: string; value?: number; inclusive?: boolean }[];
     const min = checks.find((c) => c.kind === "min");
@@ -209,14 +233,38 @@ function kindOf(inner: z.ZodTypeAny): SettingKind | null {
   if (inner instanceof z.ZodBoolean) return { kind: "boolean" };
   if (inner instanceof z.ZodEnum) return { kind: "enum", options: [...(inner.options as string[])] };
   if (inner instanceof z.ZodString) return { kind: "string" };
-  if (inner instanceof z.ZodArray) return { kind: "string-list" };
+  if (inner instanceof z.ZodArray) {
+    const item = unwrap(inner.element as z.ZodTypeAny).inner;
+    if (!(item instanceof z.ZodObject)) return { kind: "string-list" };
+    // The items' fields, described like settings, with paths and keys relative to one item.
+    const prefix = `${key}.`;
+    const itemMeta = Object.fromEntries(Object.entries(meta).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
+    const fields = runSettings(item, itemMeta, 1).map((f) => ({ ...f, section: "" }));
+    return { kind: "object-list", fields };
+  }
+  if (inner instanceof z.ZodUnion) {
+    const options = inner._def.options as z.ZodTypeAny[];
+    const num = options.find((o) => o instanceof z.ZodNumber);
+    const words = options.filter((o): o is z.ZodLiteral<string> => o instanceof z.ZodLiteral && typeof o._def.value === "string").map((o) => o._def.value);
+    const numKind = num ? kindOf(num, key, meta) : null;
+    if (numKind?.kind === "number" && words.length === options.length - 1) return { kind: "number-or", integer: numKind.integer, min: numKind.min, max: numKind.max, words };
+  }
   return null;
 }
 
 /** The config's own defaults: the object schema (without cross-field checks) parsed from {}. */
 function defaultsOf(schema: z.ZodTypeAny): unknown {
   const { inner } = unwrap(schema);
-  return inner.parse({});
+  const whole = inner.safeParse({});
+  if (whole.success) return whole.data;
+  // An object with required fields (an evaluation suite's name): each field's own default, where it has one.
+  if (!(inner instanceof z.ZodObject)) return undefined;
+  return Object.fromEntries(
+    Object.entries(inner.shape as Record<string, z.ZodTypeAny>).map(([k, v]) => {
+      const own = v.safeParse(undefined);
+      return [k, own.success ? own.data : undefined];
+    }),
+  );
 }
 
 function getAt(obj: unknown, path: string[]): unknown {
@@ -228,7 +276,7 @@ function sectionOf(topKey: string): string {
 }
 
 /** Every leaf setting of the run config with its label, help, unit, default and input kind, in schema order. */
-export function runSettings(schema: z.ZodTypeAny = runConfigSchema, meta: Record<string, SettingMeta> = runSettingMeta): RunSetting[] {
+export function runSettings(schema: z.ZodTypeAny = runConfigSchema, meta: Record<string, SettingMeta> = runSettingMeta, groupDepth = 2): RunSetting[] {
   const defaults = defaultsOf(schema);
   const out: RunSetting[] = [];
   const walk = (t: z.ZodTypeAny, path: string[], parentOptional: boolean, groupPath: string[] | null, groupHelp: string | undefined) => {
@@ -237,16 +285,16 @@ export function runSettings(schema: z.ZodTypeAny = runConfigSchema, meta: Record
     if (inner instanceof z.ZodObject) {
       // A nested object below a section (sampling.act, reward.judge) is a group: its label and help
       // introduce its fields.
-      const isGroup = path.length >= 2;
+      const isGroup = path.length >= groupDepth;
       for (const [k, v] of Object.entries(inner.shape as Record<string, z.ZodTypeAny>)) {
         walk(v, [...path, k], optional, isGroup ? path : groupPath, isGroup ? description : groupHelp);
       }
       return;
     }
     if (inner instanceof z.ZodLiteral) return; // schemaVersion: fixed, not a setting
-    const kind = kindOf(inner);
-    if (!kind) return;
     const key = path.join(".");
+    const kind = kindOf(inner, key, meta);
+    if (!kind) return;
     const m = meta[key];
     const group = groupPath ? (meta[groupPath.join(".")]?.label ?? null) : null;
     const help = [groupHelp, description].filter((d): d is string => Boolean(d)).join(": ");
@@ -332,6 +380,7 @@ export function withoutUnknownSettings(input: unknown, schema: z.ZodTypeAny = ru
 export function incompleteSettings(settings: RunSetting[] = runSettings()): string[] {
   const problems: string[] = [];
   for (const s of settings) {
+    if (s.kind === "object-list") problems.push(...incompleteSettings(s.fields).map((p) => `${s.key}.${p}`));
     if (!s.label) problems.push(`${s.key}: no label in runSettingMeta (contracts/run-settings.ts)`);
     if (!s.description) problems.push(`${s.key}: no .describe() text in contracts/run-config.ts`);
     if (s.path.length > 2 && !s.group) problems.push(`${s.path.slice(0, -1).join(".")}: no group label in runSettingMeta`);

@@ -38,6 +38,27 @@ describe("nodeRefsOf", () => {
     });
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
     expect(nodeRefsOf(parsed.config).map((r) => r.node).sort()).toEqual(everyNode(parsed.config).sort());
+    // Evaluation suites name their own user simulators and judges.
+    const training = parseRunConfig({
+      policy: { node: "p", model: "m" },
+      schedule: { evalSuites: [{ name: "retail", dataset: "tau2:retail", split: "train", limit: 1, userSimulator: { node: "su", model: "m" }, judge: { node: "sj", model: "m" } }] },
+    });
+    if (!training.ok) throw new Error(JSON.stringify(training.errors));
+    expect(nodeRefsOf(training.config).map((r) => r.node).sort()).toEqual(everyNode(training.config).sort());
+  });
+
+  it("names the nodes of evaluation suites after the run's own, with the suite's index", () => {
+    const config = {
+      policy: { node: "gpu", model: "q" },
+      schedule: { evalSuites: [{ name: "a", dataset: "builtin:shop" }, { name: "retail", userSimulator: { node: "u", model: "um" }, judge: { node: "j", model: "jm" } }] },
+    };
+    expect(nodeRefsOf(config)).toEqual([
+      { role: "policy", node: "gpu", model: "q" },
+      { role: "user simulator", node: "u", model: "um", suite: 1 },
+      { role: "judge", node: "j", model: "jm", suite: 1 },
+    ]);
+    expect(nodeRefsOf(config, { suites: false })).toEqual([{ role: "policy", node: "gpu", model: "q" }]);
+    expect(nodeRefsOf({ schedule: { evalSuites: "nope" } })).toEqual([]);
   });
 
   it("reads what a stored config still names and never throws", () => {

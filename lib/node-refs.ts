@@ -11,6 +11,8 @@ export interface NodeRef {
   role: NodeRole;
   node: string;
   model: string;
+  /** Set for the user simulator or judge of an evaluation suite: its index in schedule.evalSuites. */
+  suite?: number;
 }
 
 /** Where each role sits in a run config (contracts/run-config.ts); a new node-valued setting adds its role here. */
@@ -28,11 +30,18 @@ export function nodeFieldOf(role: NodeRole): string {
 
 const nodeModel = z.object({ node: z.string().min(1), model: z.string() });
 
+/** Where an evaluation suite (schedule.evalSuites.<i>) names its own nodes. */
+const suiteRolePaths: [NodeRole, string][] = [
+  ["user simulator", "userSimulator"],
+  ["judge", "judge"],
+];
+
 /**
- * Every node reference of a config, policy first. Takes a parsed RunConfig or a stored config read
- * back as JSON (an older or damaged config yields what it still names, never throws).
+ * Every node reference of a config, policy first, then those its evaluation suites name themselves
+ * (unless `suites: false`). Takes a parsed RunConfig or a stored config read back as JSON (an older or
+ * damaged config yields what it still names, never throws).
  */
-export function nodeRefsOf(config: unknown): NodeRef[] {
+export function nodeRefsOf(config: unknown, opts: { suites?: boolean } = {}): NodeRef[] {
   const refs: NodeRef[] = [];
   for (const role of nodeRoles) {
     let value: unknown = config;
@@ -40,6 +49,16 @@ export function nodeRefsOf(config: unknown): NodeRef[] {
     const parsed = nodeModel.safeParse(value);
     if (parsed.success) refs.push({ role, node: parsed.data.node, model: parsed.data.model });
   }
+  if (opts.suites === false) return refs;
+  const schedule = config && typeof config === "object" ? (config as Record<string, unknown>).schedule : undefined;
+  const suites = schedule && typeof schedule === "object" ? (schedule as Record<string, unknown>).evalSuites : undefined;
+  if (!Array.isArray(suites)) return refs;
+  suites.forEach((suite: unknown, i) => {
+    for (const [role, key] of suiteRolePaths) {
+      const parsed = nodeModel.safeParse(suite && typeof suite === "object" ? (suite as Record<string, unknown>)[key] : undefined);
+      if (parsed.success) refs.push({ role, node: parsed.data.node, model: parsed.data.model, suite: i });
+    }
+  });
   return refs;
 }
 

@@ -16,6 +16,15 @@ export const NODE_TEST_RULE =
   "the node doctor probes the node's URL from the server, so members may test only nodes an admin added; an admin tests the others";
 export const NODE_EDIT_RULE = "only admins change nodes";
 
+/** The team's read rule for runs: every signed-in account (admin, member, viewer) reads every run. */
+export const RUN_READ_RULE = "runs are read by the team's signed-in accounts";
+const ROLES = ["admin", "member", "viewer"];
+
+/** Who may read a run (its page, its trajectories, its checkpoints — and evaluate those). */
+export function mayReadRun(_run: { createdById: string }, actor: Actor): boolean {
+  return ROLES.includes(actor.role);
+}
+
 export function mayChangeRun(run: { createdById: string }, actor: Actor): boolean {
   return actor.role === "admin" || (actor.role !== "viewer" && run.createdById === actor.id);
 }

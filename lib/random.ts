@@ -36,3 +36,11 @@ export function seededShuffle<T>(items: readonly T[], seed: number): T[] {
 export function takeCyclic<T>(items: readonly T[], count: number, offset = 0): T[] {
   return Array.from({ length: count }, (_, i) => items[(offset + i) % items.length]!);
 }
+
+/**
+ * The sampling seed of pass `pass` (1…k) of an evaluation seeded `seed`: every pass of a run gets its own,
+ * and a pass replayed after a crash gets the same one. A stream of its own, apart from `stepSeed`'s.
+ */
+export function passSeed(seed: number, pass: number): number {
+  return (Math.imul(seed + 1, 2_654_435_761) ^ Math.imul(pass + 0x5eed, 40_503)) >>> 1;
+}

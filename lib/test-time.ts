@@ -18,7 +18,8 @@ export function armLabel(arm: TestTimeArm, attempts: number | null): string {
 
 /** A benchmark's column title in the paper's table. */
 export function benchmarkLabel(dataset: string): string {
-  if (dataset === "tau2:retail") return "τ²-Bench retail";
+  if (dataset === "tau2:all") return "τ²-Bench (retail, telecom, airline)";
+  if (dataset.startsWith("tau2:")) return `τ²-Bench ${dataset.slice(5)}`;
   if (dataset.startsWith("bfcl:")) {
     const rest = dataset.slice(5);
     return /multi[_-]?turn/i.test(rest) ? "BFCL multi-turn" : `BFCL ${rest.replace(/_/g, " ")}`;
@@ -32,7 +33,8 @@ export function benchmarkLabel(dataset: string): string {
 
 /** Column order: the paper's benchmarks first (τ², BFCL), then the built-in domains, then the rest. */
 export function benchmarkOrder(dataset: string): number {
-  if (dataset.startsWith("tau2:")) return 0;
+  // τ² in the paper's order: retail, telecom, airline (then all three together).
+  if (dataset.startsWith("tau2:")) return ["tau2:retail", "tau2:telecom", "tau2:airline", "tau2:all"].indexOf(dataset) / 10 + 0.05;
   if (dataset.startsWith("bfcl:")) return 1;
   if (dataset.startsWith("builtin:")) return 2;
   return 3;

@@ -16,6 +16,8 @@ import { runDetailSelect, runListSelect } from "./features/runs/service";
 import { trajectorySummaryOutput } from "./features/trajectories/procedures/list";
 import { trajectoryDetailSelect, trajectoryListSelect, turnSelect, verdictSelect } from "./features/trajectories/service";
 import { trajectoryDetailOutput, turnOutput, verdictOutput } from "./features/trajectories/schemas";
+import { studyDetailOutput, studySummaryOutput } from "./features/studies/schemas";
+import { studySelect } from "./features/studies/service";
 
 const keys = (schema: z.AnyZodObject) => Object.keys(schema.shape).sort();
 
@@ -28,6 +30,12 @@ describe("REST output schemas cover their selects", () => {
     ["checklist verdicts", verdictOutput, verdictSelect],
   ] as const)("%s", (_name, schema, select) => {
     expect(keys(schema)).toEqual(Object.keys(select).sort());
+  });
+
+  it("studies (a list row with its runs counted; a study with its runs, each with its cell, and its groups)", () => {
+    expect(keys(studyDetailOutput)).toEqual([...Object.keys(studySelect), "runs", "groups"].sort());
+    expect(keys(studySummaryOutput)).toEqual([...Object.keys(studySelect).filter((k) => k !== "baseConfig"), "runs"].sort());
+    expect(keys(studyDetailOutput.shape.runs.element)).toEqual([...Object.keys(runListSelect), "cell"].sort());
   });
 
   it("trajectories (with their count of private test-time attempts)", () => {

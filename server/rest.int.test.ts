@@ -106,9 +106,9 @@ describe("the OpenAPI document", () => {
     for (const s of runSettings()) {
       let node: OpenAPIV3_1.SchemaObject | undefined = input;
       for (const key of s.path) {
-        const next: OpenAPIV3_1.SchemaObject | undefined = node?.properties?.[key] as OpenAPIV3_1.SchemaObject | undefined;
-        // Optional nested objects (rollout.simulator) render as anyOf [object, …].
-        node = next?.properties || !next?.anyOf ? next : (next.anyOf.find((b) => (b as OpenAPIV3_1.SchemaObject).properties) as OpenAPIV3_1.SchemaObject);
+        // Optional nested objects (rollout.simulator) render as anyOf [object, …]; a union leaf (policy.checkpoint.step: a number or "latest") stays as it is.
+        const container = node?.properties ? node : (node?.anyOf?.find((b) => (b as OpenAPIV3_1.SchemaObject).properties) as OpenAPIV3_1.SchemaObject | undefined);
+        node = container?.properties?.[key] as OpenAPIV3_1.SchemaObject | undefined;
       }
       expect(node, s.key).toBeDefined();
       expect(node!.title, s.key).toBe(s.label);
@@ -198,10 +198,10 @@ describe("runs", () => {
     body = await refused({ ...quick, reward: { judge: { node: "ghost", model: "m" } } });
     expect(body.fieldErrors).toEqual([{ path: "config.reward.judge.node", message: 'node "ghost" (judge) is not registered; add it on the Nodes page' }]);
     expect(body.message).toBe('cannot launch: reward.judge.node: node "ghost" (judge) is not registered; add it on the Nodes page');
-    body = await refused({ ...quick, schedule: { steps: 3, evalEvry: 1, evalSuites: ["bfcl"] } });
+    body = await refused({ ...quick, schedule: { steps: 3, evalEvry: 1, wandbProject: "x" } });
     expect(body.fieldErrors).toEqual([
       { path: "config.schedule.evalEvry", message: "unknown setting (did you mean schedule.evalEvery?)" },
-      { path: "config.schedule.evalSuites", message: "unknown setting" },
+      { path: "config.schedule.wandbProject", message: "unknown setting" },
     ]);
     // tau2 retail evaluated on the embedded node: the user simulator's prompts alone exceed its context.
     body = await refused({ kind: "eval", data: { dataset: "tau2:retail", instanceIds: ["0", "1", "2"] }, rollout: { userSimulator: { node: "embedded", model: "tiny-gpt" } } });

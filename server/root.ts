@@ -7,6 +7,7 @@ import { nodesRouter } from "./features/nodes/router";
 import { reportsRouter } from "./features/reports/router";
 import { runsRouter } from "./features/runs/router";
 import { settingsRouter } from "./features/settings/router";
+import { studiesRouter } from "./features/studies/router";
 import { tokensRouter } from "./features/tokens/router";
 import { trajectoriesRouter } from "./features/trajectories/router";
 import { usersRouter } from "./features/users/router";
@@ -15,6 +16,7 @@ import { createCallerFactory, router } from "./trpc/init";
 export const appRouter = router({
   datasets: datasetsRouter,
   runs: runsRouter,
+  studies: studiesRouter,
   nodes: nodesRouter,
   mcpServers: mcpServersRouter,
   tokens: tokensRouter,

@@ -15,6 +15,7 @@ import { GET as openapi } from "../app/api/openapi.json/route";
 import { GET as trpcGet, POST as trpcPost } from "../app/api/trpc/[trpc]/route";
 import { handleRestRequest } from "../server/openapi";
 import { checkContinue, withBodyLimits } from "../scripts/lib/web-front";
+import { downloadAdapter } from "../server/features/runs/adapter-download";
 
 type Handler = (req: Request) => Response | Promise<Response>;
 
@@ -22,6 +23,8 @@ function route(pathname: string): Handler | null {
   if (pathname.startsWith("/api/v1/")) return handleRestRequest;
   if (pathname === "/api/openapi.json") return openapi;
   if (pathname === "/api/events") return events;
+  const adapter = /^\/api\/checkpoints\/([^/]+)\/adapter$/.exec(pathname);
+  if (adapter) return (req) => downloadAdapter(req, adapter[1]!);
   if (pathname.startsWith("/api/trpc/")) return (req) => (req.method === "POST" ? trpcPost(req) : trpcGet(req));
   if (pathname.startsWith("/api/auth/")) return (req) => (req.method === "POST" ? authPost(req) : authGet(req));
   return null;

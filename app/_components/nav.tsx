@@ -7,6 +7,7 @@ import { authClient } from "../_lib/auth-client";
 
 const links = [
   { href: "/runs", label: "Runs" },
+  { href: "/studies", label: "Studies" },
   { href: "/compare", label: "Compare" },
   { href: "/reports", label: "Reports" },
   { href: "/datasets", label: "Datasets" },

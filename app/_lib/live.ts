@@ -32,6 +32,11 @@ export const liveRoutes: Record<ChangeEvent["t"], LiveRoute[]> = {
   run: [
     { path: "runs.get", match: "id", delayMs: 0, spreadMs: 500 },
     { path: "runs.list", delayMs: 300, spreadMs: 1500 },
+    // A study's page follows its runs; a signal names the run, not its study.
+    { path: "studies.get", delayMs: 500, spreadMs: 1500 },
+    { path: "studies.list", delayMs: 500, spreadMs: 1500 },
+    // A training run's page lists its checkpoints' evaluations: any run's change may be one of them.
+    { path: "runs.checkpointEvaluations", delayMs: 300, spreadMs: 1500 },
   ],
   step: [
     { path: "metrics.keys", match: "runId", delayMs: 2000, spreadMs: 1500 },
@@ -41,6 +46,11 @@ export const liveRoutes: Record<ChangeEvent["t"], LiveRoute[]> = {
     { path: "trajectories.errored", match: "runId", delayMs: 2000, spreadMs: 1500 },
     { path: "runs.worldModel", match: "runId", delayMs: 2000, spreadMs: 1500 },
     { path: "runs.bfcl", match: "runId", delayMs: 2000, spreadMs: 1500 },
+    { path: "runs.evaluations", match: "id", delayMs: 2000, spreadMs: 1500 },
+    { path: "studies.keys", delayMs: 2000, spreadMs: 1500 },
+    { path: "studies.series", delayMs: 2000, spreadMs: 1500 },
+    { path: "studies.table", delayMs: 2000, spreadMs: 1500 },
+    { path: "runs.passes", match: "runId", delayMs: 2000, spreadMs: 1500 },
   ],
   log: [{ path: "runs.logs", match: "runId", delayMs: 0, spreadMs: 500 }],
   checkpoint: [{ path: "runs.checkpoints", match: "runId", delayMs: 0, spreadMs: 500 }],

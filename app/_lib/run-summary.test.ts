@@ -18,6 +18,17 @@ describe("run summary", () => {
     );
   });
 
+  it("names the evaluation suites, besides or instead of the run's own split", () => {
+    const suites = [
+      { name: "bfcl", dataset: "bfcl:multi_turn_base", instanceIds: ["multi_turn_base_0", "multi_turn_base_1"] },
+      { name: "shop", dataset: "builtin:shop", limit: 5, repeats: 2 },
+    ];
+    const both = cfg({ ...presets.quickstart.config, schedule: { ...presets.quickstart.config.schedule, evalSuites: suites } });
+    expect(describePlan(both, null)).toMatch(/evaluate every 10 on its own split and the suites bfcl \(bfcl:multi_turn_base, 2 tasks × 1\), shop \(builtin:shop, 5 tasks × 2\)\.$/);
+    const only = cfg({ ...presets.quickstart.config, schedule: { ...presets.quickstart.config.schedule, evalOwnSplit: false, evalSuites: suites.slice(1) } });
+    expect(describePlan(only, null)).toMatch(/evaluate every 10 on the suite shop \(builtin:shop, 5 tasks × 2\) only\.$/);
+  });
+
   it("bounds generations by the turn limit without history", () => {
     expect(maxGenerationsPerRollout(quick)).toBe(8); // 4 act turns, each rehearsed
     expect(describePlan(quick, null)).toContain("up to 256 generations per step (at most 8 per rollout: 4 act turns, each with its rehearsal)");
@@ -52,6 +63,20 @@ describe("an evaluation's tasks, as its environment chooses them", () => {
     expect(describePlan(shop, null)).toMatch(/^evaluation: 3 tasks \(data\.instanceIds\) × 1 trial\(s\) = 3 rollouts;/);
     const imported = cfg({ kind: "eval", data: { dataset: "dataset:cm2", instancesPerStep: 16 }, reward: { judge: { node: "j", model: "m" } } });
     expect(describePlan(imported, null)).toMatch(/^evaluation: up to 16 tasks \(drawn from the train split\) × 1 trial\(s\) = up to 16 rollouts;/);
+  });
+
+  it("an evaluation of a checkpoint in independent passes: which checkpoint, the passes and their rollouts, the time for all of them", () => {
+    const c = cfg({ kind: "eval", policy: { node: "embedded", model: "tiny-gpt", checkpoint: { run: "my-run", step: 40 } }, data: { dataset: "builtin:shop", split: "test", instanceIds: ["a", "b", "c"] }, repeats: 4 });
+    expect(describePlan(c, null)).toMatch(/^evaluation: 3 tasks \(data\.instanceIds\) × 1 trial\(s\) = 3 rollouts, in 4 independent passes \(12 rollouts in all; Avg@k is their mean\);/);
+    expect(describePlan(c, null)).toContain('of the checkpoint of run my-run at step 40 (trained from tiny-gpt) on node "embedded".');
+    expect(describeEstimate(c, { steps: 1, secondsPerRollout: 10, generationsPerRollout: null, model: "tiny-gpt" })).toBe(
+      "Estimated time: ≈ 2m 0s at the node's recent pace (10.0 s per rollout over its last 1 step).",
+    );
+  });
+
+  it("counts every task of a VitaBench domain's file in its language, with upstream's paradigm", () => {
+    const vita = cfg(presets.vitabenchEval.config);
+    expect(describePlan(vita, null)).toMatch(/^evaluation: 100 tasks \(every task of delivery\/tasks_en\.json\) × 4 trial\(s\) = 400 rollouts; .*environment paradigm \(VitaBench evaluation runs the real tools\)/);
   });
 
   it("says tau2 evaluates its whole split, with no count or time it cannot know", () => {

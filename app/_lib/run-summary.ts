@@ -44,18 +44,29 @@ function generationsText(c: RunConfig, pace: NodePace | null | undefined): strin
   return `up to ${n(rollouts * most)} generations per step (at most ${most} per rollout: ${c.rollout.maxAssistantTurns} act turns${paradigmOf(c) === "rehearse" ? ", each with its rehearsal" : ""})`;
 }
 
+/** What a training run's evaluations cover besides (or instead of) its own split. */
+function suitesText(c: RunConfig): string {
+  const suites = c.schedule.evalSuites;
+  if (suites.length === 0) return "";
+  const list = suites.map((s) => `${s.name} (${s.dataset}, ${s.instanceIds.length ? `${s.instanceIds.length} task${s.instanceIds.length === 1 ? "" : "s"}` : `${s.limit} tasks`} × ${s.repeats})`).join(", ");
+  return c.schedule.evalOwnSplit ? ` on its own split and ${suites.length === 1 ? "the suite" : "the suites"} ${list}` : ` on ${suites.length === 1 ? "the suite" : "the suites"} ${list} only`;
+}
+
 export function describePlan(c: RunConfig, pace?: NodePace | null): string {
   const rollouts = rolloutsPerStep(c) ?? 0;
   const forced = c.kind === "eval" ? forcedEvaluationParadigm(c.data.dataset) : null;
   const paradigm = forced
     ? `${forced.paradigm} paradigm (${forced.why})`
     : `${c.rollout.paradigm} paradigm${c.rollout.shadowExecution ? " with shadow execution" : ""}${c.reward.rehearsalGrounding > 0 ? ` (rehearsals grounded, weight ${c.reward.rehearsalGrounding})` : ""}`;
-  const where = `on node "${c.policy.node}" (${c.policy.model})`;
+  const ckpt = c.policy.checkpoint;
+  const where = ckpt
+    ? `of the checkpoint of run ${ckpt.run} at ${ckpt.step === "latest" ? "its latest step" : `step ${ckpt.step}`} (trained from ${c.policy.model}) on node "${c.policy.node}"`
+    : `on node "${c.policy.node}" (${c.policy.model})`;
   if (c.kind === "train") {
     return (
       `${c.schedule.steps} steps × ${c.data.instancesPerStep} tasks × ${c.data.rolloutsPerInstance} rollouts = ${n(rollouts)} rollouts per step, ` +
       `${n(rollouts * c.schedule.steps)} in all; ${generationsText(c, pace)}; ${paradigm} ${where}; ` +
-      `checkpoint every ${c.schedule.saveEvery}, evaluate every ${c.schedule.evalEvery}.`
+      `checkpoint every ${c.schedule.saveEvery}, evaluate every ${c.schedule.evalEvery}${suitesText(c)}.`
     );
   }
   const testTime = c.testTime.enabled ? `, each after ${c.testTime.attempts} private rehearsals (${c.testTime.mode})` : "";
@@ -64,7 +75,8 @@ export function describePlan(c: RunConfig, pace?: NodePace | null): string {
     tasks.count === null
       ? `${tasks.source} × ${c.trialsPerTask} trial(s)`
       : `${tasks.atMost ? "up to " : ""}${n(tasks.count)} task${tasks.count === 1 ? "" : "s"} (${tasks.source}) × ${c.trialsPerTask} trial(s) = ${tasks.atMost ? "up to " : ""}${n(rollouts)} rollouts`;
-  return `evaluation: ${plan}${testTime}; ${generationsText(c, pace)}; ${paradigm}${c.fidelityProbe ? ", fidelity probe on" : ""} ${where}.`;
+  const passes = c.repeats > 1 ? `, in ${c.repeats} independent passes (${n(rollouts * c.repeats)} rollouts in all; Avg@k is their mean)` : "";
+  return `evaluation: ${plan}${passes}${testTime}; ${generationsText(c, pace)}; ${paradigm}${c.fidelityProbe ? ", fidelity probe on" : ""} ${where}.`;
 }
 
 /** The time estimate, or why there is none. `pace` undefined: still loading. */
@@ -80,6 +92,6 @@ export function describeEstimate(c: RunConfig, pace: NodePace | null | undefined
   }
   const rollouts = rolloutsPerStep(c);
   if (rollouts === null) return `No time estimate: the number of tasks (${evaluationTasks(c).source}) is known once the run starts; ${source}.`;
-  const seconds = rollouts * factor * pace.secondsPerRollout;
+  const seconds = rollouts * c.repeats * factor * pace.secondsPerRollout;
   return `Estimated time: ≈ ${formatDuration(seconds)} at the node's recent pace (${source}).`;
 }

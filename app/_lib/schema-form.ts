@@ -26,9 +26,11 @@ export function formSections(settings: RunSetting[] = runSettings()): FormSectio
 
 /** The collapsible panels ("<section>" or "<section>:advanced") that hold a setting. */
 export function panelsOf(sections: FormSection[], key: string): string[] {
+  // An item field of a list setting (schedule.evalSuites.0.name) sits where its list does.
+  const holds = (f: RunSetting) => f.key === key || (f.kind === "object-list" && key.startsWith(`${f.key}.`));
   for (const s of sections) {
-    const inBasic = s.basic.some((f) => f.key === key);
-    const inAdvanced = s.advanced.some((f) => f.key === key);
+    const inBasic = s.basic.some(holds);
+    const inAdvanced = s.advanced.some(holds);
     if (!inBasic && !inAdvanced) continue;
     return [...(s.collapsed ? [s.key] : []), ...(inAdvanced ? [`${s.key}:advanced`] : [])];
   }
@@ -42,6 +44,14 @@ export function panelsOf(sections: FormSection[], key: string): string[] {
 export function fieldOfError(sections: FormSection[], path: string): string {
   const all = sections.flatMap((s) => [...s.basic, ...s.advanced]);
   if (all.some((f) => f.key === path)) return path;
+  // An item of a list setting: "schedule.evalSuites.1.userSimulator" → its first field, "….1.userSimulator.node".
+  for (const list of all) {
+    if (list.kind !== "object-list") continue;
+    const m = new RegExp(`^${list.key.replace(/\./g, "\\.")}\\.(\\d+)\\.(.+)$`).exec(path);
+    if (!m) continue;
+    const field = list.fields.find((f) => f.key === m[2]) ?? list.fields.find((f) => f.key.startsWith(`${m[2]}.`));
+    return field ? `${list.key}.${m[1]}.${field.key}` : path;
+  }
   return all.find((f) => f.key.startsWith(`${path}.`))?.key ?? path;
 }
 

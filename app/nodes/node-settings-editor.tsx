@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import {
+  loraNodeSettingsSchema,
   modelRenderSettingsSchema,
   nodeSettingsSchema,
   openAINodeSettingsSchema,
@@ -37,6 +38,10 @@ export interface SettingsDraft {
     maxRetries: string;
     maxRetryWaitS: string;
   };
+  /** OpenAI nodes: where exported LoRA adapters go ("" = unset). */
+  lora: { adapterDir: string; serverAdapterDir: string };
+  /** Settings the editor does not show, carried through unchanged (restarts). */
+  kept: Pick<NodeSettings, "restarts">;
 }
 
 export type SettingsErrors = Record<string, string>;
@@ -44,6 +49,7 @@ export type SettingsErrors = Record<string, string>;
 const tinkerShape = (nodeSettingsSchema.shape.tinker._def.innerType as z.AnyZodObject).shape as Record<string, z.ZodTypeAny>;
 const openaiShape = openAINodeSettingsSchema.shape as Record<string, z.ZodTypeAny>;
 const modelShape = modelRenderSettingsSchema.shape as Record<string, z.ZodTypeAny>;
+const loraShape = loraNodeSettingsSchema.shape as Record<string, z.ZodTypeAny>;
 const help = (t: z.ZodTypeAny | undefined) => t?.description ?? "";
 
 /** Stored settings → an editable draft. */
@@ -68,6 +74,8 @@ export function draftOf(value: unknown): SettingsDraft {
       maxRetries: String(s.openai.maxRetries),
       maxRetryWaitS: String(s.openai.maxRetryWaitS),
     },
+    lora: { adapterDir: s.lora.adapterDir ?? "", serverAdapterDir: s.lora.serverAdapterDir ?? "" },
+    kept: { restarts: s.restarts },
   };
 }
 
@@ -112,6 +120,8 @@ export function settingsFromDraft(d: SettingsDraft): { ok: true; value: z.input<
       maxRetries: num(d.openai.maxRetries),
       maxRetryWaitS: num(d.openai.maxRetryWaitS),
     },
+    lora: { adapterDir: d.lora.adapterDir.trim() || null, serverAdapterDir: d.lora.serverAdapterDir.trim() || null },
+    ...d.kept,
   };
   const parsed = nodeSettingsSchema.safeParse(value);
   if (!parsed.success) for (const issue of parsed.error.issues) errors[fieldKeyOf(issue.path)] ??= issue.message;
@@ -227,6 +237,19 @@ export function NodeSettingsEditor({ kind, draft, errors, onChange }: { kind: Ki
             <Field id="openai.stream" label="Stream replies" hint={help(openaiShape.stream)} error={errors["openai.stream"]}>
               <input {...inputProps("openai.stream")} type="checkbox" checked={draft.openai.stream} onChange={(e) => set({ openai: { ...draft.openai, stream: e.target.checked } })} />
             </Field>
+          </div>
+        </fieldset>
+      )}
+      {kind === "openai" && (
+        <fieldset className="card">
+          <legend>Trained checkpoints as LoRA adapters</legend>
+          <p className="muted small">{help(nodeSettingsSchema.shape.lora._def.innerType)}</p>
+          <div className="grid">
+            {(["adapterDir", "serverAdapterDir"] as const).map((k) => (
+              <Field key={k} id={`lora.${k}`} label={k === "adapterDir" ? "Adapter directory (worker)" : "Adapter directory (server)"} hint={help(loraShape[k])} error={errors[`lora.${k}`]}>
+                <input {...inputProps(`lora.${k}`)} value={draft.lora[k]} placeholder="/srv/envace/adapters" onChange={(e) => set({ lora: { ...draft.lora, [k]: e.target.value } })} />
+              </Field>
+            ))}
           </div>
         </fieldset>
       )}

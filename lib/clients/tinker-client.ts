@@ -51,6 +51,7 @@ import {
   rootReply,
   sampleResult,
   saveWeightsForSamplerResult,
+  samplerInfoReply,
   saveWeightsResult,
   tryAgainReply,
   unloadModelResult,
@@ -662,6 +663,18 @@ export class TinkerClient {
       createSamplingSessionReply,
     );
     return new SamplingSession(this, r.sampling_session_id);
+  }
+
+  /** What the node says a sampling session samples (GET samplers/{id}): its base model or a checkpoint's sampler path. */
+  async samplerInfo(id: string): Promise<{ baseModel: string | null; modelPath: string | null }> {
+    const r = await this.call("GET", `samplers/${encodeURIComponent(id)}`, null, samplerInfoReply);
+    return { baseModel: r.base_model ?? null, modelPath: r.model_path ?? null };
+  }
+
+  /** Headers authenticating a plain request to this node (the JWT refreshed near expiry), and its fetch, for REST reads outside the client (tinker-archive.ts). */
+  async rest(): Promise<{ fetch: typeof fetch; headers: Record<string, string> }> {
+    if (this.jwt && this.jwt.exp - Date.now() < 60_000) await this.refreshJwt();
+    return { fetch: this.fetchImpl, headers: this.headers("GET") };
   }
 
   /** The next per-session sampling counter (create_sampling_session and ephemeral sampler saves share it). */

@@ -43,6 +43,9 @@ export const untypedFutureReply = z.object({ request_id: z.string().min(1, "requ
 
 export const createSamplingSessionReply = z.object({ sampling_session_id: z.string().min(1) });
 
+/** GET samplers/{id}: what a sampling session samples — its base model, or the checkpoint's sampler path. */
+export const samplerInfoReply = z.object({ sampler_id: z.string(), base_model: z.string().nullish(), model_path: z.string().nullish() }).passthrough();
+
 /** GET / of SkyRL tx identifies it ("Tinker API Mock"); other servers may 404. */
 export const rootReply = z.object({ name: z.string().optional() }).passthrough();
 

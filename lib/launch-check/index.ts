@@ -17,6 +17,12 @@
  * - context (prompt-floor.ts): the smallest prompt a role will get fits the context length the node
  *   doctor found for its model ("tau2:retail user-simulator prompts need ≥ 2,073 tokens; node "embedded"
  *   / tiny-gpt has 1,024").
+ * - evaluation suites (schedule.evalSuites): each suite's own evaluation config (lib/eval-suites.ts
+ *   `suiteRunConfig`) gets the dataset, node and context parts too; its problems are named on the
+ *   suite's fields (`schedule.evalSuites.1.instanceIds`), and what the run's own check already said is
+ *   not repeated.
+ * - checkpoint (checkpoint.ts): a `policy.checkpoint` names a readable training run's checkpoint that was
+ *   not deleted, trained from `policy.model`, which `policy.node` can sample.
  */
 import type { PrismaClient } from "@prisma/client";
 import { parseNodeSettings } from "../../contracts/node-settings";
@@ -25,11 +31,16 @@ import { unknownSettingMessage, unknownSettings } from "../../contracts/run-sett
 import { refusalFor, type DoctorReport } from "../node-doctor";
 import { nodeFieldOf, nodeRefsOf, type NodeRef } from "../node-refs";
 import { resolveRenderer } from "../renderers";
+import { suiteProblemPath, suiteRunConfig } from "../eval-suites";
+import type { Actor } from "../permissions";
+import { checkpointVerdict } from "./checkpoint";
+import { tau2DomainsOf, tau2UserHasTools } from "../tau2/datasets";
 import { datasetVerdict } from "./datasets";
 import type { LaunchProblem } from "./problems";
 import { promptFloor, type PromptFloor } from "./prompt-floor";
 
 export { describeProblems, type LaunchProblem } from "./problems";
+export { checkpointVerdict, describeCheckpoint, pinCheckpoint, type ResolvedCheckpoint } from "./checkpoint";
 
 /** A registered node as the check reads it (what the doctor gate and the permission rule need). */
 export interface LaunchNode {
@@ -45,6 +56,8 @@ export interface LaunchCheckDeps {
   prisma: PrismaClient;
   /** The node doctor's report to judge (node, model) by; null: none (the doctor verdict and the context length are then unknown). */
   doctorReport(node: LaunchNode, model: string): Promise<DoctorReport | null>;
+  /** Who launches (the readable-run rule of policy.checkpoint); the worker's re-check of a stored config passes none. */
+  actor?: Actor | null;
 }
 
 /**
@@ -60,22 +73,60 @@ export function parseLaunchConfig(input: unknown): { ok: true; config: RunConfig
 
 const fmt = (n: number) => n.toLocaleString("en-US");
 
-/** Everything that keeps a (schema-valid) config from running, in config order: dataset first, then each node. */
-export async function launchProblems(config: RunConfig, deps: LaunchCheckDeps): Promise<LaunchProblem[]> {
-  const { prisma } = deps;
-  const { problems, view } = await datasetVerdict(prisma, config);
+/**
+ * A tau2 dataset whose user acts on its own device (telecom) needs a user simulator that calls tools: the
+ * node doctor's tool-calling check must have passed for its model (it is skipped on the embedded node).
+ */
+function userToolCallingRefusal(ref: NodeRef, report: DoctorReport, dataset: string): string | null {
+  if (ref.role !== "user simulator" || !(tau2DomainsOf(dataset) ?? []).some(tau2UserHasTools)) return null;
+  const check = report.checks.find((c) => c.check === "tool-calling");
+  if (check?.status === "ok") return null;
+  const who = `node "${ref.node}" (user simulator, model "${ref.model}")`;
+  const found = !check ? "has no tool-calling result in its node doctor report" : check.status === "failed" ? `failed the node doctor's tool-calling check: ${check.reason}` : `was not checked for tool calling by the node doctor (${check.reason})`;
+  return `${who} ${found}. ${dataset}'s user acts on its phone with tool calls: choose a user simulator model that calls tools, or run the doctor again on the Nodes page.`;
+}
 
-  const refs = nodeRefsOf(config);
-  const rows = await prisma.node.findMany({
-    where: { name: { in: [...new Set(refs.map((r) => r.node))] } },
-    select: { id: true, name: true, kind: true, settings: true, createdById: true, createdBy: { select: { role: true } } },
-  });
+/**
+ * Everything that keeps a (schema-valid) config from running, in config order: dataset first, then each
+ * node, then each evaluation suite's own.
+ */
+export async function launchProblems(config: RunConfig, deps: LaunchCheckDeps): Promise<LaunchProblem[]> {
+  // One doctor report per (node, model) for the whole check, suites included.
   const reports = new Map<string, Promise<DoctorReport | null>>();
   const reportOf = (node: LaunchNode, model: string) => {
     const key = JSON.stringify([node.id, model]);
     if (!reports.has(key)) reports.set(key, deps.doctorReport(node, model));
     return reports.get(key)!;
   };
+  const problems = await configProblems(config, deps.prisma, reportOf);
+  problems.push(...(await checkpointVerdict(deps.prisma, config, deps.actor ?? null)).problems);
+  const said = new Set(problems.map((p) => JSON.stringify([p.path, p.message])));
+  const suites = config.kind === "train" ? config.schedule.evalSuites : [];
+  for (const [i, suite] of suites.entries()) {
+    for (const p of await configProblems(suiteRunConfig(config, suite), deps.prisma, reportOf)) {
+      if (said.has(JSON.stringify([p.path, p.message]))) continue;
+      const problem = { path: suiteProblemPath(i, suite, p.path), message: p.message };
+      const key = JSON.stringify([problem.path, problem.message]);
+      if (!said.has(key)) problems.push(problem);
+      said.add(key);
+    }
+  }
+  return problems;
+}
+
+/** The dataset, node and context parts for one config (a run's, or one of its suites' evaluation configs). */
+async function configProblems(
+  config: RunConfig,
+  prisma: PrismaClient,
+  reportOf: (node: LaunchNode, model: string) => Promise<DoctorReport | null>,
+): Promise<LaunchProblem[]> {
+  const { problems, view } = await datasetVerdict(prisma, config);
+
+  const refs = nodeRefsOf(config, { suites: false });
+  const rows = await prisma.node.findMany({
+    where: { name: { in: [...new Set(refs.map((r) => r.node))] } },
+    select: { id: true, name: true, kind: true, settings: true, createdById: true, createdBy: { select: { role: true } } },
+  });
   const floors = new Map<string, Promise<PromptFloor | null>>();
 
   for (const ref of refs) {
@@ -87,7 +138,7 @@ export async function launchProblems(config: RunConfig, deps: LaunchCheckDeps): 
     }
     const report = await reportOf(node, ref.model);
     if (!report) continue;
-    const refusal = refusalFor(ref, report, { loraRank: ref.role === "policy" ? config.policy.loraRank : undefined });
+    const refusal = refusalFor(ref, report, { loraRank: ref.role === "policy" ? config.policy.loraRank : undefined }) ?? userToolCallingRefusal(ref, report, config.data.dataset);
     if (refusal) {
       problems.push({ path, message: refusal });
       continue;

@@ -4,12 +4,12 @@ import { describeProblems, parseLaunchConfig } from ".";
 
 describe("parseLaunchConfig (a new launch's settings)", () => {
   it("refuses unknown keys anywhere with the schema's own errors, naming each path", () => {
-    const parsed = parseLaunchConfig({ schedule: { evalEvry: 5, evalSuites: ["bfcl"] }, data: { dataset: "builtin:nope", instancesPerStep: 0 } });
+    const parsed = parseLaunchConfig({ schedule: { evalEvry: 5, wandbProject: "x" }, data: { dataset: "builtin:nope", instancesPerStep: 0 } });
     expect(parsed).toEqual({
       ok: false,
       errors: [
         { path: "schedule.evalEvry", message: "unknown setting (did you mean schedule.evalEvery?)" },
-        { path: "schedule.evalSuites", message: "unknown setting" },
+        { path: "schedule.wandbProject", message: "unknown setting" },
         { path: "data.instancesPerStep", message: "Number must be greater than or equal to 1" },
         { path: "data.dataset", message: 'unknown built-in domain "nope" (built in: builtin:shop)' },
       ],

@@ -5,12 +5,16 @@
  * servers truncate or fail), so when even the smallest does not fit, nothing of the run can.
  *
  * Measured here, from the same texts the worker sends:
- * - the tau2 user simulator's first request (its guidelines + scenario, then the greeting; lib/tau2), for
- *   every task the run uses — the user simulator is an OpenAI-compatible model that gets the messages
- *   whole;
+ * - the tau2 user simulator's first request (its guidelines + scenario, then the greeting, with telecom's
+ *   phone tools; lib/tau2), for every task the run uses — the user simulator is an OpenAI-compatible model
+ *   that gets the messages whole;
  * - the policy's first act prompt of an imported dataset (the stored task's messages, rendered with its
  *   tools as TinkerPolicy renders them; for an MCP dataset without the server's tools, which only add to
- *   it), on a Tinker-compatible node. tau2 and BFCL fit every policy prompt into the context
+ *   it), on a Tinker-compatible node;
+ * - VitaBench (lib/vitabench/prompts.ts): the user simulator's first request (its persona prompt, then the greeting)
+ *   for every task the run uses, and the agent's first prompt without the user's first message (its system prompt
+ *   with the task's time, and the domain's tools) — the first task's, as tasks differ only in the date — for the
+ *   policy on either kind of node (the server renders a chat node's prompt with the same template). tau2 and BFCL fit every policy prompt into the context
  *   (worker/envs/tau2/fit-context.ts), so their policy prompts are never too long; built-in domains are
  *   made for the tiny model.
  * Judges and tool simulators get transcripts that grow during an episode; they are not measured.
@@ -20,6 +24,8 @@ import type { NodeRole } from "../node-refs";
 import type { ChatRenderer, RenderMessage, RenderTool } from "../renderers";
 import { policyRenderOptions } from "../renderers";
 import { GREETING, userSystemPrompt } from "../tau2/prompts";
+import { agentSystemPrompt, greeting, promptLanguage, userSystemPrompt as vitaUserSystemPrompt } from "../vitabench/prompts";
+import { vitaToolSchemas } from "../vitabench/tools";
 import type { DatasetView } from "./datasets";
 
 export interface PromptFloor {
@@ -41,18 +47,20 @@ function minTokens(prompts: Iterable<number>): number | null {
   return min;
 }
 
-/** The user simulator's first request for each tau2 task (worker/envs/tau2/adapter.ts userTurn). */
+/** The user simulator's first request for each tau2 task (worker/envs/tau2/harness/user.ts). */
 function tau2UserPrompts(view: Extract<DatasetView, { kind: "tau2" }>, renderer: ChatRenderer): number[] {
-  const seen = new Set<string>();
   const out: number[] = [];
-  for (const task of view.tasks) {
-    if (seen.has(task.id)) continue;
-    seen.add(task.id);
-    const messages: RenderMessage[] = [
-      { role: "system", content: userSystemPrompt(view.userGuidelines, task) },
-      { role: "user", content: GREETING },
-    ];
-    out.push(renderer.renderPrompt(messages, { addGenerationPrompt: true }).length);
+  for (const d of view.domains) {
+    const seen = new Set<string>();
+    for (const task of d.tasks) {
+      if (seen.has(task.id)) continue;
+      seen.add(task.id);
+      const messages: RenderMessage[] = [
+        { role: "system", content: userSystemPrompt(d.userGuidelines, task) },
+        { role: "user", content: GREETING },
+      ];
+      out.push(renderer.renderPrompt(messages, { addGenerationPrompt: true, ...(d.userTools ? { tools: d.userTools as RenderTool[] } : {}) }).length);
+    }
   }
   return out;
 }
@@ -93,6 +101,31 @@ export async function promptFloor(
   if (view.kind === "tau2" && role === "user simulator") {
     const tokens = minTokens(tau2UserPrompts(view, renderer));
     return tokens === null ? null : { tokens, what: `${dataset} user-simulator prompts` };
+  }
+  if (view.kind === "vitabench" && view.tasks.length) {
+    const language = promptLanguage(view.dataset.lang);
+    if (role === "user simulator") {
+      const seen = new Set<string>();
+      const counts: number[] = [];
+      for (const t of view.tasks) {
+        if (seen.has(t.id)) continue;
+        seen.add(t.id);
+        const messages: RenderMessage[] = [
+          { role: "system", content: vitaUserSystemPrompt(language, t.userProfile, t.instructions) },
+          { role: "user", content: greeting(language) },
+        ];
+        counts.push(renderer.renderPrompt(messages, { addGenerationPrompt: true }).length);
+      }
+      const tokens = minTokens(counts);
+      return tokens === null ? null : { tokens, what: `${dataset} user-simulator prompts` };
+    }
+    if (role === "policy") {
+      const first = view.tasks[0]!;
+      const messages: RenderMessage[] = [{ role: "system", content: agentSystemPrompt(language, (first.environment.get("time") ?? "") as string) }];
+      const tools = vitaToolSchemas(view.dataset.domainString, view.dataset.lang) as unknown as RenderTool[];
+      return { tokens: renderer.renderPrompt(messages, policyRenderOptions(tools, enableThinking)).length, what: `${dataset} agent prompts (system prompt and tools, before the user's first message)` };
+    }
+    return null;
   }
   if (view.kind === "imported" && role === "policy" && protocol === "tinker") {
     const prompts = await importedPrompts(prisma, view);

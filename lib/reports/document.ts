@@ -3,7 +3,9 @@
  * every export is made from. Pure (no database), so the browser and the tests use the same code.
  */
 import type { BfclTable } from "./bfcl";
+import type { Tau2Table } from "./tau2";
 import type { TestTimeTable } from "./test-time";
+import type { VitaTable } from "./vitabench";
 import { describeErrored } from "../outcomes";
 
 export interface OutcomeCount {
@@ -45,6 +47,17 @@ export interface ReportRun {
   evaluated: { phase: "eval" | "train"; step: number } | null;
 }
 
+/** The spread of a run's independent passes (lib/reports/repeats.ts): their mean, sample std, lowest and highest value. */
+export interface RepeatSpread {
+  /** Passes with a value. */
+  passes: number;
+  mean: number;
+  /** Sample standard deviation over the passes (n − 1); 0 for one pass. */
+  std: number;
+  min: number;
+  max: number;
+}
+
 export interface ResultCell {
   /** Mean over instances of the success rate across its k trajectories, in percent. */
   avgAtK: number;
@@ -57,6 +70,8 @@ export interface ResultCell {
   episodes?: number;
   /** Episodes of the cell's tasks that errored and are left out. */
   errored?: number;
+  /** A run of independent passes (`repeats`): avgAtK is the mean over the passes, with their spread (lib/reports/repeats.ts). */
+  repeats?: RepeatSpread;
 }
 
 export interface ResultRow {
@@ -64,7 +79,7 @@ export interface ResultRow {
   runName: string;
   cells: Record<string, ResultCell | null>;
   /** Plain mean of the run's benchmark columns (the paper's "Overall"). */
-  overall: { avgAtK: number; passAtK: number } | null;
+  overall: { avgAtK: number; passAtK: number; repeats?: RepeatSpread } | null;
 }
 
 export interface ResultTable {
@@ -96,6 +111,10 @@ export interface ReportDocument {
   bfcl?: BfclTable | null;
   /** The paper's Table 3 when the report's evaluation runs include test-time rehearsal (lib/reports/test-time.ts); absent in older snapshots. */
   testTime?: TestTimeTable | null;
+  /** The paper's τ² group (Retail, Telecom, Airline, Avg) for the runs that evaluated on τ² (lib/reports/tau2.ts); absent or null otherwise. */
+  tau2?: Tau2Table | null;
+  /** Table 1's VitaBench group for the runs that evaluated on VitaBench (lib/reports/vitabench.ts); absent or null otherwise. */
+  vitabench?: VitaTable | null;
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
@@ -174,6 +193,10 @@ export function scrubForShare(doc: ReportDocument): ReportDocument {
     },
     charts: doc.charts.map((c) => ({ ...c, series: c.series.map((s) => ({ ...s, runId: a(s.runId) })) })),
     ...(doc.bfcl ? { bfcl: { ...doc.bfcl, rows: doc.bfcl.rows.map((row) => ({ ...row, runId: a(row.runId) })) } } : {}),
+    ...(doc.tau2 ? { tau2: { ...doc.tau2, rows: doc.tau2.rows.map((row) => ({ ...row, runId: a(row.runId) })) } } : {}),
+    ...(doc.vitabench
+      ? { vitabench: { ...doc.vitabench, rows: doc.vitabench.rows.map((row) => ({ ...row, cells: row.cells.map((c) => ({ ...c, runId: c.runId === null ? null : a(c.runId) })) })) } }
+      : {}),
     testTime: doc.testTime
       ? {
           ...doc.testTime,

@@ -9,6 +9,8 @@ import { leftOutText, metricLabels, type ReportChart, type ReportDocument, type 
 import { embedCaption, findEmbeds, reportLayout, resolveChart, resolveTable } from "./embeds";
 import { testTimeCsvRows, testTimeLatex, testTimeMarkdown } from "./test-time";
 import { bfclCsvRows, bfclLatex, bfclMarkdown } from "./bfcl";
+import { tau2CsvRows, tau2Latex, tau2Markdown } from "./tau2";
+import { vitaCsvRows, vitaLatex, vitaMarkdown } from "./vitabench";
 import { OVERALL, PARTIAL_OVERALL_MARK, marksAsData, overallMark, resultMarks, type ResultMetric } from "./marks";
 import { applyEdits, mdText, safeNotesEdits, type Edit } from "./markdown-safe";
 
@@ -23,6 +25,11 @@ export const exportFormats: { format: ExportFormat; label: string; extension: st
 
 const fmt = (x: number | undefined | null) => (x == null || !Number.isFinite(x) ? "" : x.toFixed(2));
 const valueOf = (row: ResultTable["rows"][number], col: string, which: ResultMetric) => (col === OVERALL ? row.overall?.[which] : row.cells[col]?.[which]);
+/** A cell's spread over independent passes (`repeats`), where it has one. */
+const repeatsOf = (row: ResultTable["rows"][number], col: string) => (col === OVERALL ? row.overall?.repeats : row.cells[col]?.repeats);
+/** What a table of independent passes adds below itself. */
+const REPEATS_NOTE = "A run of k independent passes shows Avg as the mean over its passes ± their standard deviation (min–max and n in the CSV).";
+const hasRepeats = (table: ResultTable) => table.rows.some((r) => Object.values(r.cells).some((c) => c?.repeats));
 
 /** A file name from the report title: lower-case letters, digits and dashes. */
 export function exportFileName(doc: ReportDocument, format: ExportFormat): string {
@@ -48,13 +55,15 @@ function markdownTable(table: ResultTable): string[] {
       (["avgAtK", "passAtK"] as const).map((which) => {
         const v = valueOf(row, col, which);
         if (v == null) return "—";
-        const text = `${fmt(v)}${col === OVERALL ? overallMark(marks, row.runId) : ""}`;
+        const r = which === "avgAtK" ? repeatsOf(row, col) : undefined;
+        const text = `${fmt(v)}${r ? ` ± ${fmt(r.std)}` : ""}${col === OVERALL ? overallMark(marks, row.runId) : ""}`;
         return marks.isBest(row.runId, col, which) ? `**${text}**` : text;
       }),
     );
     lines.push(`| ${[mdCell(row.runName), ...values].join(" | ")} |`);
   }
   if (marks.footnote) lines.push("", mdCell(marks.footnote));
+  if (hasRepeats(table)) lines.push("", REPEATS_NOTE);
   return lines;
 }
 
@@ -130,6 +139,8 @@ export function toMarkdown(doc: ReportDocument): string {
   if (layout.showTable) lines.push(...(layout.notesFirst ? ["## Results", ""] : []), ...markdownTable(doc.table), "", ...leftOutMarkdown(doc.table));
   if (doc.testTime) lines.push(...testTimeMarkdown(doc.testTime), "");
   if (doc.bfcl) lines.push(...bfclMarkdown(doc.bfcl), "");
+  if (doc.tau2) lines.push(...tau2Markdown(doc.tau2), "");
+  if (doc.vitabench) lines.push(...vitaMarkdown(doc.vitabench), "");
   if (layout.charts.length) {
     lines.push("## Charts", "");
     for (const chart of layout.charts) lines.push(...markdownFigure(chart, order, chart.key), "");
@@ -176,6 +187,23 @@ export function toCsv(doc: ReportDocument): string {
   }
   // The paper's BFCL columns, in the rows' layout (Avg@k in percent; a column not run has no value, its partial mean and why).
   for (const r of doc.bfcl ? bfclCsvRows(doc.bfcl) : []) lines.push(r.map(csvField).join(","));
+  // The paper's τ² group in the same layout (a domain not run has no value and says so).
+  for (const r of doc.tau2 ? tau2CsvRows(doc.tau2) : []) lines.push(r.map(csvField).join(","));
+  // Table 1's VitaBench group, in the same layout (a row per policy and language; a domain not run has no value and why).
+  for (const r of doc.vitabench ? vitaCsvRows(doc.vitabench) : []) lines.push(r.map(csvField).join(","));
+  if (hasRepeats(doc.table)) {
+    // Runs of independent passes: their avg_at_k above is the mean over the passes; the spread follows as its own block.
+    lines.push("", ["run", "benchmark", "passes", "instances", "avg_mean", "avg_std", "avg_min", "avg_max"].join(","));
+    const spreadLine = (run: string, b: string, r: NonNullable<ResultCell["repeats"]>, instances: string) =>
+      [csvField(run), csvField(b), String(r.passes), instances, fmt(r.mean), fmt(r.std), fmt(r.min), fmt(r.max)].join(",");
+    for (const row of doc.table.rows) {
+      for (const b of doc.table.benchmarks) {
+        const c = row.cells[b];
+        if (c?.repeats) lines.push(spreadLine(row.runName, b, c.repeats, String(c.instances)));
+      }
+      if (row.overall?.repeats) lines.push(spreadLine(row.runName, "Overall", row.overall.repeats, ""));
+    }
+  }
   if (doc.testTime) {
     // Table 3 follows as its own block: setting, benchmark, k, instances, Avg@k, n (episodes that ran), errored, its 95 % interval.
     lines.push("", ["test_time_setting", "benchmark", "k", "instances", "avg_at_k", "n", "errored", "ci95_low", "ci95_high"].join(","));
@@ -228,7 +256,9 @@ export function toLatex(doc: ReportDocument): string {
         const v = valueOf(row, col, which);
         if (v == null) return "--";
         const text = marks.isBest(row.runId, col, which) ? `\\textbf{${fmt(v)}}` : fmt(v);
-        return col === OVERALL && overallMark(marks, row.runId) ? `${text}\\textsuperscript{\\dag}` : text;
+        const r = which === "avgAtK" ? repeatsOf(row, col) : undefined;
+        const spread = r ? `{\\scriptsize$\\pm$${fmt(r.std)}}` : "";
+        return col === OVERALL && overallMark(marks, row.runId) ? `${text}${spread}\\textsuperscript{\\dag}` : `${text}${spread}`;
       }),
     );
     out.push(`${latexEscape(row.runName)} & ${values.join(" & ")} \\\\`);
@@ -238,6 +268,8 @@ export function toLatex(doc: ReportDocument): string {
   out.push("\\end{table}");
   if (doc.testTime) out.push("", ...testTimeLatex(doc.testTime));
   if (doc.bfcl) out.push("", ...bfclLatex(doc.bfcl, latexEscape));
+  if (doc.tau2) out.push("", ...tau2Latex(doc.tau2, latexEscape));
+  if (doc.vitabench) out.push("", ...vitaLatex(doc.vitabench, latexEscape));
   return `${out.join("\n")}\n`;
 }
 

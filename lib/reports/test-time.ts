@@ -18,6 +18,8 @@ export interface TestTimeRunInput {
   status: string;
   /** The run's parsed config; runs whose config does not parse are left out. */
   config: RunConfig;
+  /** The policy in words when it is a training run's checkpoint ("run "x" step 40"); else the config's model on its node. */
+  checkpoint?: string | null;
 }
 
 export interface TestTimeOutcome {
@@ -73,7 +75,7 @@ export interface TestTimeTable {
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
-const policyOf = (c: RunConfig) => `${c.policy.model} on ${c.policy.node}`;
+const policyOf = (r: TestTimeRunInput) => (r.checkpoint ? `${r.checkpoint} (${r.config.policy.model}) on ${r.config.policy.node}` : `${r.config.policy.model} on ${r.config.policy.node}`);
 
 /** Table 3 of the evaluation runs among `runs`, or null when none of them used test-time rehearsal. */
 export function buildTestTimeTable(runs: TestTimeRunInput[], outcomes: TestTimeOutcome[]): TestTimeTable | null {
@@ -84,13 +86,13 @@ export function buildTestTimeTable(runs: TestTimeRunInput[], outcomes: TestTimeO
   const datasets = [...new Set(evals.map((r) => r.config.data.dataset))].sort(
     (a, b) => benchmarkOrder(a) - benchmarkOrder(b) || benchmarkLabel(a).localeCompare(benchmarkLabel(b)),
   );
-  const policies = [...new Set(evals.map((r) => policyOf(r.config)))];
+  const policies = [...new Set(evals.map((r) => policyOf(r)))];
 
   // Run per (row, column): the last one listed wins; the others are named in a note.
   const rowsByKey = new Map<string, { policy: string; arm: TestTimeArm; attempts: number | null; runs: Map<string, TestTimeRunInput> }>();
   for (const run of evals) {
     const { arm, attempts } = armOf(run.config);
-    const policy = policyOf(run.config);
+    const policy = policyOf(run);
     const key = `${policy}|${arm}|${attempts ?? ""}`;
     const row = rowsByKey.get(key) ?? { policy, arm, attempts, runs: new Map() };
     const dataset = run.config.data.dataset;

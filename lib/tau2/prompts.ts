@@ -1,11 +1,12 @@
 /**
- * What the agent and the user simulator are told (spec §5, §7, §8): the 15 tool schemas, the agent
+ * What the agent and the user simulator are told (spec §5, §7, §8): retail's 15 tool schemas, the agent
  * system prompt (instructions + verbatim policy) and the user simulator prompt (guidelines + rendered
- * scenario). In lib/ because the launch check (lib/launch-check) measures these prompts on the server
- * as the worker's environment (worker/envs/tau2) sends them.
+ * scenario, the same for every domain); the airline and telecom tools are in tool-schemas.ts. In lib/
+ * because the launch check (lib/launch-check) measures these prompts on the server as the worker's
+ * environment (worker/envs/tau2) sends them.
  */
-import type { ToolSchema } from "../../worker/engine/io";
-import type { Tau2Task } from "./tasks";
+import type { Tau2Domain, Tau2Task } from "./tasks";
+import { AIRLINE_TOOL_SCHEMAS, TELECOM_TOOL_SCHEMAS, TELECOM_USER_TOOL_SCHEMAS, type Tau2ToolSchema as ToolSchema } from "./tool-schemas";
 
 export const GREETING = "Hi! How can I help you today?";
 export const STOP_TOKENS = ["###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###"] as const;
@@ -187,4 +188,34 @@ export function userSystemPrompt(guidelines: string, task: Tau2Task): string {
 /** The stop token contained in a user message, if any (a substring anywhere ends the episode). */
 export function findStopToken(text: string): StopToken | undefined {
   return STOP_TOKENS.find((t) => text.includes(t));
+}
+
+/**
+ * tau2-bench v0.2.0's own agent instruction (`agent/llm_agent.py`), used for the airline and telecom
+ * domains; retail keeps the reworded instruction it has always had (agentSystemPrompt above).
+ */
+const UPSTREAM_AGENT_INSTRUCTION = [
+  "You are a customer service agent that helps the user according to the <policy> provided below.",
+  "In each turn you can either:",
+  "- Send a message to the user.",
+  "- Make a tool call.",
+  "You cannot do both at the same time.",
+  "",
+  "Try to be helpful and always follow the policy. Always make sure you generate valid JSON only.",
+].join("\n");
+
+/** The agent's system message for a domain: retail's as before, upstream's for airline and telecom. */
+export function agentSystemPromptFor(domain: Tau2Domain, policy: string): string {
+  if (domain === "retail") return agentSystemPrompt(policy);
+  return `<instructions>\n${UPSTREAM_AGENT_INSTRUCTION}\n</instructions>\n<policy>\n${policy}\n</policy>`;
+}
+
+/** The agent's tools of a domain, in upstream's order. */
+export function agentToolSchemasFor(domain: Tau2Domain): ToolSchema[] {
+  return domain === "retail" ? retailToolSchemas() : domain === "airline" ? AIRLINE_TOOL_SCHEMAS : TELECOM_TOOL_SCHEMAS;
+}
+
+/** The tools the simulated user has on their own device (telecom), or null. */
+export function userToolSchemasFor(domain: Tau2Domain): ToolSchema[] | null {
+  return domain === "telecom" ? TELECOM_USER_TOOL_SCHEMAS : null;
 }

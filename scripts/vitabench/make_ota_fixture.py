@@ -64,7 +64,8 @@ ota_env = {
                       "status": "unpaid", "products": [{"product_id": "T1", "price": 75, "quantity": 1, "date": "2025-06-21", "ticket_type": "Adult"}]},
     },
 }
-profile = {"user id": "U000001", "occupation": "Engineer", "age": 30, "budget": 1200.0}
+# user_profile values are str, dict or list (upstream's UserScenario); numbers only inside them.
+profile = {"user id": "U000001", "occupation": "Engineer", "age": "30", "budget": {"hotel": 1200.0, "nights": 2}, "likes": ["quiet", "lake view"]}
 ec = {"expected_states": [{"required_orders": [], "optional_orders": None, "state_rubrics": ["Book the King room at Lakeview Hotel", "Pay for it"]}],
       "overall_rubrics": ["Pay for it", "Tell the user the refund amount"]}
 ota_task = {"id": "ota-1", "domain": "ota", "environment": ota_env, "user_scenario": {"user_profile": profile},

@@ -5,7 +5,7 @@ case files of the four `vita:*` commands and prints what upstream gives, in the 
 Nothing of upstream is copied here: the script imports upstream's package from a checkout.
 
   PYTHONPATH=<shims>:<json_repair 0.52.5 src>:<vitabench checkout>/src TZ=UTC \
-    python scripts/vitabench/oracle.py calls|judge-prompts|user-prompt|schemas --data DIR --cases FILE
+    python scripts/vitabench/oracle.py calls|judge-prompts|user-prompt|schemas|score --data DIR --cases FILE --out FILE
 
 Environment it needs (see worker/envs/vitabench/README.md, "Goldens"): Python 3.11 with pydantic 2, rapidfuzz 3.14.6,
 holidays 0.105, loguru, python-dotenv, deepdiff, pyyaml, toml, docstring-parser; json_repair at v0.52.5 (5698f78,
@@ -133,7 +133,7 @@ def run_judge(case, data_dir):
         final = {"reward": info.reward, "partial": info.reward_breakdown["NL_ASSERTION"] if info.reward_breakdown else None,
                  "met": [c.met for c in (info.nl_rubrics or [])]}
     except Exception as e:  # noqa: BLE001 -- upstream raises: the port reports a judge failure
-        final = {"error": f"{type(e).__name__}: {e}"}
+        final = {"error": type(e).__name__}
     for i, (s, u) in enumerate(prompts):
         out.append({"case": case["id"], "window": i + 1, "system": s, "user": u})
     out.append({"case": case["id"], "final": final})
@@ -159,14 +159,50 @@ def run_schemas(case, data_dir):
     return [{"case": case["id"], "tools": [t.openai_schema for t in env.get_tools()]}]
 
 
+def run_score(case, data_dir):
+    # case: {"id","num_trials","runs":[{"task_id","termination_reason","verdicts":[bool]|null}]}: each run's reward as
+    # evaluate_simulation gives it (a task with one overall rubric per verdict, the judge replying the verdicts; null:
+    # a task without evaluation criteria), then compute_metrics over the runs.
+    import vita.evaluator.evaluator_traj as ev
+    from vita.data_model.message import AssistantMessage
+    from vita.data_model.simulation import AgentInfo, Info, Results, SimulationRun, UserInfo
+    from vita.data_model.tasks import Task
+    from vita.environment.environment import EnvironmentInfo
+    from vita.evaluator.evaluator import evaluate_simulation
+    from vita.metrics.agent_metrics import compute_metrics
+    sims, tasks = [], {}
+    for i, run in enumerate(case["runs"]):
+        verdicts = run["verdicts"]
+        criteria = None if verdicts is None else {"overall_rubrics": [f"rubric {j}" for j in range(len(verdicts))]}
+        task = Task.model_validate({"id": run["task_id"], "domain": "delivery", "environment": {"time": "2025-01-01 00:00:00"},
+                                    "user_scenario": {"user_profile": {}}, "instructions": "x", "evaluation_criteria": criteria})
+        tasks[task.id] = task
+        reply = json.dumps([{"rubric_idx": f"rubric_{j}", "justification": "j", "meetExpectation": m} for j, m in enumerate(verdicts or [])])
+        ev.generate = lambda model, messages, reply=reply, **kw: AssistantMessage(role="assistant", content=reply)
+        sim = SimulationRun(id=f"s{i}", task_id=task.id, start_time="20250101_000000", end_time="20250101_000000", duration=0.0,
+                            termination_reason=run["termination_reason"], messages=[AssistantMessage(role="assistant", content="hi")], trial=i)
+        sim.reward_info = evaluate_simulation(simulation=sim, task=task, evaluation_type="trajectory", domain="delivery",
+                                              llm_evaluator="x", llm_args_evaluator={}, language="english")
+        sims.append(sim)
+    info = Info(git_commit="x", num_trials=case["num_trials"], max_steps=300, max_errors=10, user_info=UserInfo(implementation="u"),
+                agent_info=AgentInfo(implementation="a"), environment_info=EnvironmentInfo(domain_name="delivery"))
+    results = Results(info=info, tasks=list(tasks.values()), simulations=sims)
+    m = compute_metrics(results)
+    partials = [(s.reward_info.reward_breakdown or {}).get("NL_ASSERTION") for s in sims]
+    keys = lambda d: {str(k): v for k, v in (d or {}).items()}
+    return [{"case": case["id"], "rewards": [s.reward_info.reward for s in sims], "partials": partials,
+             "avg_reward": m.avg_reward, "avg_partial": (m.avg_reward_breakdown or {}).get("NL_ASSERTION"),
+             "pass_hat_k": keys(m.pass_hat_ks), "pass_at_k": keys(m.pass_at_n), "avg_at_k": keys(m.average_at_n)}]
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("command", choices=["calls", "judge-prompts", "user-prompt", "schemas"])
+    ap.add_argument("command", choices=["calls", "judge-prompts", "user-prompt", "schemas", "score"])
     ap.add_argument("--data", required=True)
     ap.add_argument("--cases", required=True)
     ap.add_argument("--out", required=True, help="output JSONL (upstream prints to stdout itself)")
     args = ap.parse_args()
-    fn = {"calls": run_calls, "judge-prompts": run_judge, "user-prompt": run_user_prompt, "schemas": run_schemas}[args.command]
+    fn = {"calls": run_calls, "judge-prompts": run_judge, "user-prompt": run_user_prompt, "schemas": run_schemas, "score": run_score}[args.command]
     with open(args.cases) as fp:
         cases = [json.loads(line) for line in fp if line.strip()]
     with open(args.out, "w") as out:

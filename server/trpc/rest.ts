@@ -14,7 +14,7 @@ export interface RestSpec {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** Path under /api/v1, with {param} segments named after input fields. */
   path: `/${string}`;
-  tag: "runs" | "datasets" | "nodes" | "mcp-servers" | "reports" | "account";
+  tag: "runs" | "studies" | "datasets" | "nodes" | "mcp-servers" | "reports" | "account";
   summary: string;
   description?: string;
   /** read: any signed-in role (viewers too); write: members and admins (viewers get 403); admin: admins only (others get 403). */

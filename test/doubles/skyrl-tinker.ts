@@ -25,6 +25,12 @@
  *   optim_step: skyrl.ai/grad_norm, skyrl.ai/learning_rate. No loss:sum anywhere.
  * - Sessions that heartbeated and then went quiet past `sessionTimeoutMs` lose their models.
  * - No auth: API keys are ignored.
+ * - Checkpoint archives (api.py get_checkpoint_archive_url / download_checkpoint_archive): GET
+ *   training_runs/{model}/checkpoints/{name}/archive validates the sampler checkpoint (404 unknown, 425
+ *   pending) and answers 302 to its own …/download route with an Expires header; /download serves a
+ *   .tar.gz of the PEFT adapter (adapter_config.json with the model's rank, adapter_model.safetensors).
+ *   `name` is one path segment (ID_PATTERN): hosted Tinker's "sampler_weights/<name>" form is a 404.
+ * - GET samplers/{id}: {sampler_id, base_model, model_path} of a sampling session.
  *
  * Fault injection: `dropReply(path, times)` processes the next requests to `path` and then destroys
  * the connection (a lost reply).
@@ -33,6 +39,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
 import { PROTO_CONTENT_TYPE, decodeForwardBackwardRequest, encodeForwardBackwardOutput, encodeSampleResponse } from "../../lib/clients/tinker-proto";
+import { adapterArchive } from "./tinker-archive";
 
 export interface SkyRLDoubleOptions {
   baseModel?: string;
@@ -190,6 +197,8 @@ export class SkyRLDouble {
   readonly checkpoints = new Map<string, Checkpoint>();
   /** Every request the double received: method, path, content type, seq_id, body bytes. */
   readonly requests: Array<{ path: string; contentType: string; bytes: number; seqId?: number | null; body?: Record<string, unknown> }> = [];
+  /** Archive requests (the 302 route and the download route), in order. */
+  readonly archiveRequests: Array<{ modelId: string; name: string; what: string }> = [];
   /** Datums trained with a policy loss but without logprobs or advantages (SkyRL trains zeros). */
   readonly trainedWithoutPolicyInputs: number[] = [];
   private drops = new Map<string, number>();
@@ -254,7 +263,7 @@ export class SkyRLDouble {
     const raw = Buffer.concat(chunks);
     const contentType = String(req.headers["content-type"] ?? "");
     const path = url.pathname.replace(/^\/api\/v1\//, "");
-    let reply: { status: number; json?: unknown; proto?: Uint8Array; text?: string };
+    let reply: { status: number; json?: unknown; proto?: Uint8Array; text?: string; bytes?: Buffer; headers?: Record<string, string> };
     let body: Record<string, unknown> = {};
     try {
       if (contentType.includes(PROTO_CONTENT_TYPE)) {
@@ -289,7 +298,10 @@ export class SkyRLDouble {
       req.socket.destroy();
       return;
     }
-    if (reply.proto) {
+    if (reply.bytes || reply.headers?.location) {
+      res.writeHead(reply.status, reply.headers ?? {});
+      res.end(reply.bytes);
+    } else if (reply.proto) {
       res.writeHead(reply.status, { "content-type": PROTO_CONTENT_TYPE });
       res.end(reply.proto);
     } else if (reply.text !== undefined) {
@@ -360,7 +372,13 @@ export class SkyRLDouble {
     this.checkpoints.set(`${modelId}/${kind}/${name}`, { status: "completed" });
   }
 
-  private async route(method: string, path: string, pathname: string, body: Record<string, unknown>, accept: string): Promise<{ status: number; json?: unknown; proto?: Uint8Array }> {
+  private async route(
+    method: string,
+    path: string,
+    pathname: string,
+    body: Record<string, unknown>,
+    accept: string,
+  ): Promise<{ status: number; json?: unknown; proto?: Uint8Array; bytes?: Buffer; headers?: Record<string, string> }> {
     const ok = (json: unknown) => ({ status: 200, json });
     if (method === "GET" && pathname === "/") return ok({ name: "Tinker API Mock", version: "0.0.1", endpoints: {} });
     const key = `${method} ${path}`;
@@ -566,6 +584,25 @@ export class SkyRLDouble {
       }
       case "POST telemetry":
         return ok({ status: "accepted" });
+    }
+    const archive = /^training_runs\/([^/]+)\/checkpoints\/([^/]+)\/(archive|download)$/.exec(path);
+    if (method === "GET" && archive) {
+      const [, modelId, name, what] = archive as unknown as [string, string, string, string];
+      if (!ID.test(modelId) || !ID.test(name)) throw new HttpError(422, "Invalid checkpoint_id");
+      this.validateCheckpoint(modelId, name, "sampler");
+      this.archiveRequests.push({ modelId, name, what });
+      if (what === "archive") {
+        const expires = new Date(Date.now() + 120 * 60_000).toUTCString();
+        return { status: 302, headers: { location: `${this.url}/api/v1/training_runs/${modelId}/checkpoints/${name}/download`, expires } };
+      }
+      const bytes = adapterArchive({ rank: this.model(modelId).rank, style: "skyrl", baseModel: this.o.baseModel });
+      return { status: 200, bytes, headers: { "content-type": "application/octet-stream", "content-disposition": `attachment; filename="${modelId}_${name}.tar.gz"`, "content-length": String(bytes.length) } };
+    }
+    const sampler = /^samplers\/([^/]+)$/.exec(path);
+    if (method === "GET" && sampler) {
+      const s = this.samplingSessions.get(decodeURIComponent(sampler[1]!));
+      if (!s) throw new HttpError(404, "Sampler not found");
+      return ok({ sampler_id: sampler[1], base_model: s.baseModel ?? this.o.baseModel, model_path: s.modelPath });
     }
     const del = /^training_runs\/([^/]+)\/checkpoints\/(weights|sampler_weights)\/([^/]+)$/.exec(path);
     if (method === "DELETE" && del) {

@@ -26,6 +26,16 @@
  * - `stream: true`: SSE chunks (role, reasoning, content, tool-call name then arguments, finish) with
  *   `streamChunkDelayMs` between chunks — a slow reasoning judge — then `data: [DONE]`;
  * - `rateLimit`: the first `count` POSTs answer 429 with `Retry-After`.
+ *
+ * LoRA adapters at runtime (`lora`; vllm/entrypoints/serve/lora/api_router.py and
+ * vllm/entrypoints/openai/models/serving.py): without `runtimeUpdating` (VLLM_ALLOW_RUNTIME_LORA_UPDATING)
+ * POST /v1/load_lora_adapter is not a route (404 `{"detail":"Not Found"}`); with it, `{lora_name,
+ * lora_path}` are required (422 as pydantic answers a missing field, 400 when empty), a name already
+ * loaded is 400 InvalidUserInput (unless `load_inplace`), a path without adapter_config.json is 404
+ * NotFoundError, an adapter whose rank exceeds --max-lora-rank or whose safetensors do not parse is 500;
+ * success is 200 with a plain-text "Success: …". The server reads the path from its own filesystem —
+ * `mount` maps the path as the server sees it to the test's folder. Loaded adapters are listed by
+ * /v1/models (parent: the base model) and answer chat completions that name them as `model`.
  */
 import http from "node:http";
 import { randomBytes } from "node:crypto";
@@ -64,6 +74,8 @@ export interface VllmDoubleOptions {
   apiKey?: string;
   /** Replace a non-streamed reply body before it is sent (to test how clients take malformed replies). */
   mangle?: (body: Record<string, unknown>) => unknown;
+  /** --enable-lora: whether the runtime routes exist (VLLM_ALLOW_RUNTIME_LORA_UPDATING), --max-lora-rank, and a mount. */
+  lora?: { runtimeUpdating: boolean; maxLoraRank: number; mount?: { server: string; local: string } };
 }
 
 export interface VllmDouble {
@@ -76,6 +88,10 @@ export interface VllmDouble {
   ignoredFields: Set<string>;
   /** 429s sent, and the most chat requests ever in flight at once. */
   stats: { rateLimited: number; maxInFlight: number };
+  /** LoRA adapters loaded at runtime: name → the path as the server was given it. */
+  adapters: Map<string, string>;
+  /** Every load_lora_adapter request body and its answer's status. */
+  loadRequests: { body: unknown; status: number }[];
   close(): Promise<void>;
 }
 
@@ -95,10 +111,10 @@ class BadRequest extends Error {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-function validate(body: unknown, opts: VllmDoubleOptions, ignored: Set<string>): VllmRequest {
+function validate(body: unknown, opts: VllmDoubleOptions, ignored: Set<string>, adapters: Map<string, string>): VllmRequest {
   if (!isRecord(body)) throw new BadRequest("request body must be a JSON object");
   for (const key of Object.keys(body)) if (!KNOWN_FIELDS.has(key)) ignored.add(key);
-  if (body.model !== opts.model) throw new BadRequest(`The model \`${String(body.model)}\` does not exist.`, 404);
+  if (body.model !== opts.model && !adapters.has(String(body.model))) throw new BadRequest(`The model \`${String(body.model)}\` does not exist.`, 404);
   if (!Array.isArray(body.messages) || body.messages.length === 0) throw new BadRequest("messages: field required (a non-empty list)");
   body.messages.forEach((m, i) => {
     if (!isRecord(m) || !["system", "developer", "user", "assistant", "tool"].includes(String(m.role))) throw new BadRequest(`messages.${i}.role: invalid`);
@@ -201,6 +217,8 @@ export async function startVllmDouble(opts: VllmDoubleOptions): Promise<VllmDoub
   const rejected: VllmDouble["rejected"] = [];
   const ignoredFields = new Set<string>();
   const stats = { rateLimited: 0, maxInFlight: 0 };
+  const adapters = new Map<string, string>();
+  const loadRequests: VllmDouble["loadRequests"] = [];
   const reasoningField = opts.reasoningField ?? "reasoning";
   let inFlight = 0;
   let posts = 0;
@@ -224,7 +242,20 @@ export async function startVllmDouble(opts: VllmDoubleOptions): Promise<VllmDoub
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: string) {
     if (opts.apiKey && req.headers.authorization !== `Bearer ${opts.apiKey}`) return json(res, 401, { error: { message: "Unauthorized", type: "Unauthorized", param: null, code: 401 } });
-    if (req.method === "GET" && req.url === "/v1/models") return json(res, 200, { object: "list", data: [{ id: opts.model, object: "model", created: 0, owned_by: "vllm", max_model_len: 32768 }] });
+    if (req.method === "GET" && req.url === "/v1/models") {
+      const loras = [...adapters].map(([id, root]) => ({ id, object: "model", created: 0, owned_by: "vllm", root, parent: opts.model }));
+      return json(res, 200, { object: "list", data: [{ id: opts.model, object: "model", created: 0, owned_by: "vllm", max_model_len: 32768 }, ...loras] });
+    }
+    if (req.method === "POST" && req.url === "/v1/load_lora_adapter" && opts.lora?.runtimeUpdating) {
+      const answer = await loadAdapter(raw);
+      loadRequests.push({ body: (() => { try { return JSON.parse(raw); } catch { return raw; } })(), status: answer.status });
+      if (answer.status === 200) {
+        res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
+        return res.end(answer.text);
+      }
+      return json(res, answer.status, answer.body);
+    }
+    if (req.method === "POST" && req.url === "/v1/load_lora_adapter") return json(res, 404, { detail: "Not Found" });
     if (req.method !== "POST" || req.url !== "/v1/chat/completions") return json(res, 404, { error: { message: "Not Found", type: "NotFoundError", param: null, code: 404 } });
     posts++;
     if (opts.rateLimit && posts <= opts.rateLimit.count) {
@@ -233,7 +264,7 @@ export async function startVllmDouble(opts: VllmDoubleOptions): Promise<VllmDoub
     }
     let body: VllmRequest;
     try {
-      body = validate(JSON.parse(raw), opts, ignoredFields);
+      body = validate(JSON.parse(raw), opts, ignoredFields, adapters);
     } catch (e) {
       const status = e instanceof BadRequest ? e.status : 400;
       const message = e instanceof Error ? e.message : String(e);
@@ -279,6 +310,40 @@ export async function startVllmDouble(opts: VllmDoubleOptions): Promise<VllmDoub
     }
   }
 
+  /** vLLM's load_lora_adapter: checks, then reading the adapter from the server's filesystem. */
+  async function loadAdapter(raw: string): Promise<{ status: number; text?: string; body?: unknown }> {
+    const error = (status: number, type: string, message: string) => ({ status, body: { error: { message, type, param: null, code: status } } });
+    let b: Record<string, unknown>;
+    try {
+      b = JSON.parse(raw) as Record<string, unknown>;
+    } catch {
+      return { status: 422, body: { detail: [{ type: "json_invalid", loc: ["body"], msg: "JSON decode error" }] } };
+    }
+    const missing = ["lora_name", "lora_path"].filter((k) => typeof b[k] !== "string");
+    if (missing.length) return { status: 422, body: { detail: missing.map((k) => ({ type: "missing", loc: ["body", k], msg: "Field required" })) } };
+    const name = b.lora_name as string;
+    const lora = b.lora_path as string;
+    if (!name || !lora) return error(400, "InvalidUserInput", "Both 'lora_name' and 'lora_path' must be provided.");
+    if (!b.load_inplace && adapters.has(name)) return error(400, "InvalidUserInput", `The lora adapter '${name}' has already been loaded. If you want to load the adapter in place, set 'load_inplace' to True.`);
+    const mount = opts.lora!.mount;
+    const local = mount && lora.startsWith(mount.server) ? mount.local + lora.slice(mount.server.length) : lora;
+    const fs = await import("node:fs/promises");
+    const cfgText = await fs.readFile(`${local}/adapter_config.json`, "utf8").catch(() => null);
+    if (cfgText === null) return error(404, "NotFoundError", `Loading lora ${name} failed: No adapter found for ${lora}`);
+    const cfg = JSON.parse(cfgText) as { r?: number };
+    if ((cfg.r ?? 0) > opts.lora!.maxLoraRank) return error(500, "InternalServerError", `LoRA rank ${cfg.r} is greater than max_lora_rank ${opts.lora!.maxLoraRank}.`);
+    const weights = await fs.readFile(`${local}/adapter_model.safetensors`).catch(() => null);
+    try {
+      if (!weights) throw new Error("no adapter_model.safetensors");
+      const n = Number(weights.readBigUInt64LE(0));
+      JSON.parse(weights.subarray(8, 8 + n).toString("utf8"));
+    } catch (e) {
+      return error(500, "InternalServerError", `Loading lora ${name} failed: ${(e as Error).message}`);
+    }
+    adapters.set(name, lora);
+    return { status: 200, text: `Success: LoRA adapter '${name}' added successfully.` };
+  }
+
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
   const { port } = server.address() as AddressInfo;
   return {
@@ -287,6 +352,8 @@ export async function startVllmDouble(opts: VllmDoubleOptions): Promise<VllmDoub
     rejected,
     ignoredFields,
     stats,
+    adapters,
+    loadRequests,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

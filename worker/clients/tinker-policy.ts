@@ -78,6 +78,11 @@ export interface TinkerPolicyOptions {
    * create_model on hosted Tinker. The trainer methods then refuse.
    */
   sampleOnly?: boolean;
+  /**
+   * With `sampleOnly`: sample this sampler checkpoint (tinker://…/sampler_weights/…, a trained run's
+   * checkpoint on this node) instead of the base model — the sampling session is created with its path.
+   */
+  samplerPath?: string;
   /** The node's `tinker.server` setting (contracts/node-settings.ts): how the server reduces the loss. */
   server?: TinkerServerProfile;
   /** LoRA rank of the trained adapter (checked against the server's limit before create_model). */
@@ -139,6 +144,7 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
       const entry = caps.supported_models.find((m) => m.model_name === opts.model);
       if (!entry) throw new Error(`node "${node}" does not serve '${opts.model}' (it serves: ${caps.supported_models.map((m) => m.model_name).join(", ")})`);
       if (opts.sampleOnly && opts.resumeFrom) throw new Error("a sample-only policy cannot resume a training state");
+      if (opts.samplerPath && !opts.sampleOnly) throw new Error("a checkpoint's sampler path is sampled by a sample-only policy");
       const rank = opts.loraRank ?? 32;
       let model: TinkerModel | null = null;
       if (!opts.sampleOnly) {
@@ -147,7 +153,7 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
           throw new Error(`LoRA rank ${rank} is above what node "${node}" allows (${limit}, ${client.profile}); lower policy.loraRank or raise the node's tinker.maxLoraRank`);
         model = await client.createModel(opts.model, { loraRank: rank });
       }
-      const base = await client.createSamplingSession({ baseModel: opts.model });
+      const base = await client.createSamplingSession(opts.samplerPath ? { modelPath: opts.samplerPath } : { baseModel: opts.model });
       const renderer = opts.renderer ?? loadRenderer("tiny-gpt");
       const contextLength = opts.contextLength ?? entry.max_context_length ?? renderer.contextLength ?? null;
       const extensions = new Set(caps.node?.extensions ?? []);

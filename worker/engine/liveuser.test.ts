@@ -174,4 +174,131 @@ describe("live user in the rollout", () => {
     expect(r.episodeReward).toBe(0);
     expect(r.judgements[0].detail).toEqual({ error: "scoring failed: db replay broke" });
   });
+
+  it("a reply with thinking only shows the user nothing: it ends the episode as a blank one", async () => {
+    const thinking: PolicyClient = { generate: async () => fakeGeneration("p", "<think>\nI should greet.\n</think>\n\n") };
+    const user = linesUser(["hi"]);
+    const r = await runOneRollout(job(instance()), { policy: thinking, userSimulator: user }, config(), failingJudge);
+    expect(r.terminationReason).toBe(Termination.emptyAgentReply);
+    expect(user.seen).toHaveLength(1);
+  });
+
+  it("an agent stop token ends the episode as agent_stop after the message, without running its calls", async () => {
+    let executed = 0;
+    const env = { create: () => ({ execute: () => (executed++, "{}"), snapshot: () => ({}) }) };
+    const stopping = (text: string): PolicyClient => ({ generate: async () => fakeGeneration("p", text) });
+    for (const text of ["<think>\n###STOP### is what I write at the end\n</think>\n\nAll done. ###STOP###", 'Bye ###STOP###\n<tool_call>\n{"name": "get_order", "arguments": {"id": "A1"}}\n</tool_call>']) {
+      const user = linesUser(["hi"]);
+      const r = await runOneRollout(job(instance({ agentStopTokens: ["###STOP###"], environment: env })), { policy: stopping(text), userSimulator: user }, config(), failingJudge);
+      expect(r.terminationReason).toBe(Termination.agentStop);
+      expect(r.state.messages.at(-1)?.role).toBe("assistant");
+      expect(user.seen).toHaveLength(1);
+    }
+    expect(executed).toBe(0);
+    // In thinking alone the token does not count.
+    const r = await runOneRollout(job(instance({ agentStopTokens: ["###STOP###"] })), { policy: stopping("<think>\n###STOP###\n</think>\n\nAnything else?"), userSimulator: linesUser(["hi", "no ###STOP###"]) }, config(), failingJudge);
+    expect(r.terminationReason).toBe("user_stop");
+  });
+
+  it("counts upstream's orchestrator steps (user message, agent message, tool batch) and ends at the limit, over a stop", async () => {
+    // user(1) act+call(2) tools(3) act reply(4) user(5) …
+    const run = (max: number, lines: string[]) =>
+      runOneRollout(job(instance({ maxEpisodeSteps: max })), { policy: scriptedPolicy(), userSimulator: linesUser(lines) }, config(), failingJudge);
+    const three = await run(3, ["Where is my order A1?", "thanks ###STOP###"]);
+    expect(three.terminationReason).toBe(Termination.maxSteps);
+    expect(three.state.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
+    expect(three.state.episodeSteps).toBe(3);
+    // The fifth step is the user's stop message: the limit replaces its ending, as upstream's check after each step does.
+    const five = await run(5, ["Where is my order A1?", "thanks ###STOP###"]);
+    expect(five.terminationReason).toBe(Termination.maxSteps);
+    expect(five.state.messages.at(-1)).toMatchObject({ role: "user", content: "thanks ###STOP###" });
+    const six = await run(6, ["Where is my order A1?", "thanks ###STOP###"]);
+    expect(six.terminationReason).toBe("user_stop");
+    expect(six.state.episodeSteps).toBe(5);
+    // An agent message with calls at the limit leaves its calls unrun.
+    const two = await run(2, ["Where is my order A1?"]);
+    expect(two.terminationReason).toBe(Termination.maxSteps);
+    expect(two.state.records.map((x) => x.role)).toEqual(["user", "act"]);
+  });
+
+  it("lets the user repeat itself where the instance allows it", async () => {
+    const r = await runOneRollout(job(instance({ allowRepeatedUserMessages: true })), { policy: scriptedPolicy(), userSimulator: linesUser(["hello", "hello", "hello", "ok ###STOP###"]) }, config(), failingJudge);
+    expect(r.terminationReason).toBe("user_stop");
+  });
+
+  it("hands the run's judge to the episode scorer; a judge failure it reports is an error of kind judge", async () => {
+    const judge: ChatClient = { complete: async () => ({ text: "verdict" }) };
+    let seen: ChatClient | undefined;
+    const inst = instance({
+      scoreEpisode: async (ctx) => {
+        seen = ctx.judge;
+        const { text } = await ctx.judge!.complete({ messages: [] });
+        return { reward: 0, verdicts: [], error: `the judge said "${text}", which is not JSON`, errorKind: "judge" };
+      },
+    });
+    const r = await runOneRollout(job(inst), { policy: scriptedPolicy(), userSimulator: linesUser(["hi ###STOP###"]), judge }, config(), failingJudge);
+    expect(seen).toBe(judge);
+    expect(r.outcome).toBe("error");
+    expect(r.error).toEqual({ kind: "judge", cause: 'judge failed: the judge said "verdict", which is not JSON' });
+  });
+});
+
+describe("a live user that acts on the episode's world (tau2 telecom: the user's phone)", () => {
+  /** The world counts the user's own calls; the user calls it once per message before speaking. */
+  function actingInstance(): { instance: TaskInstance; worlds: { userCalls: string[] }[] } {
+    const worlds: { userCalls: string[] }[] = [];
+    const acting: LiveUser = {
+      needsWorld: true,
+      async next(client, messages, { world }) {
+        const w = world as unknown as { userCall(name: string): string } | undefined;
+        if (!w) throw new Error("no world for the user");
+        const content = w.userCall("check_status_bar");
+        const { text } = await client.complete({ messages });
+        return { text, actions: [{ call: { id: `u${messages.length}`, name: "check_status_bar", argumentsJson: "{}" }, content }], ...(text.includes("###STOP###") ? { stop: "user_stop" } : {}) };
+      },
+    };
+    const inst = instance({
+      liveUser: acting,
+      environment: {
+        create: () => {
+          const state = { userCalls: [] as string[] };
+          worlds.push(state);
+          return {
+            execute: (_n: string, args: string) => JSON.stringify({ id: JSON.parse(args).id, status: "delivered" }),
+            snapshot: () => ({}),
+            userCall: (name: string) => {
+              state.userCalls.push(name);
+              return `Status Bar: ${state.userCalls.length} check(s)`;
+            },
+          };
+        },
+      },
+    });
+    return { instance: inst, worlds };
+  }
+
+  it("records the user's calls as user_tool turns before its message, never in the agent's conversation", async () => {
+    const { instance: inst, worlds } = actingInstance();
+    const [job] = expandJobs([inst], 1, "g");
+    const r = await runOneRollout(job!, { policy: scriptedPolicy(), userSimulator: linesUser(["Where is my order?", "ok ###STOP###"]) }, config(), failingJudge);
+    expect(r.terminationReason).toBe("user_stop");
+    expect(r.state.records.map((x) => x.role)).toEqual(["user_tool", "user", "act", "environment", "act", "user_tool", "user"]);
+    expect(r.state.records[0]).toMatchObject({ role: "user_tool", call: { name: "check_status_bar", argumentsJson: "{}" }, text: "Status Bar: 1 check(s)", real: "Status Bar: 1 check(s)" });
+    expect(r.state.messages.some((m) => m.content.includes("Status Bar"))).toBe(false);
+    expect(worlds[0]!.userCalls).toEqual(["check_status_bar", "check_status_bar"]);
+  });
+
+  it("creates the world for the user even where the agent's calls are rehearsed (no shadow execution)", async () => {
+    const { instance: inst, worlds } = actingInstance();
+    const [job] = expandJobs([inst], 1, "g");
+    const rehearsing: PolicyClient = {
+      async generate(req) {
+        return req.role === "rehearse" ? fakeGeneration("r", '<execution_result>\n{"status": "imagined"}\n</execution_result>') : scriptedPolicy().generate(req);
+      },
+    };
+    const r = await runOneRollout(job!, { policy: rehearsing, userSimulator: linesUser(["Where is my order?", "ok ###STOP###"]) }, config({ paradigm: "rehearse" }), failingJudge);
+    expect(worlds).toHaveLength(1);
+    expect(worlds[0]!.userCalls.length).toBeGreaterThan(0);
+    expect(r.state.records.filter((x) => x.role === "environment")).toHaveLength(0);
+  });
 });

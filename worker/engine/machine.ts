@@ -12,7 +12,7 @@
 import type { Paradigm } from "../../contracts/run-config";
 import type { ChatMessage, GenerateResult, ToolSchema } from "./io";
 import { actErrorMessage, assistantMessageFor, toolMessage } from "./messages";
-import { sanitizeText } from "./parsers";
+import { sanitizeText, stripThink } from "./parsers";
 import { compareResponses, type Fidelity } from "./fidelity";
 import { type ActErrorCode, type ActErrorPayload, isToolErrorContent, parseActOutput, parseRehearseOutput, safeParseJson } from "./parsers";
 import {
@@ -22,7 +22,7 @@ import {
   fewShotFromReference,
   type RehearsePromptOptions,
 } from "./prompts";
-import type { FewShotExample, RehearsePromptStyle, TaskInstance } from "./types";
+import type { FewShotExample, LiveUserAction, RehearsePromptStyle, TaskInstance } from "./types";
 
 export type RolloutStatus = "pending" | "await_caller" | "await_simulator" | "processing_tools" | "interacting" | "await_user" | "terminated";
 
@@ -55,6 +55,10 @@ export const Termination = {
   maxActsPerUserTurn: "max_acts_per_user_turn",
   /** TaskInstance.answerOnly: the policy's one reply was given. */
   answered: "answered",
+  /** TaskInstance.agentStopTokens: the agent ended the conversation. */
+  agentStop: "agent_stop",
+  /** TaskInstance.maxEpisodeSteps: upstream's step limit was reached. */
+  maxSteps: "max_steps",
   /** The episode's environment itself failed (EnvironmentFailure: did not start, crashed, hung, broke its protocol). */
   environmentError: (code: string) => `environment_error:${code}`,
 } as const;
@@ -89,7 +93,8 @@ export interface PendingCall {
   argumentsJson: string;
 }
 
-export type TurnRole = "act" | "rehearse" | "environment" | "simulator" | "user";
+/** `user_tool`: a live user's own tool call on its side of the world (LiveUserAction), never shown to the agent. */
+export type TurnRole = "act" | "rehearse" | "environment" | "simulator" | "user" | "user_tool";
 
 /** One recorded event of a rollout (a generation, a tool response, a replayed user message). */
 export interface TurnRecord {
@@ -145,6 +150,13 @@ export interface RolloutState {
   turnActs: number;
   /** TaskInstance.answerOnly: the first reply ends the episode, its calls are never executed. */
   answerOnly: boolean;
+  /** TaskInstance.agentStopTokens. */
+  agentStopTokens?: readonly string[];
+  /** TaskInstance.maxEpisodeSteps, and the steps taken so far (user messages, agent messages, tool batches). */
+  maxEpisodeSteps?: number;
+  episodeSteps: number;
+  /** TaskInstance.allowRepeatedUserMessages. */
+  allowRepeatedUserMessages: boolean;
   options: RolloutOptions;
   rehearsePromptStyle: RehearsePromptStyle;
   assistantTurns: number;
@@ -187,8 +199,8 @@ export type RolloutEvent =
   /** The environment itself failed (EnvironmentFailure), while answering `call` or before the episode started: the episode ends. */
   | { kind: "environment_failed"; code: string; detail: string; call?: PendingCall }
   | { kind: "judged"; stop: boolean; reason?: string }
-  /** Live user's message; `stop` = termination reason when the message ends the episode. */
-  | { kind: "user"; text: string; stop?: string }
+  /** Live user's message; `stop` = termination reason when the message ends the episode; `actions` = its own tool calls before it. */
+  | { kind: "user"; text: string; stop?: string; actions?: LiveUserAction[] }
   | { kind: "user_failed"; reason: string; detail: string };
 
 const defaultCountTokens = (text: string) => Math.ceil(text.length / 4);
@@ -212,6 +224,10 @@ export function startRollout(instance: TaskInstance, options: RolloutOptions, ro
     ...(instance.maxActsPerUserTurn !== undefined ? { maxActsPerUserTurn: instance.maxActsPerUserTurn } : {}),
     turnActs: 0,
     answerOnly: instance.answerOnly === true,
+    ...(instance.agentStopTokens?.length ? { agentStopTokens: instance.agentStopTokens } : {}),
+    ...(instance.maxEpisodeSteps !== undefined ? { maxEpisodeSteps: instance.maxEpisodeSteps } : {}),
+    episodeSteps: 0,
+    allowRepeatedUserMessages: instance.allowRepeatedUserMessages === true,
     options,
     rehearsePromptStyle: options.rehearsePromptStyle ?? instance.rehearsePromptStyle ?? "full",
     assistantTurns: 0,
@@ -237,6 +253,23 @@ export function startRollout(instance: TaskInstance, options: RolloutOptions, ro
 
 function terminate(state: RolloutState, reason: string): RolloutState {
   return { ...state, status: "terminated", terminationReason: state.terminationReason ?? reason, pendingCalls: [] };
+}
+
+/**
+ * One upstream orchestrator step was taken (TaskInstance.maxEpisodeSteps). Upstream checks the limit after every
+ * step, so reaching it also replaces the ending the step itself gave (a stop token).
+ */
+function stepTaken(state: RolloutState): RolloutState {
+  if (state.maxEpisodeSteps === undefined) return state;
+  const next = { ...state, episodeSteps: state.episodeSteps + 1 };
+  if (next.episodeSteps < state.maxEpisodeSteps) return next;
+  return { ...next, status: "terminated", terminationReason: Termination.maxSteps, pendingCalls: [] };
+}
+
+/** The user-visible part of a reply: without its think blocks (an unclosed one at the start hides the rest). */
+export function visibleReply(text: string): string {
+  const stripped = stripThink(text);
+  return stripped.trimStart().startsWith("<think>") ? "" : stripped;
 }
 
 /** What the machine is waiting for. */
@@ -360,9 +393,9 @@ function flushToolResponses(state: RolloutState): RolloutState {
       state.options.paradigm === "rehearse" && rehearseCodes.has(failedCode)
         ? Termination.rehearseParseError(failedCode)
         : Termination.toolError(failedCode);
-    return terminate({ ...next, lastToolFailed: true, lastErrorCode: failedCode }, reason);
+    return stepTaken(terminate({ ...next, lastToolFailed: true, lastErrorCode: failedCode }, reason));
   }
-  return toAwaitCaller(next);
+  return stepTaken(toAwaitCaller(next));
 }
 
 /** Advance the machine by one event. Events that do not match the state are ignored. */
@@ -386,7 +419,7 @@ export function applyEvent(state: RolloutState, event: RolloutEvent): RolloutSta
       if (event.kind === "judged") return onJudged(state, event.stop, event.reason);
       return state;
     case "await_user":
-      if (event.kind === "user") return onUser(state, event.text, event.stop);
+      if (event.kind === "user") return onUser(state, event.text, event.stop, event.actions);
       if (event.kind === "user_failed") return userFailed(state, event.reason, event.reason.toUpperCase(), event.detail, "");
       return state;
     default:
@@ -436,18 +469,24 @@ function onAct(state: RolloutState, output: GenerateResult): RolloutState {
   const calls: PendingCall[] = (assistant.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, argumentsJson: c.function.arguments }));
   const records = record(state, { role: "act", microStep, ...gen, calls });
   const messages = [...state.messages, assistant];
-  if (calls.length === 0) {
-    // A blank reply would be shown to the live user as an empty message: end the episode instead.
-    if (state.liveUser && output.text.trim() === "") {
-      return terminate({ ...base, messages, records }, output.finishReason === "length" ? Termination.lengthExceeded : Termination.emptyAgentReply);
-    }
-    // A live user with no checklist items left for this turn: nothing to judge, the user answers next.
-    if (state.liveUser && state.userTurnIndex >= state.numChecklistTurns) return endTurn({ ...base, messages, records }, false);
-    // Scripted turns are scored at the end of the episode: a reply without calls ends the turn.
-    if (state.scripted) return endTurn({ ...base, messages, records }, false);
-    return { ...base, messages, records, status: "interacting" };
+  // A reply with nothing the user can see (blank, or thinking only) would reach the live user as an empty message: end the episode instead.
+  if (calls.length === 0 && state.liveUser && visibleReply(output.text).trim() === "") {
+    return terminate({ ...base, messages, records }, output.finishReason === "length" ? Termination.lengthExceeded : Termination.emptyAgentReply);
   }
-  const withCalls: RolloutState = {
+  // The agent ends the conversation itself; calls beside the token are not run (upstream stops before the environment).
+  if (state.agentStopTokens && state.agentStopTokens.some((t) => visibleReply(assistant.content).includes(t))) {
+    return stepTaken(terminate({ ...base, messages, records }, Termination.agentStop));
+  }
+  if (calls.length === 0) {
+    const replied = stepTaken({ ...base, messages, records });
+    if (replied.status === "terminated") return replied;
+    // A live user with no checklist items left for this turn: nothing to judge, the user answers next.
+    if (state.liveUser && state.userTurnIndex >= state.numChecklistTurns) return endTurn(replied, false);
+    // Scripted turns are scored at the end of the episode: a reply without calls ends the turn.
+    if (state.scripted) return endTurn(replied, false);
+    return { ...replied, status: "interacting" };
+  }
+  const built: RolloutState = {
     ...base,
     messages,
     records,
@@ -457,6 +496,9 @@ function onAct(state: RolloutState, output: GenerateResult): RolloutState {
     realResponses: [],
     pendingAssistantIndex: messages.length - 1,
   };
+  // The agent's message is a step; reaching the limit with it leaves its calls unrun.
+  const withCalls = stepTaken(built);
+  if (withCalls.status === "terminated") return withCalls;
   if (state.options.paradigm === "rehearse") {
     if (atMicroStepCap(withCalls)) return terminate(withCalls, Termination.maxMicroSteps);
     return { ...withCalls, status: "await_simulator" };
@@ -572,7 +614,7 @@ function endTurn(state: RolloutState, stop: boolean, reason?: string): RolloutSt
 }
 
 /** The live user's message opens the next user turn (or the first one); a `stop` reason ends the episode after it. */
-function onUser(state: RolloutState, rawText: unknown, stop?: string): RolloutState {
+function onUser(state: RolloutState, rawText: unknown, stop?: string, actions: LiveUserAction[] = []): RolloutState {
   const text = typeof rawText === "string" ? rawText : "";
   const maxChars = state.options.maxUserChars ?? 8000;
   if (text.trim() === "") return userFailed(state, Termination.userStalled, "USER_STALLED", "the user simulator returned an empty message", text);
@@ -580,7 +622,7 @@ function onUser(state: RolloutState, rawText: unknown, stop?: string): RolloutSt
     return userFailed(state, Termination.userGarbage, "USER_GARBAGE", `the user simulator returned ${text.length} characters (limit ${maxChars})`, `${text.slice(0, maxChars)}…`);
   }
   const earlier = state.messages.filter((m) => m.role === "user").slice(-2);
-  if (!stop && earlier.length === 2 && earlier.every((m) => m.content.trim() === text.trim())) {
+  if (!stop && !state.allowRepeatedUserMessages && earlier.length === 2 && earlier.every((m) => m.content.trim() === text.trim())) {
     return userFailed(state, Termination.userStalled, "USER_STALLED", "the user simulator repeated the same message three times", text);
   }
   const first = !state.messages.some((m) => m.role === "user");
@@ -592,9 +634,14 @@ function onUser(state: RolloutState, rawText: unknown, stop?: string): RolloutSt
     turnStartIndex: messages.length - 1,
     turnActs: 0,
   };
-  const records = record(withUser, { role: "user", microStep: state.microSteps, text, ...noTokens, valid: true });
-  if (stop) return terminate({ ...withUser, records }, stop);
-  return toAwaitCaller({ ...withUser, records });
+  let withActions = withUser;
+  for (const a of actions) {
+    // What the user did on its own device comes first, then its message.
+    withActions = { ...withActions, records: record(withActions, { role: "user_tool", microStep: state.microSteps, text: a.content, call: a.call, real: a.content, ...noTokens, valid: true }) };
+  }
+  const records = record(withActions, { role: "user", microStep: state.microSteps, text, ...noTokens, valid: true });
+  if (stop) return stepTaken(terminate({ ...withUser, records }, stop));
+  return stepTaken(toAwaitCaller({ ...withUser, records }));
 }
 
 /** The environment broke: record what it said (on the call it was answering, if any) and end the episode. */

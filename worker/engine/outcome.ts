@@ -106,7 +106,7 @@ export function decideOutcome(input: {
   const error = episodeError(input.terminationReason, input.records, input.judgements);
   if (error) return { outcome: "error", success: false, error };
   if (input.score) {
-    if (text(input.score.error)) return { outcome: "error", success: false, error: cause("scoring", input.score.error, "unknown") };
+    if (text(input.score.error)) return { outcome: "error", success: false, error: cause(input.score.errorKind ?? "scoring", input.score.error, "unknown") };
     const success = input.score.success ?? Math.abs(input.score.reward - 1) <= 1e-6;
     return { outcome: success ? "success" : "failure", success };
   }

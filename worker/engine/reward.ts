@@ -354,7 +354,8 @@ export interface ItemVerdict {
   required: boolean;
   passed: boolean;
   source: "judge" | "programmatic" | "tool_error";
-  analysis?: VerdictAnalysis;
+  /** The judge's reasoning: the checklist judge's four fields, or an episode scorer's own (e.g. a justification and the window it came from). */
+  analysis?: VerdictAnalysis | Record<string, string>;
   callSuccess?: boolean;
   apiFailed?: boolean;
   error?: string;

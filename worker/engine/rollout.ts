@@ -51,6 +51,8 @@ export interface RolloutClients {
   simulator?: ChatClient;
   /** User simulator for instances with a live user (TaskInstance.liveUser). */
   userSimulator?: ChatClient;
+  /** The run's judge, handed to end-of-episode scorers that ask one (TaskInstance.scoreEpisode). */
+  judge?: ChatClient;
 }
 
 export interface RolloutDriverConfig {
@@ -147,6 +149,7 @@ export async function askLiveUser(
   client: ChatClient | undefined,
   messages: ChatMessage[],
   timeoutMs = 120_000,
+  world?: ToolEnvironment,
 ): Promise<RolloutEvent> {
   if (!instance.liveUser) return { kind: "user_failed", reason: Termination.userError, detail: "this instance has no live user" };
   if (!client) return { kind: "user_failed", reason: Termination.userError, detail: "no user simulator is configured (rollout.userSimulator)" };
@@ -160,10 +163,10 @@ export async function askLiveUser(
     }, timeoutMs);
   });
   try {
-    const reply = await Promise.race([instance.liveUser.next(client, messages, { signal: controller.signal }), timeout]);
+    const reply = await Promise.race([instance.liveUser.next(client, messages, { signal: controller.signal, ...(world ? { world } : {}) }), timeout]);
     if (reply === "timeout") return { kind: "user_failed", reason: Termination.userStalled, detail: `the user simulator did not reply within ${timeoutMs / 1000} s` };
     if (!reply || typeof reply.text !== "string") return { kind: "user_failed", reason: Termination.userGarbage, detail: "the user simulator returned no text" };
-    return { kind: "user", text: reply.text, ...(reply.stop ? { stop: reply.stop } : {}) };
+    return { kind: "user", text: reply.text, ...(reply.stop ? { stop: reply.stop } : {}), ...(reply.actions?.length ? { actions: reply.actions } : {}) };
   } catch (e) {
     if (controller.signal.aborted) return { kind: "user_failed", reason: Termination.userStalled, detail: `the user simulator did not reply within ${timeoutMs / 1000} s` };
     return { kind: "user_failed", reason: Termination.userError, detail: e instanceof Error ? e.message : String(e) };
@@ -187,7 +190,7 @@ export async function runOneRollout(
 ): Promise<RolloutResult> {
   const needsEnv =
     job.instance.environment &&
-    (config.options.paradigm === "environment" || (config.options.paradigm === "rehearse" && config.options.shadowExecution));
+    (config.options.paradigm === "environment" || (config.options.paradigm === "rehearse" && config.options.shadowExecution) || job.instance.liveUser?.needsWorld === true);
   const world: WorldContext = {
     rolloutIndex: job.rolloutIndex,
     async runEpisode(instance, label) {
@@ -266,7 +269,7 @@ async function driveRollout(
         state = applyEvent(state, { kind: "tool", content: r.content, failed: r.failed });
       }
     } else if (need.kind === "user") {
-      state = applyEvent(state, await askLiveUser(job.instance, clients.userSimulator, need.messages, config.userSimulator?.timeoutMs));
+      state = applyEvent(state, await askLiveUser(job.instance, clients.userSimulator, need.messages, config.userSimulator?.timeoutMs, env));
     } else if (need.kind === "judge") {
       try {
         const judgement = await judgeTurnHook({ job, state });
@@ -295,7 +298,13 @@ async function driveRollout(
     // Episode-level reward (e.g. tau2's end state × communicate): it is already normalised to [0, 1].
     let score: EpisodeScore;
     try {
-      score = await job.instance.scoreEpisode({ messages: state.messages, records: state.records, terminationReason, rolloutIndex: job.rolloutIndex });
+      score = await job.instance.scoreEpisode({
+        messages: state.messages,
+        records: state.records,
+        terminationReason,
+        rolloutIndex: job.rolloutIndex,
+        ...(clients.judge ? { judge: clients.judge } : {}),
+      });
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       score = { reward: 0, verdicts: [], detail: { error: `scoring failed: ${message}` }, error: message };

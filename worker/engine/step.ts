@@ -384,7 +384,7 @@ export async function runTrainingStep(input: TrainingStepInput): Promise<StepRes
   let done = 0;
   const results = await runRollouts(
     jobs,
-    { policy: input.policy, simulator: input.simulator, userSimulator: input.userSimulator },
+    { policy: input.policy, simulator: input.simulator, userSimulator: input.userSimulator, judge: input.judge },
     driverConfigFrom(config, "train", input),
     judgeHookFor(judge, config.reward.maxChecklists),
     () => input.onRolloutDone?.(++done, jobs.length),
@@ -497,7 +497,7 @@ export async function runEvaluation(input: EvaluationInput): Promise<StepResult>
       Array.from({ length: width }, async () => {
         while (next < jobs.length) {
           const i = next++;
-          const tt = await runTestTimeRehearsal(jobs[i], { policy: input.policy, simulator: input.simulator, userSimulator: input.userSimulator }, driver, hook, options);
+          const tt = await runTestTimeRehearsal(jobs[i], { policy: input.policy, simulator: input.simulator, userSimulator: input.userSimulator, judge: input.judge }, driver, hook, options);
           const privateAttempts = tt.attempts.map((a) => toTrajectory(a.result, "rehearse"));
           for (const p of privateAttempts) sideTurns.push(...p.turns);
           sideTurns.push(...tt.sideGenerations);
@@ -508,7 +508,7 @@ export async function runEvaluation(input: EvaluationInput): Promise<StepResult>
     );
     trajectories = results;
   } else {
-    const results = await runRollouts(jobs, { policy: input.policy, simulator: input.simulator, userSimulator: input.userSimulator }, driver, hook, () => input.onRolloutDone?.(++done, jobs.length));
+    const results = await runRollouts(jobs, { policy: input.policy, simulator: input.simulator, userSimulator: input.userSimulator, judge: input.judge }, driver, hook, () => input.onRolloutDone?.(++done, jobs.length));
     trajectories = results.map((r) => toTrajectory(r, config.rollout.paradigm));
   }
   const health = generationHealth([...trajectories.flatMap((t) => t.turns), ...sideTurns]);

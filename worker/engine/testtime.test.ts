@@ -11,7 +11,7 @@ import { createShopOraclePolicy, fakeGeneration } from "../../test/doubles/shop-
 import { retailTestData } from "../../test/fixtures/tau2-retail";
 import { shopTasks, type ShopTask } from "../domains/shop/tasks";
 import { tau2Source } from "../envs/tau2/environment";
-import { tau2LiveInstance } from "../envs/tau2/live";
+import { tau2Instance } from "../envs/tau2/harness/live";
 import { StepFailedError } from "./health";
 import type { ChatClient, GenerateRequest, PolicyClient } from "./io";
 import { COMPACT_REHEARSE_SYSTEM_PROMPT } from "./prompts";
@@ -212,7 +212,7 @@ describe("private attempts contact nothing external", () => {
       testTime: { enabled: true, attempts: 2, mode: "sequential" },
     });
     const res = await runEvaluation({
-      instances: [guard.instance(tau2LiveInstance(source, task))],
+      instances: [guard.instance(tau2Instance(source, task))],
       config: cfg,
       policy: guard.policy(policy),
       userSimulator: guard.chatClient("user simulator", user),

@@ -109,10 +109,23 @@ export interface FewShotExample {
 
 export type RehearsePromptStyle = "full" | "compact";
 
+/**
+ * A tool call the simulated user made on its own side of the world before its message (tau2 telecom: the
+ * user's phone), with the world's answer. The agent never sees it; the episode records it (role `user_tool`).
+ */
+export interface LiveUserAction {
+  call: { id: string; name: string; argumentsJson: string };
+  content: string;
+  /** The world's own error flag for `content`. */
+  error?: boolean;
+}
+
 /** A simulated user's next message; `stop` (a termination reason) ends the episode right after it. */
 export interface LiveUserReply {
   text: string;
   stop?: string;
+  /** The user's own tool calls that came before `text`, in order. */
+  actions?: LiveUserAction[];
 }
 
 /**
@@ -120,8 +133,17 @@ export interface LiveUserReply {
  * user message (including the first, when `messages` has none) instead of replaying `followUpUserMessages`.
  */
 export interface LiveUser {
-  /** `messages` is the agent-side conversation so far; the instance decides what the simulated user sees. */
-  next(client: ChatClient, messages: ChatMessage[], opts: { signal?: AbortSignal }): Promise<LiveUserReply>;
+  /**
+   * `messages` is the agent-side conversation so far; the instance decides what the simulated user sees.
+   * `world` is the episode's environment, when the rollout created one (always, with `needsWorld`).
+   */
+  next(client: ChatClient, messages: ChatMessage[], opts: { signal?: AbortSignal; world?: ToolEnvironment }): Promise<LiveUserReply>;
+  /**
+   * The user acts on the episode's world (its own device), so the rollout creates the world in every
+   * paradigm; the agent's calls still reach it only where they execute for real (environment paradigm,
+   * shadow execution).
+   */
+  needsWorld?: boolean;
 }
 
 export interface EpisodeScoreContext {
@@ -130,6 +152,11 @@ export interface EpisodeScoreContext {
   terminationReason: string;
   /** The rollout's index among the K rollouts of its instance (as WorldContext.rolloutIndex). */
   rolloutIndex?: number;
+  /**
+   * The run's judge (reward.judge), for scorers that ask an LLM (VitaBench's rubric judge); absent when the run
+   * names none. The scorer's own calls are its only I/O; the engine makes none for it.
+   */
+  judge?: ChatClient;
 }
 
 /** An episode-level reward in [0, 1] computed after termination (replaces the sum of turn rewards). */
@@ -145,6 +172,8 @@ export interface EpisodeScore {
   success?: boolean;
   /** Set when the episode could not be scored for reasons outside the policy: it is an error with this cause. */
   error?: string;
+  /** Which part failed when `error` is set: the judge the scorer asked, or the scorer itself (default). */
+  errorKind?: "judge" | "scoring";
 }
 
 /** A task instance as the engine consumes it (normalised from built-in domains or CM2 imports). */
@@ -183,6 +212,18 @@ export interface TaskInstance {
    * after the step's calls ran (BFCL's MAXIMUM_STEP_LIMIT of 20 steps per turn).
    */
   maxActsPerUserTurn?: number;
+  /**
+   * A reply whose user-visible text contains one of these ends the episode as `agent_stop` once it is appended (its
+   * calls are not run): the agent's own end of the conversation (VitaBench's "###STOP###").
+   */
+  agentStopTokens?: readonly string[];
+  /**
+   * Upstream orchestrator steps (τ²-bench / VitaBench): every user message, every agent message and every batch of
+   * tool answers counts one; reaching this many ends the episode as `max_steps`, also when that step itself ended it.
+   */
+  maxEpisodeSteps?: number;
+  /** The live user may say the same thing three times in a row (the engine's stall guard is off; VitaBench has none). */
+  allowRepeatedUserMessages?: boolean;
   /**
    * The episode is the policy's first reply alone: its calls are scored by `scoreEpisode` and never
    * executed (single-turn function-calling benchmarks such as BFCL's AST categories). Ends as `answered`.

@@ -53,6 +53,8 @@ export interface RunEnvironment {
    * error a run gets when its config names none.
    */
   userSimulator?: { missing: string };
+  /** Set when the episodes are scored by the run's LLM judge (reward.judge); `missing` is the error without one. */
+  judge?: { missing: string };
   /**
    * The policy the rollouts sample, wrapping the node's (e.g. tau2 fits prompts into a small context).
    * `standard` is what the runner samples otherwise: the Tinker policy itself, or the one chat-policy

@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { parseRunConfig, quickstartPreset, type RunConfig, type RunConfigInput } from "../../contracts/run-config";
 import { evaluationTasks, forcedEvaluationParadigm } from "../../lib/eval-tasks";
 import { retailDataFiles } from "../../lib/tau2/tasks";
+import { VITA_TASKS_PER_FILE } from "../../lib/vitabench/datasets";
 import { hasBfclData } from "../../test/fixtures/bfcl-data";
 import { environmentKindOf, openEnvironment } from ".";
 
@@ -19,8 +20,9 @@ describe("the environment registry", () => {
     expect(environmentKindOf("dataset:weather").prefix).toBe("dataset:");
     expect(environmentKindOf("bfcl:multi_turn,simple_python").prefix).toBe("bfcl:");
     expect(environmentKindOf("mcp:memory/tasks").prefix).toBe("mcp:");
+    expect(environmentKindOf("vitabench:delivery/en").prefix).toBe("vitabench:");
     expect(() => environmentKindOf("bogus:x" as RunConfig["data"]["dataset"])).toThrow(
-      /not available to the engine \(supported: builtin:<name>, tau2:retail, bfcl:<category or group>\[,…\], dataset:<id or name>, mcp:<server>\/<dataset id or name>\)/,
+      /not available to the engine \(supported: builtin:<name>, tau2:<retail\|airline\|telecom\|all>, bfcl:<category or group>\[,…\], vitabench:<delivery\|instore\|ota\|cross>\[\/<zh\|en>\], dataset:<id or name>, mcp:<server>\/<dataset id or name>\)/,
     );
   });
 
@@ -29,8 +31,8 @@ describe("the environment registry", () => {
     const env = await openEnvironment({ config, prisma: undefined as never, note: () => {}, signal: new AbortController().signal });
     expect(env.forStep(1)).toHaveLength(config.data.instancesPerStep);
     expect(env.userSimulator).toBeUndefined();
-    const airline = { ...config, data: { ...config.data, dataset: "tau2:airline" } } as RunConfig;
-    await expect(openEnvironment({ config: airline, prisma: undefined as never, note: () => {}, signal: new AbortController().signal })).rejects.toThrow(/unknown tau2 domain "tau2:airline"/);
+    const banking = { ...config, data: { ...config.data, dataset: "tau2:banking" } } as RunConfig;
+    await expect(openEnvironment({ config: banking, prisma: undefined as never, note: () => {}, signal: new AbortController().signal })).rejects.toThrow(/unknown tau2 domain "tau2:banking" \(available: tau2:retail, tau2:airline, tau2:telecom, tau2:all\)/);
   });
 });
 
@@ -63,5 +65,13 @@ describe("what the new-run form says an evaluation runs (lib/eval-tasks.ts)", ()
     const all = await agree(evaluation({ data: { dataset: "tau2:retail" }, rollout: { userSimulator: { node: "u", model: "m" } } }));
     expect(all.evalSet().length).toBeGreaterThan(16);
     await agree(evaluation({ data: { dataset: "tau2:retail", instanceIds: all.evalSet().slice(0, 6).map((i) => i.id) }, rollout: { userSimulator: { node: "u", model: "m" } } }));
+  });
+
+  it.runIf(existsSync(`${process.env.ENVACE_DATA_DIR ?? "data"}/vitabench/delivery/tasks.json`))("VitaBench: every task of the domain's file, or the ids entered; the real tools", async () => {
+    const needs = { rollout: { userSimulator: { node: "u", model: "m" } }, reward: { judge: { node: "j", model: "m" } } };
+    const all = await agree(evaluation({ data: { dataset: "vitabench:delivery" }, ...needs }));
+    expect(all.evalSet()).toHaveLength(VITA_TASKS_PER_FILE);
+    expect(all.evalSet()[0]!.id).toMatch(/^vitabench:delivery\/zh\//);
+    await agree(evaluation({ data: { dataset: "vitabench:instore/en", instanceIds: ["10826004", "10826012"] }, ...needs }));
   });
 });

@@ -10,6 +10,7 @@ import type { PolicyModel } from "../../contracts/run-config";
 import { attributeRenderer, resolveRenderer } from "../../lib/renderers";
 import { decryptSecret } from "../../lib/secrets";
 import { createOpenAIChatClient } from "../../lib/clients/openai-chat";
+import { TinkerClient } from "../../lib/clients/tinker-client";
 import { TinkerPolicy } from "../clients/tinker-policy";
 import type { ChatClient } from "../engine/io";
 
@@ -58,7 +59,7 @@ export async function trainingPolicyFor(
   model: PolicyModel,
   resumeFrom?: string,
   onWarning?: (message: string) => void,
-  opts: { sampleOnly?: boolean } = {},
+  opts: { sampleOnly?: boolean; samplerPath?: string } = {},
 ): Promise<TinkerPolicy> {
   if (node.kind === "openai") {
     throw new Error(`node "${node.name}" is OpenAI-compatible only; training needs a Tinker-compatible node (embedded, Tinker or SkyRL tx)`);
@@ -74,6 +75,7 @@ export async function trainingPolicyFor(
     model: model.model,
     resumeFrom,
     sampleOnly: opts.sampleOnly,
+    samplerPath: opts.samplerPath,
     renderer: attributeRenderer(renderer, `node "${node.name}", model "${model.model}"`),
     enableThinking,
     contextLength: settings?.contextLength,
@@ -83,4 +85,10 @@ export async function trainingPolicyFor(
     client: { futureDeadlineMs: t.futureDeadlineS * 1000, wire: t.wire },
     onWarning: onWarning && ((m) => onWarning(m.startsWith("node \"") ? m : `node "${node.name}": ${m}`)),
   });
+}
+
+/** A bare Tinker client for the node (its settings' profile, deadline and wire), for calls outside a policy (exporting a checkpoint). */
+export function tinkerClientFor(node: ResolvedNode, onWarning?: (message: string) => void): TinkerClient {
+  const t = node.settings.tinker;
+  return new TinkerClient({ baseUrl: node.baseUrl, apiKey: node.apiKey, nodeName: node.name, profile: t.server, futureDeadlineMs: t.futureDeadlineS * 1000, wire: t.wire, log: onWarning });
 }

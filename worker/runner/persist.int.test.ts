@@ -69,7 +69,25 @@ describe("persistStep", () => {
     await persistCheckpoint(prisma, { runId, workerId: "w1", step: 2, nodeName: "embedded", statePath: "tinker://m/weights/other", samplerPath: "tinker://m/sampler_weights/other" });
     await expect(persistCheckpoint(prisma, { runId, workerId: "someone-else", step: 3, nodeName: "embedded", statePath: "x", samplerPath: "y" })).rejects.toBeInstanceOf(ClaimLostError);
     const parts = await committedParts(prisma, runId);
-    expect(parts).toEqual({ train: [{ step: 1, statePath: null }, { step: 2, statePath: "tinker://m/weights/s2" }], eval: [], checkpoint: [2] });
+    expect(parts).toEqual({ train: [{ step: 1, statePath: null }, { step: 2, statePath: "tinker://m/weights/s2" }], eval: [], checkpoint: [2], suites: {} });
     expect((await prisma.checkpoint.findFirstOrThrow({ where: { runId, step: 2 } })).statePath).toBe("tinker://m/weights/s2");
+  });
+
+  it("commits an evaluation suite's step under its own kind, phase and val/<suite>/ metrics, beside the step's own evaluation", async () => {
+    const evalOf = (step: number) => ({ ...syntheticStep(step, 10, 1, 2), kind: "eval" as const });
+    await persistStep(prisma, { runId, workerId: "w1", result: evalOf(2), phase: "eval", startedAt: new Date() });
+    await persistStep(prisma, { runId, workerId: "w1", result: evalOf(2), phase: "eval", suite: "bfcl", startedAt: new Date() });
+    await persistStep(prisma, { runId, workerId: "w1", result: evalOf(2), phase: "eval", suite: "retail", startedAt: new Date() });
+    // The same suite and step twice is a duplicate; another step of it is not.
+    await expect(persistStep(prisma, { runId, workerId: "w1", result: evalOf(2), phase: "eval", suite: "bfcl", startedAt: new Date() })).rejects.toThrow();
+    const kinds = await prisma.step.findMany({ where: { runId, index: 2, kind: { not: "train" } }, orderBy: { kind: "asc" }, select: { kind: true } });
+    expect(kinds.map((k) => k.kind)).toEqual(["eval", "suite:bfcl", "suite:retail"]);
+    const phases = await prisma.trajectory.groupBy({ by: ["phase"], where: { runId, step: 2, phase: { not: "train" } }, _count: true, orderBy: { phase: "asc" } });
+    expect(phases.map((p) => [p.phase, p._count])).toEqual([["eval", 2], ["suite:bfcl", 2], ["suite:retail", 2]]);
+    const keys = (await prisma.metricPoint.findMany({ where: { runId, step: 2, key: { endsWith: "reward/mean" } }, select: { key: true }, orderBy: { key: "asc" } })).map((k) => k.key);
+    expect(keys).toEqual(["reward/mean", "val/bfcl/reward/mean", "val/retail/reward/mean", "val/reward/mean"]);
+    const run = await prisma.run.findUniqueOrThrow({ where: { id: runId }, select: { latestMetrics: true } });
+    expect(Object.keys(run.latestMetrics as object)).toEqual(expect.arrayContaining(["val/reward/mean", "val/bfcl/reward/mean", "val/retail/reward/mean"]));
+    expect((await committedParts(prisma, runId)).suites).toEqual({ bfcl: [2], retail: [2] });
   });
 });

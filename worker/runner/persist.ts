@@ -22,6 +22,8 @@
  *   (fidelity-rollup.ts), for the run page's world-model view.
  * - ChecklistVerdict: userTurn, turnIndex = Turn.index of the act step judged, analysis = {source, step,
  *   checklist, required, analysis?, error?}.
+ * - An evaluation suite's step (lib/eval-suites.ts): Step.kind and Trajectory.phase `suite:<name>`, metric
+ *   keys `val/<name>/…` (latest and best too); no fidelity rollup (the world-model view is the run's own world).
  */
 import crypto from "node:crypto";
 import type { Prisma, PrismaClient } from "@prisma/client";
@@ -29,6 +31,7 @@ import type { StepResult, TrajectoryResult } from "../engine/step";
 import { isDatabaseUnavailable } from "../../lib/db-errors";
 import { whileDatabaseDown, type WaitOptions } from "./durable";
 import { rollupFidelity } from "./fidelity-rollup";
+import { suiteKind, suiteMetricKey, suiteOfKind } from "../../lib/eval-suites";
 import type { CommittedParts } from "./resume";
 
 /** Metrics shown in run lists; "higher is better" for all of them. */
@@ -55,12 +58,13 @@ export function keyMetricsOf(result: StepResult): Record<string, number> {
 type TurnRow = Prisma.TurnCreateManyInput;
 type VerdictRow = Prisma.ChecklistVerdictCreateManyInput;
 
-export function trajectoryRows(runId: string, result: StepResult, phase: "train" | "eval") {
+/** `phase`: "train", "eval", or an evaluation suite's `suite:<name>`. */
+export function trajectoryRows(runId: string, result: StepResult, phase: string) {
   const trajectories: Prisma.TrajectoryCreateManyInput[] = [];
   const turns: TurnRow[] = [];
   const verdicts: VerdictRow[] = [];
 
-  const add = (t: TrajectoryResult, rowPhase: "train" | "eval" | "private", link: { parentId: string; groupId: string; rolloutIndex: number; summary: object } | null): string => {
+  const add = (t: TrajectoryResult, rowPhase: string, link: { parentId: string; groupId: string; rolloutIndex: number; summary: object } | null): string => {
     const id = crypto.randomUUID();
     trajectories.push({
       id,
@@ -182,6 +186,8 @@ export interface PersistStepInput {
   workerId: string;
   result: StepResult;
   phase: "train" | "eval";
+  /** An evaluation suite's step (phase "eval"): committed as kind `suite:<name>`, charted as val/<name>/…. */
+  suite?: string;
   startedAt: Date;
   /** Training state saved after this step (resume point). */
   statePath?: string;
@@ -242,9 +248,21 @@ async function insertRows(tx: Prisma.TransactionClient, table: string, columns: 
   }
 }
 
+/** The Step.kind (and trajectory phase) of a commit: "train", "eval", or an evaluation suite's `suite:<name>`. */
+export function stepKindOf(input: Pick<PersistStepInput, "phase" | "suite">): string {
+  return input.suite ? suiteKind(input.suite) : input.phase;
+}
+
+/** Where an evaluation's metric is charted: val/<key> for the dataset's own, val/<suite>/<key> for a suite's. */
+function chartedKey(input: Pick<PersistStepInput, "phase" | "suite">, key: string): string {
+  if (input.suite) return suiteMetricKey(input.suite, key);
+  return input.phase === "eval" && !key.startsWith("val/") ? `val/${key}` : key;
+}
+
 export async function persistStep(prisma: PrismaClient, input: PersistStepInput): Promise<{ turns: number; trajectories: number }> {
   const { runId, result, phase } = input;
-  const rows = trajectoryRows(runId, result, phase);
+  const kind = stepKindOf(input);
+  const rows = trajectoryRows(runId, result, kind);
   const metrics = { ...result.metrics, ...keyMetricsOf(result) };
   const metricKeys = Object.entries(metrics).filter(([, v]) => Number.isFinite(v));
   const finishedAt = new Date();
@@ -257,7 +275,7 @@ export async function persistStep(prisma: PrismaClient, input: PersistStepInput)
         data: {
           runId,
           index: result.stepIndex,
-          kind: phase,
+          kind,
           startedAt: input.startedAt,
           finishedAt,
           durationMs: finishedAt.getTime() - input.startedAt.getTime(),
@@ -269,7 +287,7 @@ export async function persistStep(prisma: PrismaClient, input: PersistStepInput)
       await tx.metricPoint.createMany({
         data: metricKeys.map(([key, value]) => ({
           runId,
-          key: phase === "eval" && !key.startsWith("val/") ? `val/${key}` : key,
+          key: chartedKey(input, key),
           step: result.stepIndex,
           value,
           ts: finishedAt,
@@ -280,16 +298,15 @@ export async function persistStep(prisma: PrismaClient, input: PersistStepInput)
       await insertRows(tx, "turn", TURN_COLUMNS, rows.turns);
       await insertRows(tx, "checklist_verdict", VERDICT_COLUMNS, rows.verdicts);
       // The world-model view reads these per-step rollups, never the run's turns.
-      await rollupFidelity(tx, runId, phase, result.stepIndex);
+      if (!input.suite) await rollupFidelity(tx, runId, phase, result.stepIndex);
       if (input.checkpoint) {
         await tx.checkpoint.create({ data: { runId, step: result.stepIndex, ...input.checkpoint } });
       }
       const run = await tx.run.findUniqueOrThrow({ where: { id: runId }, select: { latestMetrics: true, bestMetrics: true } });
       const key = keyMetricsOf(result);
-      const prefixed = Object.fromEntries(Object.entries(key).map(([k, v]) => [phase === "eval" ? `val/${k}` : k, v]));
+      const prefixed = Object.fromEntries(Object.entries(key).map(([k, v]) => [chartedKey(input, k), v]));
       // How many of the step's episodes errored, for the runs list (latest only: "best" means nothing here).
-      const p = phase === "eval" ? "val/" : "";
-      const errored = { [`${p}episodes/errored`]: result.trajectories.filter((x) => x.outcome === "error").length, [`${p}episodes/total`]: result.trajectories.length };
+      const errored = { [chartedKey(input, "episodes/errored")]: result.trajectories.filter((x) => x.outcome === "error").length, [chartedKey(input, "episodes/total")]: result.trajectories.length };
       const latest = { ...(run.latestMetrics as Record<string, number>), ...prefixed, ...errored };
       const best = { ...(run.bestMetrics as Record<string, number>) };
       for (const [k, v] of Object.entries(prefixed)) if (!(k in best) || v > best[k]!) best[k] = v;
@@ -327,11 +344,11 @@ export async function commitStep(prisma: PrismaClient, input: PersistStepInput, 
       }
       if (interrupted && !(err instanceof ClaimLostError)) {
         const committed = await prisma.step.findUnique({
-          where: { runId_kind_index: { runId: input.runId, kind: input.phase, index: input.result.stepIndex } },
+          where: { runId_kind_index: { runId: input.runId, kind: stepKindOf(input), index: input.result.stepIndex } },
           select: { id: true },
         });
         if (committed) {
-          const rows = trajectoryRows(input.runId, input.result, input.phase);
+          const rows = trajectoryRows(input.runId, input.result, stepKindOf(input));
           return { turns: rows.turns.length, trajectories: rows.trajectories.length };
         }
       }
@@ -346,10 +363,16 @@ export async function committedParts(prisma: PrismaClient, runId: string): Promi
     prisma.step.findMany({ where: { runId }, orderBy: { index: "asc" }, select: { kind: true, index: true, statePath: true } }),
     prisma.checkpoint.findMany({ where: { runId }, orderBy: { step: "asc" }, select: { step: true } }),
   ]);
+  const suites: Record<string, number[]> = {};
+  for (const s of steps) {
+    const suite = suiteOfKind(s.kind);
+    if (suite !== null) (suites[suite] ??= []).push(s.index);
+  }
   return {
     train: steps.filter((s) => s.kind === "train").map((s) => ({ step: s.index, statePath: s.statePath })),
     eval: steps.filter((s) => s.kind === "eval").map((s) => s.index),
     checkpoint: checkpoints.map((c) => c.step),
+    suites,
   };
 }
 

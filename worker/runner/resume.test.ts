@@ -71,3 +71,33 @@ describe("resume plan", () => {
     expect(() => planResume(schedule, { train: trained(1, 3), eval: [], checkpoint: [] })).toThrow(/training step 2 is missing/);
   });
 });
+
+describe("evaluation suites as parts of a step", () => {
+  const suites = { ...schedule, evalSuites: [{ name: "bfcl" }, { name: "retail" }] };
+
+  it("evaluates each suite after the dataset's own evaluation, or instead of it", () => {
+    expect(partsOf(1, suites)).toEqual(["train"]);
+    expect(partsOf(2, suites)).toEqual(["train", "checkpoint", "eval", "suite:bfcl", "suite:retail"]);
+    expect(partsOf(4, { ...suites, evalOwnSplit: false })).toEqual(["train", "checkpoint", "suite:bfcl", "suite:retail"]);
+  });
+
+  it("after a crash between two suites, evaluates only the suite that did not commit, from the step's own state", () => {
+    const committed: CommittedParts = { train: trained(1, 2), eval: [2], checkpoint: [2], suites: { bfcl: [2] } };
+    const plan = planResume(suites, committed);
+    expect(plan.work.map((w) => [w.step, w.parts])).toEqual([
+      [2, ["suite:retail"]],
+      [3, ["train"]],
+      [4, ["train", "checkpoint", "eval", "suite:bfcl", "suite:retail"]],
+    ]);
+    expect(plan.startState).toBe("tinker://m/weights/s2");
+    expect(describePlan(plan)).toBe("resuming at step 2 (evaluation suite retail) from tinker://m/weights/s2, then steps 3–4");
+  });
+
+  it("is complete only when every suite of every evaluated step committed", () => {
+    const committed: CommittedParts = { train: trained(1, 2, 3, 4), eval: [2, 4], checkpoint: [2, 4], suites: { bfcl: [2, 4], retail: [2] } };
+    expect(missingParts(suites, committed)).toEqual(["evaluation suite retail at step 4"]);
+    expect(missingParts(suites, { ...committed, suites: { bfcl: [2, 4], retail: [2, 4] } })).toEqual([]);
+    // A suite's commits say nothing about another's, nor about the dataset's own evaluation.
+    expect(missingParts(suites, { ...committed, eval: [2], suites: { bfcl: [2, 4], retail: [2, 4] } })).toEqual(["evaluation at step 4"]);
+  });
+});

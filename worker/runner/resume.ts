@@ -1,18 +1,26 @@
 /**
- * What a training run still has to do, from what it committed. A step has up to three parts, done in
- * this order: the training update (a `step` row of kind train, with the training state saved after
- * it), a checkpoint (every `saveEvery` steps and at the last step) and an evaluation (every
- * `evalEvery` steps and at the last step). A crash can fall between any two of them, so resuming
- * continues every unfinished part, not only the training; and a run is complete only when every part
- * of every step exists. Pure: the rows are read by `persist.ts` (`committedParts`).
+ * What a training run still has to do, from what it committed. A step has up to three kinds of part,
+ * done in this order: the training update (a `step` row of kind train, with the training state saved
+ * after it), a checkpoint (every `saveEvery` steps and at the last step) and its evaluations (every
+ * `evalEvery` steps and at the last step): the dataset's own (kind eval, unless `evalOwnSplit` is off)
+ * and one per evaluation suite (kind `suite:<name>`), each committed on its own. A crash can fall
+ * between any two of them, so resuming continues every unfinished part, not only the training; and a
+ * run is complete only when every part of every step exists. Pure: the rows are read by `persist.ts`
+ * (`committedParts`).
  */
+import { suiteKind, suiteOfKind } from "../../lib/eval-suites";
 
-export type StepPart = "train" | "checkpoint" | "eval";
+/** A suite's evaluation part is named like its step kind: `suite:<name>`. */
+export type StepPart = "train" | "checkpoint" | "eval" | `suite:${string}`;
 
 export interface Schedule {
   steps: number;
   saveEvery: number;
   evalEvery: number;
+  /** Evaluate the dataset's own split (absent: yes). */
+  evalOwnSplit?: boolean;
+  /** Evaluation suites, in their order (absent: none). */
+  evalSuites?: readonly { name: string }[];
 }
 
 /** What is committed for a run: its train steps (with their training state), evaluations and checkpoints. */
@@ -20,6 +28,8 @@ export interface CommittedParts {
   train: Array<{ step: number; statePath: string | null }>;
   eval: number[];
   checkpoint: number[];
+  /** Committed steps of each evaluation suite, by name (absent: none). */
+  suites?: Record<string, number[]>;
 }
 
 export interface StepWork {
@@ -44,20 +54,29 @@ export function partsOf(step: number, schedule: Schedule): StepPart[] {
   const last = step === schedule.steps;
   const parts: StepPart[] = ["train"];
   if (last || step % schedule.saveEvery === 0) parts.push("checkpoint");
-  if (last || step % schedule.evalEvery === 0) parts.push("eval");
+  if (last || step % schedule.evalEvery === 0) {
+    if (schedule.evalOwnSplit !== false) parts.push("eval");
+    for (const suite of schedule.evalSuites ?? []) parts.push(suiteKind(suite.name) as StepPart);
+  }
   return parts;
+}
+
+/** The suite a part evaluates (null: not a suite's part). */
+export function suiteOfPart(part: StepPart): string | null {
+  return suiteOfKind(part);
 }
 
 /** Every part the schedule asks for that is not committed, as "eval at step 3" and the like (empty: complete). */
 export function missingParts(schedule: Schedule, committed: CommittedParts): string[] {
   const plan = planResume(schedule, committed);
-  return plan.work.flatMap((w) => w.parts.map((p) => `${p === "train" ? "training" : p === "eval" ? "evaluation" : "checkpoint"} at step ${w.step}`));
+  return plan.work.flatMap((w) => w.parts.map((p) => `${partName(p)} at step ${w.step}`));
 }
 
 export function planResume(schedule: Schedule, committed: CommittedParts): ResumePlan {
   const train = new Map(committed.train.map((t) => [t.step, t.statePath]));
   const evals = new Set(committed.eval);
   const checkpoints = new Set(committed.checkpoint);
+  const suites = new Map(Object.entries(committed.suites ?? {}).map(([name, steps]) => [name, new Set(steps)]));
   const lastTrainStep = committed.train.reduce((m, t) => Math.max(m, t.step), 0);
   for (let s = 1; s < lastTrainStep; s++) {
     if (!train.has(s)) throw new Error(`cannot resume: training step ${s} is missing although step ${lastTrainStep} is committed`);
@@ -65,7 +84,11 @@ export function planResume(schedule: Schedule, committed: CommittedParts): Resum
 
   const work: StepWork[] = [];
   for (let step = 1; step <= schedule.steps; step++) {
-    const done = (p: StepPart) => (p === "train" ? train.has(step) : p === "eval" ? evals.has(step) : checkpoints.has(step));
+    const done = (p: StepPart) => {
+      const suite = suiteOfPart(p);
+      if (suite !== null) return suites.get(suite)?.has(step) ?? false;
+      return p === "train" ? train.has(step) : p === "eval" ? evals.has(step) : checkpoints.has(step);
+    };
     const parts = partsOf(step, schedule).filter((p) => !done(p));
     // Once something is left to do, every later step is done in full order from there.
     if (parts.length > 0 || work.length > 0) work.push({ step, parts, statePath: train.get(step) ?? null });
@@ -81,7 +104,12 @@ export function planResume(schedule: Schedule, committed: CommittedParts): Resum
   return { work, startState, lastTrainStep };
 }
 
-const PART_NAMES: Record<StepPart, string> = { train: "training", checkpoint: "checkpoint", eval: "evaluation" };
+/** A part in words: "training", "checkpoint", "evaluation", "evaluation suite bfcl". */
+export function partName(part: StepPart): string {
+  const suite = suiteOfPart(part);
+  if (suite !== null) return `evaluation suite ${suite}`;
+  return part === "train" ? "training" : part === "eval" ? "evaluation" : "checkpoint";
+}
 
 /** One log line for a resumed run: where it continues, from which state, and what follows. */
 export function describePlan(plan: ResumePlan): string {
@@ -90,7 +118,7 @@ export function describePlan(plan: ResumePlan): string {
   const full = first.parts.includes("train");
   const head = full
     ? `resuming after committed step ${first.step - 1}${plan.startState ? ` from ${plan.startState}` : ""}`
-    : `resuming at step ${first.step} (${first.parts.map((p) => PART_NAMES[p]).join(", ")})${plan.startState ? ` from ${plan.startState}` : ""}`;
+    : `resuming at step ${first.step} (${first.parts.map(partName).join(", ")})${plan.startState ? ` from ${plan.startState}` : ""}`;
   const rest = plan.work.slice(1);
   if (full || rest.length === 0) return head;
   const a = rest[0]!.step;

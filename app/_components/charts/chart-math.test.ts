@@ -114,6 +114,21 @@ describe("groupPanels", () => {
     expect(new Set(queries.flat()).size).toBe(95);
   });
 
+  it("gives each evaluation suite its own panel of val/<suite>/ keys, after the run's own validation", () => {
+    const suites = [{ name: "bfcl", dataset: "bfcl:multi_turn_base" }, { name: "retail" }];
+    const panels = groupPanels(["val/avg@4", "val/bfcl/reward/mean", "val/bfcl/pass@2", "val/retail/tau2/pass^1", "val/retailer/x", "perf/throughput"], { suites });
+    expect(panels.map((p) => [p.id, p.title])).toEqual([
+      ["val", "Validation"],
+      ["suite:bfcl", "Evaluation suite bfcl (bfcl:multi_turn_base)"],
+      ["suite:retail", "Evaluation suite retail"],
+      ["perf", "Throughput"],
+    ]);
+    expect(panels[0]!.charts.map((c) => c.base)).toEqual(["val/avg@4", "val/retailer/x"]);
+    expect(panels[1]!.charts.map((c) => c.base)).toEqual(["val/bfcl/pass@2", "val/bfcl/reward"]);
+    // Without suites, every val/<x>/ key is the run's own validation.
+    expect(groupPanels(["val/bfcl/reward/mean"]).map((p) => p.id)).toEqual(["val"]);
+  });
+
   it("keeps keys whose last segment is not a statistic on their own chart", () => {
     expect(chartBase("val/pass@4")).toBe("val/pass@4");
     expect(chartBase("reward/mean")).toBe("reward");

@@ -143,14 +143,23 @@ function overlayRoleCharts(charts: PanelChart[]): PanelChart[] {
 
 /**
  * Group metric keys into titled panels of charts. With `overlayRoles`, a metric that exists per role
- * (reward, advantages, response length of act and rehearse) is one chart with a line per role.
+ * (reward, advantages, response length of act and rehearse) is one chart with a line per role. Each
+ * evaluation suite of the run (schedule.evalSuites) gets its own panel of its `val/<suite>/…` keys,
+ * after the run's own validation panel.
  */
-export function groupPanels(keys: string[], options: { overlayRoles?: boolean } = {}): Panel[] {
+export function groupPanels(keys: string[], options: { overlayRoles?: boolean; suites?: readonly { name: string; dataset?: string }[] } = {}): Panel[] {
+  const suites = options.suites ?? [];
   const panels = new Map<string, Panel>();
-  for (const f of families) panels.set(f.id, { id: f.id, title: f.title, charts: [] });
+  for (const f of families) {
+    panels.set(f.id, { id: f.id, title: f.title, charts: [] });
+    if (f.id === "val") {
+      for (const s of suites) panels.set(`suite:${s.name}`, { id: `suite:${s.name}`, title: `Evaluation suite ${s.name}${s.dataset ? ` (${s.dataset})` : ""}`, charts: [] });
+    }
+  }
   panels.set("other", { id: "other", title: "Other", charts: [] });
   for (const key of [...keys].sort()) {
-    const panel = panels.get(familyOf(key))!;
+    const suite = suites.find((s) => key.startsWith(`val/${s.name}/`));
+    const panel = panels.get(suite ? `suite:${suite.name}` : familyOf(key))!;
     const base = chartBase(key);
     const chart = panel.charts.find((c) => c.base === base);
     if (chart) chart.keys.push(key);

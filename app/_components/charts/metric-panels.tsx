@@ -26,15 +26,18 @@ export function MetricPanels({
   settings,
   onZoom,
   filter = "",
+  suites = [],
 }: {
   runs: { id: string; name: string }[];
   keys: string[];
   settings: ChartSettings;
   onZoom: ZoomHandler;
   filter?: string;
+  /** The run's evaluation suites: one panel each. */
+  suites?: readonly { name: string; dataset?: string }[];
 }) {
   const needle = filter.trim().toLowerCase();
-  const panels = groupPanels(needle ? keys.filter((k) => k.toLowerCase().includes(needle)) : keys);
+  const panels = groupPanels(needle ? keys.filter((k) => k.toLowerCase().includes(needle)) : keys, { suites });
   if (keys.length === 0) return <p className="muted">No metrics recorded yet.</p>;
   if (panels.length === 0) return <p className="muted">No metric matches “{filter}”.</p>;
   return (

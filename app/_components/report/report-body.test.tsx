@@ -13,6 +13,33 @@ describe("ReportBody (the report page and the share page)", () => {
     expect(out.match(/data-testid="result-table"/g)).toHaveLength(1);
   });
 
+  it("shows the VitaBench group with — and its reason where a domain was not run", () => {
+    const cell = (key: "cross" | "delivery" | "instore" | "ota", label: string, value: number | null) => ({
+      key,
+      label,
+      value,
+      passAtK: value,
+      passHatK: value,
+      k: value === null ? null : 4,
+      tasks: value === null ? 0 : 100,
+      trials: value === null ? 0 : 400,
+      errored: 0,
+      runId: value === null ? null : "r-a",
+      runName: value === null ? null : "EnvACE 8B",
+      note: value === null ? "no VitaBench ota (en) evaluation of this policy in the report" : null,
+    });
+    const vitabench = {
+      columns: [{ key: "cross" as const, label: "Cross" }, { key: "delivery" as const, label: "Deliv." }, { key: "instore" as const, label: "Inst." }, { key: "ota" as const, label: "OTA" }, { key: "avg" as const, label: "Avg" }],
+      k: 4,
+      rows: [{ key: "k", policy: "m on n", judge: "j on n", lang: "en" as const, label: "m on n · English", cells: [cell("cross", "Cross", 10), cell("delivery", "Deliv.", 20), cell("instore", "Inst.", 30), cell("ota", "OTA", null)], avg: null, partialAvg: 20, avgNote: "mean of Cross, Deliv., Inst. only: OTA not run" }],
+    };
+    const out = renderToStaticMarkup(<ReportBody doc={sampleDocument({ vitabench })} linkRuns={false} />);
+    expect(out).toContain('<h2 id="report-vitabench">VitaBench</h2>');
+    expect(out).toContain('title="no VitaBench ota (en) evaluation of this policy in the report" data-testid="vitabench-ota">—</td>');
+    expect(out).toContain('data-testid="vitabench-avg">— (20.00 partial)</td>');
+    expect(out).toContain("<li>m on n · English, OTA: no VitaBench ota (en) evaluation of this policy in the report</li>");
+  });
+
   it("shows an embedded table instead of the default one when the embed works", () => {
     const out = renderToStaticMarkup(<ReportBody doc={sampleDocument({ notes: "```envace-table\nbenchmarks: shop\n```" })} linkRuns={false} />);
     expect(out).not.toContain('id="report-results"');

@@ -12,6 +12,8 @@ import { ReportChartView } from "./report-chart";
 import { ResultTableView } from "./result-table";
 import { TestTimeTableView } from "./test-time-table";
 import { BfclTableView } from "./bfcl-table";
+import { Tau2TableView } from "./tau2-table";
+import { VitaTableView } from "./vitabench-table";
 
 export { ResultTableView } from "./result-table";
 
@@ -48,6 +50,18 @@ export function ReportBody({ doc, linkRuns }: { doc: ReportDocument; linkRuns: b
         <section aria-labelledby="report-bfcl">
           <h2 id="report-bfcl">BFCL V4</h2>
           <BfclTableView table={doc.bfcl} linkRuns={linkRuns} />
+        </section>
+      )}
+      {doc.tau2 && (
+        <section aria-labelledby="report-tau2">
+          <h2 id="report-tau2">τ²-Bench</h2>
+          <Tau2TableView table={doc.tau2} linkRuns={linkRuns} />
+        </section>
+      )}
+      {doc.vitabench && (
+        <section aria-labelledby="report-vitabench">
+          <h2 id="report-vitabench">VitaBench</h2>
+          <VitaTableView table={doc.vitabench} linkRuns={linkRuns} />
         </section>
       )}
       {(layout.charts.length > 0 || !layout.notesFirst) && (

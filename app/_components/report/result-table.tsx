@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { leftOutText, metricLabels, type ReportDocument, type ResultTable } from "../../../lib/reports/document";
 import { OVERALL, overallMark, resultMarks, type ResultMetric } from "../../../lib/reports/marks";
+import type { RepeatSpread } from "../../../lib/reports/repeats";
 
 const pct = (v: number | null | undefined) => (v == null ? "—" : v.toFixed(2));
 
@@ -25,7 +26,11 @@ export function ResultTableView({
   // Best value per column in bold as in the paper, and † on an Overall over fewer columns (lib/reports/marks.ts; the exports use the same).
   const marks = resultMarks(table);
   const cell = (row: ResultTable["rows"][number], col: string, which: ResultMetric) => {
-    const v = col === OVERALL ? row.overall?.[which] : row.cells[col]?.[which];
+    const c = col === OVERALL ? row.overall : row.cells[col];
+    const v = c?.[which];
+    // A run of independent passes: its Avg is the mean over the passes, with their spread and n.
+    const repeats: RepeatSpread | undefined = which === "avgAtK" ? c?.repeats : undefined;
+    const n = repeats && col !== OVERALL && row.cells[col] ? `${row.cells[col]!.instances} × ${repeats.passes}` : undefined;
     const isBest = v != null && marks.isBest(row.runId, col, which);
     const mark = v != null && col === OVERALL ? overallMark(marks, row.runId) : "";
     const text = (
@@ -35,11 +40,18 @@ export function ResultTableView({
       </>
     );
     return (
-      <td key={`${col}:${which}`} className={`num${isBest ? " best" : ""}`}>
+      <td key={`${col}:${which}`} className={`num${isBest ? " best" : ""}`} data-testid={repeats ? "repeats-cell" : undefined}>
         {isBest ? <strong>{text}</strong> : text}
+        {repeats && (
+          <div className="muted small" title={`mean of ${repeats.passes} independent passes; sample standard deviation; lowest and highest pass`}>
+            ± {repeats.std.toFixed(2)} · {repeats.min.toFixed(1)}–{repeats.max.toFixed(1)}
+            {n ? ` · n = ${n}` : ""}
+          </div>
+        )}
       </td>
     );
   };
+  const anyRepeats = table.rows.some((r) => Object.values(r.cells).some((c) => c?.repeats));
   return (
     <div className="table-scroll">
       <table className="table result-table" data-testid="result-table">
@@ -47,6 +59,7 @@ export function ResultTableView({
           {caption && <strong className="embed-caption">{caption}. </strong>}
           Success rates in percent (each benchmark&apos;s own verdict; a partial reward is no success). {avg}: mean success over the k trajectories of each instance; {pass}: instances solved at least once.
           Overall: plain mean of the benchmark columns. Episodes that errored are left out.
+          {anyRepeats && " A run of independent passes shows the mean over its passes ± their standard deviation, the lowest–highest pass and n (tasks × passes)."}
         </caption>
         <thead>
           <tr>

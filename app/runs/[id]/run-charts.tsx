@@ -37,7 +37,9 @@ function useChosenPanels(kind: RunChartKind): [string[] | null, (ids: string[] |
   return [chosen, update];
 }
 
-export function RunCharts({ runId, runName, kind }: { runId: string; runName: string; kind: RunChartKind }) {
+type Suites = readonly { name: string; dataset?: string }[];
+
+export function RunCharts({ runId, runName, kind, suites = [] }: { runId: string; runName: string; kind: RunChartKind; suites?: Suites }) {
   const trpc = useTRPC();
   const keys = useQuery(trpc.metrics.keys.queryOptions({ runId }));
   const [settings, setSettings] = useState<ChartSettings>({ smoothing: 0, axis: "step", zoom: null });
@@ -50,7 +52,7 @@ export function RunCharts({ runId, runName, kind }: { runId: string; runName: st
     <div data-testid="run-charts">
       <ChartToolbar settings={settings} onChange={setSettings} filter={filter} onFilter={setFilter} />
       {keys.data ? (
-        <ChosenPanels keys={keys.data} kind={kind} filter={filter} chosen={chosen} onChoose={setChosen} render={(panel, open) => (
+        <ChosenPanels keys={keys.data} kind={kind} suites={suites} filter={filter} chosen={chosen} onChoose={setChosen} render={(panel, open) => (
           <PanelSection key={panel.id} panel={panel} runs={runs} settings={settings} onZoom={onZoom} defaultOpen={open} />
         )} />
       ) : (
@@ -63,6 +65,7 @@ export function RunCharts({ runId, runName, kind }: { runId: string; runName: st
 function ChosenPanels({
   keys,
   kind,
+  suites,
   filter,
   chosen,
   onChoose,
@@ -70,6 +73,7 @@ function ChosenPanels({
 }: {
   keys: string[];
   kind: RunChartKind;
+  suites: Suites;
   filter: string;
   chosen: string[] | null;
   onChoose: (ids: string[] | null) => void;
@@ -79,14 +83,15 @@ function ChosenPanels({
   const needle = filter.trim().toLowerCase();
   if (needle) {
     // A search reaches every panel, chosen or not.
-    const found = groupPanels(keys.filter((k) => k.toLowerCase().includes(needle)), { overlayRoles: true });
+    const found = groupPanels(keys.filter((k) => k.toLowerCase().includes(needle)), { overlayRoles: true, suites });
     if (found.length === 0) return <p className="muted">No metric matches “{filter}”.</p>;
     return <div className="metric-panels">{found.map((p) => render(p, true))}</div>;
   }
-  const panels = groupPanels(keys, { overlayRoles: true });
+  const panels = groupPanels(keys, { overlayRoles: true, suites });
   const overview = overviewPanel(kind, keys);
-  // Without an overview (none of its metrics yet) the family panels open as they did before it.
-  const defaults = overview ? [] : panels.filter((p) => !DEFAULT_CLOSED_PANELS.has(p.id)).map((p) => p.id);
+  // Without an overview (none of its metrics yet) the family panels open as they did before it; the
+  // run's evaluation suites are shown either way (one panel each).
+  const defaults = overview ? panels.filter((p) => p.id.startsWith("suite:")).map((p) => p.id) : panels.filter((p) => !DEFAULT_CLOSED_PANELS.has(p.id)).map((p) => p.id);
   const ids = new Set(chosen ?? defaults);
   const shown = panels.filter((p) => ids.has(p.id));
   const toggle = (id: string, on: boolean) => onChoose(panels.map((p) => p.id).filter((p) => (p === id ? on : ids.has(p))));

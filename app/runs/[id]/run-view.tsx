@@ -10,10 +10,12 @@ import { mayChangeRun, RUN_CHANGE_RULE } from "../../../lib/permissions";
 import { RunLogs } from "./run-logs";
 import { RunCharts } from "./run-charts";
 import { runChartKind } from "../../_components/charts/chart-math";
-import { RunCheckpoints, RunNodes } from "./run-checkpoints";
+import { CheckpointEvaluations, RunCheckpoints, RunNodes } from "./run-checkpoints";
 import { WorldModelView } from "./world-model";
 import { BfclResults } from "./bfcl-results";
 import { ErroredEpisodes } from "./errored-episodes";
+import { RunEvaluations } from "./run-evaluations";
+import { RunPasses } from "./run-passes";
 
 export function RunView({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -32,6 +34,9 @@ export function RunView({ id }: { id: string }) {
   const canChange = Boolean(me && mayChangeRun(r, me));
   const lifecycleAction = (r.status === "queued" || r.status === "running" || r.status === "failed" || r.status === "cancelled") && canLaunch;
   const latest = r.latestMetrics as Record<string, number>;
+  const suites = suitesOf(r.config);
+  const configured = (r.config as { repeats?: unknown }).repeats;
+  const passes = r.kind === "eval" && typeof configured === "number" ? configured : 1;
 
   async function act(kind: "cancel" | "resume") {
     setActionError(null);
@@ -64,8 +69,29 @@ export function RunView({ id }: { id: string }) {
             Clone and edit
           </Link>
         )}
+        {canLaunch && (
+          <Link className="button" href={`/studies/new?from=${r.id}`}>
+            Start a study
+          </Link>
+        )}
+        {canLaunch && r.kind === "train" && r.progressStep > 0 && (
+          <Link className="button" href={`/runs/new?evaluate=${r.id}&step=latest`} title="the run's latest checkpoint: its final policy once it finished">
+            Evaluate the final policy…
+          </Link>
+        )}
         <Link className="button" href={`/runs/${r.id}/trajectories`}>Trajectories</Link>
       </div>
+      {r.studyId && (
+        <p className="small" data-testid="run-study">
+          Part of a <Link href={`/studies/${r.studyId}`}>study</Link>.
+        </p>
+      )}
+      {r.evaluatedCheckpoint && (
+        <p className="lineage" data-testid="run-lineage">
+          Evaluates the checkpoint of <Link href={`/runs/${r.evaluatedCheckpoint.runId}`}>{r.evaluatedCheckpoint.run.name}</Link> at step {r.evaluatedCheckpoint.step}
+          {passes > 1 ? `, in ${passes} independent passes` : ""}.
+        </p>
+      )}
       {lifecycleAction && !canChange && (
         <p className="muted small" data-testid="run-permission-note">
           Launched by {r.createdBy.name || r.createdBy.email}: {RUN_CHANGE_RULE}.
@@ -111,10 +137,12 @@ export function RunView({ id }: { id: string }) {
         </div>
       )}
       <ErroredEpisodes runId={r.id} />
+      {passes > 1 && <RunPasses runId={r.id} passes={passes} />}
       <BfclResults runId={r.id} />
+      <RunEvaluations runId={r.id} />
       <section aria-labelledby="run-charts-heading">
         <h2 id="run-charts-heading">Charts</h2>
-        <RunCharts runId={r.id} runName={r.name} kind={runChartKind(r)} />
+        <RunCharts runId={r.id} runName={r.name} kind={runChartKind(r)} suites={suites} />
       </section>
       <section aria-labelledby="run-world-model-heading">
         <h2 id="run-world-model-heading">World model</h2>
@@ -126,8 +154,14 @@ export function RunView({ id }: { id: string }) {
       </section>
       <section aria-labelledby="run-checkpoints-heading">
         <h2 id="run-checkpoints-heading">Checkpoints</h2>
-        <RunCheckpoints runId={r.id} />
+        <RunCheckpoints runId={r.id} canLaunch={Boolean(canLaunch)} />
       </section>
+      {r.kind === "train" && (
+        <section aria-labelledby="run-evaluations-heading">
+          <h2 id="run-evaluations-heading">Evaluations of its checkpoints</h2>
+          <CheckpointEvaluations runId={r.id} />
+        </section>
+      )}
       <section>
         <h2>Logs</h2>
         <RunLogs runId={r.id} />
@@ -138,4 +172,11 @@ export function RunView({ id }: { id: string }) {
       </section>
     </div>
   );
+}
+
+/** The evaluation suites a stored config names (schedule.evalSuites), for their chart panels. */
+function suitesOf(config: unknown): { name: string; dataset?: string }[] {
+  const list = (config as { schedule?: { evalSuites?: unknown } } | null)?.schedule?.evalSuites;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((s) => (s && typeof s === "object" && typeof (s as { name?: unknown }).name === "string" ? [{ name: (s as { name: string }).name, dataset: String((s as { dataset?: unknown }).dataset ?? "") }] : []));
 }

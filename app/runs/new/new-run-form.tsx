@@ -14,12 +14,16 @@ import { useTRPC } from "../../_lib/trpc";
 import { describeEstimate, describePlan } from "../../_lib/run-summary";
 import { fieldOfError, formSections, getPath, panelsOf, setPath, type FormSection } from "../../_lib/schema-form";
 import { BfclPicker, isBfclDataset } from "./bfcl-picker";
+import { ObjectListField } from "./object-list-field";
+import { CheckpointCard } from "./checkpoint-card";
 
 type Errors = Record<string, string>;
 
 /** Drop optional sub-objects the user left empty (e.g. no judge node), so defaults do not invent them. */
 function prune(value: unknown): unknown {
-  if (Array.isArray(value) || value === null || typeof value !== "object") return value;
+  // Items of a list of objects (evaluation suites) are pruned too; lists of strings stay as they are.
+  if (Array.isArray(value)) return value.map((v) => (v !== null && typeof v === "object" ? prune(v) : v));
+  if (value === null || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     const p = prune(v);
@@ -76,6 +80,21 @@ function Field({ setting, value, error, onChange }: { setting: RunSetting; value
         aria-describedby={describedBy}
       />
     );
+  } else if (setting.kind === "number-or") {
+    // A number, or one of a few words (a checkpoint step, or "latest").
+    input = (
+      <input
+        id={id}
+        value={value === undefined || value === null ? "" : String(value)}
+        placeholder={`${placeholder} (a number or ${setting.words.join(", ")})`}
+        onChange={(e) => {
+          const t = e.target.value.trim();
+          onChange(t === "" ? undefined : /^\d+$/.test(t) ? Number(t) : t);
+        }}
+        aria-invalid={Boolean(error)}
+        aria-describedby={describedBy}
+      />
+    );
   } else {
     input = (
       <input id={id} value={(value as string) ?? ""} placeholder={placeholder} onChange={(e) => onChange(e.target.value || undefined)} aria-invalid={Boolean(error)} aria-describedby={describedBy} />
@@ -120,9 +139,20 @@ function Section({
 }) {
   const fields = (list: RunSetting[]) => (
     <div className="grid">
-      {list.map((s) => (
-        <Field key={s.key} setting={s} value={getPath(config, s.path)} error={errors[s.key]} onChange={(v) => onChange(s.path, v)} />
-      ))}
+      {list.map((s) =>
+        s.kind === "object-list" ? (
+          <ObjectListField
+            key={s.key}
+            setting={s}
+            value={getPath(config, s.path)}
+            errors={errors}
+            onChange={(v) => onChange(s.path, v)}
+            renderField={(f, v, e, change) => <Field setting={f} value={v} error={e} onChange={change} />}
+          />
+        ) : (
+          <Field key={s.key} setting={s} value={getPath(config, s.path)} error={errors[s.key]} onChange={(v) => onChange(s.path, v)} />
+        ),
+      )}
     </div>
   );
   const advancedKey = `${section.key}:advanced`;
@@ -158,6 +188,9 @@ export function NewRunForm() {
   const router = useRouter();
   const params = useSearchParams();
   const cloneFrom = params.get("from");
+  // "Evaluate this checkpoint…" on a training run's page: ?evaluate=<run id>&step=<n|latest>.
+  const evaluate = cloneFrom ? null : params.get("evaluate");
+  const evaluateStep = /^\d+$/.test(params.get("step") ?? "") ? Number(params.get("step")) : "latest";
   const sections = useMemo(() => formSections(), []);
   const [preset, setPreset] = useState<PresetKey>("quickstart");
   const [config, setConfig] = useState<RunConfigInput>(structuredClone(presets.quickstart.config));
@@ -245,7 +278,7 @@ export function NewRunForm() {
   return (
     <form onSubmit={onSubmit} className="run-form" noValidate>
       <div className="page-head">
-        <h1>{cloneFrom ? "Clone and edit run" : "New run"}</h1>
+        <h1>{cloneFrom ? "Clone and edit run" : evaluate ? "Evaluate a checkpoint" : "New run"}</h1>
       </div>
       <div className="card">
         <div className="row">
@@ -258,7 +291,7 @@ export function NewRunForm() {
             <label htmlFor="run-tags">Tags</label>
             <input id="run-tags" value={tags} placeholder="comma separated" onChange={(e) => setTags(e.target.value)} />
           </div>
-          {!cloneFrom && (
+          {!cloneFrom && !evaluate && (
             <div className="field">
               <label htmlFor="preset">Preset</label>
               <select
@@ -287,6 +320,19 @@ export function NewRunForm() {
         )}
         <p className="muted small">Empty boxes take the default shown under them. Every setting is also documented in the <a href="/api-docs#run-settings">API reference</a>.</p>
       </div>
+      {evaluate && (
+        <CheckpointCard
+          runId={evaluate}
+          initialStep={evaluateStep}
+          config={config}
+          error={errors["policy.checkpoint.step"] ?? errors["policy.checkpoint.run"]}
+          onConfig={(c, runName) => {
+            setConfig(c);
+            if (runName) setName(runName);
+            setErrors({});
+          }}
+        />
+      )}
       {isBfclDataset(config.data?.dataset) && (
         <BfclPicker
           dataset={config.data.dataset}

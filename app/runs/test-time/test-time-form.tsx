@@ -55,9 +55,14 @@ export function TestTimeComparisonForm() {
   const [name, setName] = useState("test-time comparison");
   const [node, setNode] = useState(preset.policy!.node ?? "embedded");
   const [model, setModel] = useState(preset.policy!.model ?? "tiny-gpt");
+  // A training run's checkpoint instead of the base model (policy.checkpoint): its run (id or name) and step.
+  const [checkpointRun, setCheckpointRun] = useState("");
+  const [checkpointStep, setCheckpointStep] = useState("latest");
   const [benchmarks, setBenchmarks] = useState<BenchmarkRow[]>([
     { dataset: "builtin:shop", enabled: true, split: "test", ids: "", fixed: true, help: "the built-in shop domain" },
     { dataset: "tau2:retail", enabled: false, split: "train", ids: "", fixed: true, help: "needs a user simulator; every task of the split unless task ids are given" },
+    { dataset: "tau2:telecom", enabled: false, split: "train", ids: "", fixed: true, help: "needs a user simulator that calls tools (the user acts on its phone); every task of the split unless task ids are given" },
+    { dataset: "tau2:airline", enabled: false, split: "train", ids: "", fixed: true, help: "needs a user simulator; every task of the split unless task ids are given" },
     { dataset: "", enabled: false, split: "test", ids: "", fixed: false, help: "any data.dataset value, e.g. bfcl:… or dataset:<name>" },
   ]);
   const [tasks, setTasks] = useState(preset.data!.instancesPerStep ?? 8);
@@ -81,13 +86,17 @@ export function TestTimeComparisonForm() {
     const rollout = { ...preset.rollout!, maxAssistantTurns, maxUserTurns, ...(needsUser ? { userSimulator: { node: userNode, model: userModel } } : {}) };
     return {
       ...preset,
-      policy: { node, model },
+      policy: {
+        node,
+        model,
+        ...(checkpointRun.trim() ? { checkpoint: { run: checkpointRun.trim(), step: /^\d+$/.test(checkpointStep.trim()) ? Number(checkpointStep.trim()) : (checkpointStep.trim() as "latest") || "latest" } } : {}),
+      },
       data: { ...preset.data!, instancesPerStep: tasks },
       rollout,
       trialsPerTask: trials,
       testTime: { ...preset.testTime!, attempts, sampling, transcriptTokens, thinkingTokens },
     };
-  }, [node, model, tasks, trials, maxAssistantTurns, maxUserTurns, needsUser, userNode, userModel, attempts, sampling, transcriptTokens, thinkingTokens]);
+  }, [node, model, checkpointRun, checkpointStep, tasks, trials, maxAssistantTurns, maxUserTurns, needsUser, userNode, userModel, attempts, sampling, transcriptTokens, thinkingTokens]);
 
   const runCount = chosen.length * arms.length;
   const summary =
@@ -149,6 +158,17 @@ export function TestTimeComparisonForm() {
           <div className="field" data-field="policy.model">
             <label htmlFor="tt-model">Policy model</label>
             <input id="tt-model" value={model} onChange={(e) => setModel(e.target.value)} />
+          </div>
+          <div className="field" data-field="policy.checkpoint.run">
+            <label htmlFor="tt-checkpoint-run">Checkpoint of training run (optional)</label>
+            <input id="tt-checkpoint-run" value={checkpointRun} placeholder="base model" onChange={(e) => setCheckpointRun(e.target.value)} />
+            <span className="help">A training run&apos;s id or name: every arm evaluates its checkpoint (the policy model is the one it trained).</span>
+            {err("policy.checkpoint.run") && <span role="alert" className="error">{err("policy.checkpoint.run")}</span>}
+          </div>
+          <div className="field" data-field="policy.checkpoint.step">
+            <label htmlFor="tt-checkpoint-step">Checkpoint step</label>
+            <input id="tt-checkpoint-step" value={checkpointStep} onChange={(e) => setCheckpointStep(e.target.value)} />
+            {err("policy.checkpoint.step") && <span role="alert" className="error">{err("policy.checkpoint.step")}</span>}
           </div>
         </div>
       </div>

@@ -5,7 +5,8 @@ import { asCalls, asFidelity, type TurnRow, type VerdictRow } from "../_lib/type
 import { ResponseDiff } from "./json-diff-view";
 import { Verdicts } from "./verdicts";
 
-const toolRoles = new Set(["rehearse", "simulator", "environment"]);
+/** Roles shown as a tool answer (`user_tool`: the simulated user's own call on its device, e.g. tau2 telecom). */
+const toolRoles = new Set(["rehearse", "simulator", "environment", "user_tool"]);
 
 function Advantage({ value }: { value: number | null }) {
   if (value == null) return null;
@@ -65,12 +66,13 @@ function ToolBody({ turn, segments }: { turn: TurnRow; segments: Segment[] }) {
   const fidelity = asFidelity(turn.fidelity);
   const entered = turn.rehearsedResponse;
   const real = turn.realResponse;
-  const generated = turn.role !== "environment";
+  const generated = turn.role !== "environment" && turn.role !== "user_tool";
   return (
     <>
       {call && (
         <div className="small muted">
-          answers <span className="tv-call-name">{call.name}</span>
+          {turn.role === "user_tool" ? "the user called " : "answers "}
+          <span className="tv-call-name">{call.name}</span>
           {call.id ? ` (${call.id})` : ""}
         </div>
       )}
@@ -78,7 +80,7 @@ function ToolBody({ turn, segments }: { turn: TurnRow; segments: Segment[] }) {
         <ResponseDiff rehearsed={entered} real={real} fidelity={fidelity} />
       ) : (
         <div className="tv-single">
-          <div className="small muted">{generated ? "Rehearsed response (no real response recorded)" : "Environment response"}</div>
+          <div className="small muted">{generated ? "Rehearsed response (no real response recorded)" : turn.role === "user_tool" ? "The user's device answered" : "Environment response"}</div>
           <pre className="tv-json">{prettyJson(entered ?? real ?? turn.text)}</pre>
         </div>
       )}

@@ -17,6 +17,8 @@ export interface TrajectoryFilterValues {
   instanceId?: string;
   paradigm?: (typeof paradigms)[number];
   phase?: (typeof phases)[number];
+  /** An evaluation suite's trajectories (schedule.evalSuites name). */
+  suite?: string;
   sort?: (typeof sorts)[number];
 }
 
@@ -31,6 +33,7 @@ export const filterParams = {
   instanceId: "instance",
   paradigm: "paradigm",
   phase: "phase",
+  suite: "suite",
   sort: "sort",
 } as const satisfies Record<keyof TrajectoryFilterValues, string>;
 
@@ -56,6 +59,11 @@ function text(v: string | null): string | undefined {
   return v != null && v.trim() !== "" && v.length <= 300 ? v : undefined;
 }
 
+/** A suite name as the run config allows it (contracts/run-config.ts EVAL_SUITE_NAME). */
+function suiteName(v: string | null): string | undefined {
+  return v != null && /^[a-z0-9][a-z0-9_-]{0,39}$/.test(v) ? v : undefined;
+}
+
 /** Read filters from URL params, dropping anything malformed (a bad URL must not break the page). */
 export function parseFilters(params: Params): TrajectoryFilterValues {
   const f: TrajectoryFilterValues = {
@@ -68,6 +76,7 @@ export function parseFilters(params: Params): TrajectoryFilterValues {
     instanceId: text(params.get(filterParams.instanceId)),
     paradigm: oneOf(params.get(filterParams.paradigm), paradigms),
     phase: oneOf(params.get(filterParams.phase), phases),
+    suite: suiteName(params.get(filterParams.suite)),
     sort: oneOf(params.get(filterParams.sort), sorts),
   };
   return Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined)) as TrajectoryFilterValues;

@@ -2,7 +2,8 @@
  * Run comparison: run headers, config differences, and per-instance outcomes.
  *
  * Which trajectories count for a run ("its evaluated set"): those of its latest evaluation step
- * (phase "eval", highest step) or, when the run has no evaluation, of its last training step.
+ * (phase "eval", highest step) or, when the run has no evaluation, of its last training step — and for an
+ * evaluation run of several independent passes (`repeats: k`), every pass it committed (eval steps 1…k).
  * An instance is solved by the run if any of those trajectories has outcome "success" (the benchmark's
  * own verdict, lib/outcomes.ts). Trajectories with outcome "error" did not run: they are counted apart
  * (`errored`) and left out of n, the successes and the mean reward.
@@ -39,13 +40,16 @@ export interface EvaluatedSet {
   runId: string;
   phase: "eval" | "train";
   step: number;
+  /** An evaluation run of several passes (repeats): its first pass; the set is steps fromStep…step. Absent: `step` alone. */
+  fromStep?: number;
 }
 
 /** The evaluated set of each run (runs without trajectories are left out). */
 export async function evaluatedSets(runIds: string[]): Promise<EvaluatedSet[]> {
   if (runIds.length === 0) return [];
-  const rows = await prisma.$queryRaw<{ runId: string; phase: string; step: number | null }[]>`
-    select r.id as "runId", p.phase, p.step
+  const rows = await prisma.$queryRaw<{ runId: string; phase: string; step: number | null; passes: boolean | null }[]>`
+    select r.id as "runId", p.phase, p.step,
+           (select x.kind = 'eval' and jsonb_typeof(x.config->'repeats') = 'number' and (x.config->>'repeats')::numeric > 1 from run x where x.id = r.id) as passes
     from unnest(${runIds}::text[]) as r(id)
     cross join lateral (
       select t.phase, t.step from trajectory t
@@ -53,15 +57,17 @@ export async function evaluatedSets(runIds: string[]): Promise<EvaluatedSet[]> {
       order by (t.phase = 'eval') desc, t.step desc
       limit 1
     ) p`;
-  return rows.filter((r) => r.step != null).map((r) => ({ runId: r.runId, phase: r.phase as "eval" | "train", step: r.step! }));
+  return rows
+    .filter((r) => r.step != null)
+    .map((r) => ({ runId: r.runId, phase: r.phase as "eval" | "train", step: r.step!, ...(r.passes && r.phase === "eval" && r.step! > 1 ? { fromStep: 1 } : {}) }));
 }
 
-/** Per (run, instance) counts over each run's evaluated set, and its errored episodes per cause. */
-export async function instanceOutcomes(runIds: string[]): Promise<{ sets: EvaluatedSet[]; outcomes: InstanceOutcome[]; errored: ErroredCount[] }> {
-  const sets = await evaluatedSets(runIds);
+/** Per (run, instance) counts over each run's evaluated set (or over `only`: e.g. one pass of a run), and its errored episodes per cause. */
+export async function instanceOutcomes(runIds: string[], only?: EvaluatedSet[]): Promise<{ sets: EvaluatedSet[]; outcomes: InstanceOutcome[]; errored: ErroredCount[] }> {
+  const sets = only ?? (await evaluatedSets(runIds));
   if (sets.length === 0) return { sets, outcomes: [], errored: [] };
   const conditions = Prisma.join(
-    sets.map((s) => Prisma.sql`(t."runId" = ${s.runId} and t.phase = ${s.phase} and t.step = ${s.step})`),
+    sets.map((s) => Prisma.sql`(t."runId" = ${s.runId} and t.phase = ${s.phase} and t.step between ${s.fromStep ?? s.step} and ${s.step})`),
     " or ",
   );
   const [outcomes, errored] = await Promise.all([

@@ -11,11 +11,15 @@ import { randomToken, sha256 } from "../../../lib/secrets";
 import { instanceOutcomes } from "../compare/service";
 import { listMetricKeys, metricSeries } from "../metrics/service";
 import { buildBfclTable, BFCL_METRIC_PREFIX, type BfclTable } from "../../../lib/reports/bfcl";
+import { buildTau2Table, TAU2_METRIC_PREFIX, type Tau2Table } from "../../../lib/reports/tau2";
 import { chartKeysIn } from "../../../lib/reports/embeds";
 import { exportFileName, exportFormats, exportReport, type ExportFormat } from "../../../lib/reports/export";
 import { buildResultTable, scrubForShare, type ReportChart, type ReportDocument, type ReportRun, type ResultTable } from "../../../lib/reports/document";
 import { buildTestTimeTable, type TestTimeTable } from "../../../lib/reports/test-time";
+import { buildVitaTable, VITA_METRIC_PREFIX, type VitaTable } from "../../../lib/reports/vitabench";
 import { parseRunConfig } from "../../../contracts/run-config";
+import { noteBfclPasses, poolBfclPasses, withRepeats } from "../../../lib/reports/repeats";
+import { multiPass, passTables } from "./repeats";
 
 /** Charts a report shows, when the runs have them: the first matching key per pattern, at most four. */
 const CHART_PATTERNS = [/^reward\/mean$/, /^val\/avg@\d+$/, /^val\/pass@\d+$/, /^fidelity\/mean$/, /^judge\/pass_rate$/];
@@ -34,33 +38,36 @@ interface Snapshot {
   bfcl?: BfclTable | null;
   /** Table 3 (test-time rehearsal), when the runs include test-time evaluations. */
   testTime?: TestTimeTable | null;
+  /** The τ² group (absent in snapshots frozen before it existed). */
+  tau2?: Tau2Table | null;
+  /** Table 1's VitaBench group, when the runs include VitaBench evaluations; absent in older snapshots. */
+  vitabench?: VitaTable | null;
 }
 
 /** Results of a set of runs, computed now, with the charts the notes embed. Deleted runs are left out. */
 export async function computeResults(runIds: string[], embeddedChartKeys: string[] = []): Promise<Snapshot> {
   const found = await prisma.run.findMany({
     where: { id: { in: runIds } },
-    select: { id: true, name: true, kind: true, paradigm: true, status: true, config: true },
+    select: { id: true, name: true, kind: true, paradigm: true, status: true, config: true, evaluatedCheckpoint: { select: { step: true, run: { select: { name: true } } } } },
   });
   const ordered = runIds
     .map((id) => found.find((r) => r.id === id))
     .filter((r) => r != null)
-    .map(({ config, ...r }) => ({ ...r, config }));
+    .map(({ config, evaluatedCheckpoint, ...r }) => ({ ...r, config, checkpoint: evaluatedCheckpoint ? `run "${evaluatedCheckpoint.run.name}" step ${evaluatedCheckpoint.step}` : null }));
   const ids = ordered.map((r) => r.id);
   const { sets, outcomes, errored } = await instanceOutcomes(ids);
-  const runs: ReportRun[] = ordered.map(({ config: _config, ...r }) => {
+  const runs: ReportRun[] = ordered.map(({ config: _config, checkpoint: _checkpoint, ...r }) => {
     const set = sets.find((s) => s.runId === r.id);
     return { ...r, evaluated: set ? { phase: set.phase, step: set.step } : null };
   });
-  const table = buildResultTable(ordered, outcomes, errored);
-  // Stored configs are read back through the schema; a run whose config no longer parses is left out of Table 3.
-  const testTime = buildTestTimeTable(
-    ordered.flatMap((r) => {
-      const parsed = parseRunConfig(r.config);
-      return parsed.ok ? [{ id: r.id, name: r.name, status: r.status, config: parsed.config }] : [];
-    }),
-    outcomes,
-  );
+  // Evaluation runs of several passes: Avg@k is the mean over the passes, with their spread.
+  const table = withRepeats(buildResultTable(ordered, outcomes, errored), await passTables(ordered, sets));
+  // Stored configs are read back through the schema; a run whose config no longer parses is left out of Table 3 and the VitaBench group.
+  const parsedRuns = ordered.flatMap((r) => {
+    const parsed = parseRunConfig(r.config);
+    return parsed.ok ? [{ id: r.id, name: r.name, status: r.status, config: parsed.config, checkpoint: r.checkpoint }] : [];
+  });
+  const testTime = buildTestTimeTable(parsedRuns, outcomes);
 
   const keysByRun = await Promise.all(ids.map((id) => listMetricKeys(id)));
   const allKeys = [...new Set(keysByRun.flat())];
@@ -88,8 +95,21 @@ export async function computeResults(runIds: string[], embeddedChartKeys: string
     where: { runId: { in: ids }, key: { startsWith: BFCL_METRIC_PREFIX } },
     select: { runId: true, key: true, step: true, value: true },
   });
-  const bfcl = buildBfclTable(ordered, bfclPoints);
-  return { version: 1, generatedAt: new Date().toISOString(), runs, table, charts, testTime, bfcl };
+  const multiPassRuns = new Set(sets.filter(multiPass).map((s) => s.runId));
+  const pooled = poolBfclPasses(bfclPoints, multiPassRuns);
+  const bfcl = noteBfclPasses(buildBfclTable(ordered, pooled.points), bfclPoints, pooled.passes);
+  const tau2Points = await prisma.metricPoint.findMany({
+    where: { runId: { in: ids }, key: { startsWith: TAU2_METRIC_PREFIX } },
+    select: { runId: true, key: true, step: true, value: true },
+  });
+  // A τ² evaluation of several passes: each domain's Avg is the mean over its passes (the same pooling as BFCL's).
+  const tau2 = buildTau2Table(ordered, poolBfclPasses(tau2Points, multiPassRuns).points);
+  const vitaPoints = await prisma.metricPoint.findMany({
+    where: { runId: { in: ids }, key: { startsWith: VITA_METRIC_PREFIX } },
+    select: { runId: true, key: true, step: true, value: true },
+  });
+  const vitabench = buildVitaTable(parsedRuns, poolBfclPasses(vitaPoints, multiPassRuns).points);
+  return { version: 1, generatedAt: new Date().toISOString(), runs, table, charts, testTime, bfcl, tau2, vitabench };
 }
 
 const reportSelect = {
@@ -119,6 +139,8 @@ async function documentOf(report: Pick<ReportRow, "title" | "body" | "runIds" | 
     charts: results.charts,
     testTime: results.testTime ?? null,
     bfcl: results.bfcl ?? null,
+    tau2: results.tau2 ?? null,
+    vitabench: results.vitabench ?? null,
   };
 }
 

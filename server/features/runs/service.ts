@@ -8,7 +8,7 @@ import { sendRunJob } from "../../lib/queue";
 import { listMetricKeys, metricSeries } from "../metrics/service";
 import { mayChangeRun, mayTestNode, RUN_CHANGE_RULE, type Actor as PermissionActor } from "../../../lib/permissions";
 import { nodeRefsOf } from "../../../lib/node-refs";
-import { describeProblems, launchProblems, parseLaunchConfig, type LaunchProblem } from "../../../lib/launch-check";
+import { checkpointVerdict, describeProblems, launchProblems, parseLaunchConfig, pinCheckpoint, type LaunchProblem } from "../../../lib/launch-check";
 import { DOCTOR_REPORT_MAX_AGE_MS, doctorAndRecord, latestReport } from "../../../lib/node-health";
 import { nodeSelect, SERVER_DOCTOR_TIMEOUT_MS } from "../nodes/service";
 
@@ -43,7 +43,9 @@ export const runDetailSelect = {
   attempts: true,
   heartbeatAt: true,
   parentRunId: true,
+  studyId: true,
   updatedAt: true,
+  evaluatedCheckpoint: { select: { id: true, step: true, runId: true, run: { select: { name: true } } } },
 } satisfies Prisma.RunSelect;
 
 export interface CreateRunInput {
@@ -51,6 +53,8 @@ export interface CreateRunInput {
   tags: string[];
   config?: unknown;
   parentRunId?: string;
+  /** The study the run belongs to and its cell there (server/features/studies). */
+  study?: { id: string; cell: { values: Record<string, unknown>; seed: number } };
 }
 
 /** The run config, parsed, or a BAD_REQUEST naming every bad field (under `config.`, or `prefix` when given). */
@@ -79,8 +83,11 @@ function invalidConfig(errors: LaunchProblem[], prefix: string) {
   );
 }
 
-/** Insert one queued run, its first log line and its job inside the caller's transaction (the config already validated). */
-export async function insertRun(tx: Prisma.TransactionClient, userId: string, input: Omit<CreateRunInput, "config">, config: RunConfig) {
+/**
+ * Insert one queued run, its first log line and its job inside the caller's transaction (the config already
+ * validated, its checkpoint pinned by `withPinnedCheckpoint`: `evaluatedCheckpointId` records it).
+ */
+export async function insertRun(tx: Prisma.TransactionClient, userId: string, input: Omit<CreateRunInput, "config">, config: RunConfig, evaluatedCheckpointId?: string) {
   // Hold the named nodes until the run is committed: removeNode locks the node row first, so a node is
   // never removed between its in-use check and a run that names it being queued.
   const nodeNames = [...new Set(nodeRefsOf(config).map((r) => r.node))];
@@ -98,6 +105,8 @@ export async function insertRun(tx: Prisma.TransactionClient, userId: string, in
       tags: input.tags,
       totalSteps,
       parentRunId: input.parentRunId,
+      ...(input.study ? { studyId: input.study.id, studyCell: input.study.cell as Prisma.InputJsonValue } : {}),
+      evaluatedCheckpointId,
       createdById: userId,
     },
     select: runDetailSelect,
@@ -118,6 +127,7 @@ export async function insertRun(tx: Prisma.TransactionClient, userId: string, in
 export async function launchRefusals(config: RunConfig, actor: PermissionActor): Promise<LaunchProblem[]> {
   return launchProblems(config, {
     prisma,
+    actor,
     async doctorReport(node, model) {
       const report = await latestReport(prisma, node.id, model);
       const stale = !report || Date.now() - Date.parse(report.checkedAt) > DOCTOR_REPORT_MAX_AGE_MS;
@@ -139,10 +149,24 @@ export async function assertLaunchable(config: RunConfig, actor: PermissionActor
   );
 }
 
+/**
+ * A launchable config with its checkpoint (policy.checkpoint) pinned as the launch check resolved it: the
+ * run by id, the step by number ("latest" becomes the step it is now), and the checkpoint's id for the run
+ * row's lineage. Configs without a checkpoint come back as they are.
+ */
+export async function withPinnedCheckpoint(config: RunConfig, actor: PermissionActor): Promise<{ config: RunConfig; checkpointId?: string }> {
+  if (!config.policy.checkpoint) return { config };
+  const { checkpoint, problems } = await checkpointVerdict(prisma, config, actor);
+  if (!checkpoint) throw new DomainError("BAD_REQUEST", `cannot launch: ${describeProblems(problems)}`, problems.map((p) => ({ path: `config.${p.path}`, message: p.message })));
+  return { config: pinCheckpoint(config, checkpoint), checkpointId: checkpoint.id };
+}
+
 export async function createRun(userId: string, input: CreateRunInput, role = "member") {
+  const actor = { id: userId, role };
   const config = validLaunchConfig(input.config);
-  await assertLaunchable(config, { id: userId, role });
-  return prisma.$transaction((tx) => insertRun(tx, userId, input, config));
+  await assertLaunchable(config, actor);
+  const pinned = await withPinnedCheckpoint(config, actor);
+  return prisma.$transaction((tx) => insertRun(tx, userId, input, pinned.config, pinned.checkpointId));
 }
 
 /**
@@ -256,13 +280,31 @@ export async function listLogs(runId: string, afterId: bigint | null, limit: num
   return logs;
 }
 
-/** Checkpoints saved by a run, newest first. */
+/** Checkpoints saved by a run, newest first, with how many evaluations each has. */
 export async function listCheckpoints(runId: string) {
-  return prisma.checkpoint.findMany({
+  const rows = await prisma.checkpoint.findMany({
     where: { runId },
     orderBy: { step: "desc" },
     take: 500,
-    select: { id: true, step: true, nodeName: true, statePath: true, samplerPath: true, createdAt: true },
+    select: { id: true, step: true, nodeName: true, statePath: true, samplerPath: true, createdAt: true, deletedAt: true, deletedReason: true, _count: { select: { evaluations: true } } },
+  });
+  // Only a Tinker server's checkpoints are LoRA adapters with an archive (hosted Tinker, SkyRL tx); the
+  // embedded node's are full weights of its tiny model.
+  const nodes = await prisma.node.findMany({ where: { name: { in: [...new Set(rows.map((r) => r.nodeName))] } }, select: { name: true, kind: true } });
+  return rows.map(({ _count, ...c }) => ({ ...c, evaluations: _count.evaluations, exportable: !c.deletedAt && nodes.some((n) => n.name === c.nodeName && n.kind === "tinker") }));
+}
+
+/** The evaluation runs of a training run's checkpoints, newest first (the lineage Run.evaluatedCheckpoint). */
+export async function listCheckpointEvaluations(runId: string) {
+  const rows = await prisma.run.findMany({
+    where: { evaluatedCheckpoint: { runId } },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: 500,
+    select: { ...runListSelect, config: true, evaluatedCheckpoint: { select: { step: true } } },
+  });
+  return rows.map(({ config, evaluatedCheckpoint, ...r }) => {
+    const c = config as { data?: { dataset?: unknown }; repeats?: unknown };
+    return { ...r, step: evaluatedCheckpoint?.step ?? null, dataset: typeof c.data?.dataset === "string" ? c.data.dataset : null, repeats: typeof c.repeats === "number" ? c.repeats : 1 };
   });
 }
 

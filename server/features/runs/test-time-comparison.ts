@@ -11,7 +11,7 @@ import { prisma } from "../../../lib/db";
 import { armConfig, armLabel, benchmarkLabel, type ComparisonBenchmark } from "../../../lib/test-time";
 import { DomainError } from "../../lib/errors";
 import { describeProblems, type LaunchProblem } from "../../../lib/launch-check";
-import { insertRun, launchRefusals, validLaunchConfig, validRunConfig } from "./service";
+import { insertRun, launchRefusals, validLaunchConfig, validRunConfig, withPinnedCheckpoint } from "./service";
 
 export interface LaunchComparisonInput {
   name: string;
@@ -55,7 +55,10 @@ export async function launchTestTimeComparison(userId: string, input: LaunchComp
   if (input.config !== undefined && (typeof input.config !== "object" || input.config === null || Array.isArray(input.config))) {
     throw new DomainError("BAD_REQUEST", "config must be a run config object", [{ path: "config", message: "must be an object" }]);
   }
-  const base = validLaunchConfig({ ...((input.config ?? {}) as Record<string, unknown>), kind: "eval" });
+  const launched = validLaunchConfig({ ...((input.config ?? {}) as Record<string, unknown>), kind: "eval" });
+  // A checkpoint policy is resolved once, for every arm: all of them evaluate the same step.
+  const pinned = await withPinnedCheckpoint(launched, { id: userId, role });
+  const base = pinned.config;
   const seen = new Set<string>();
   input.benchmarks.forEach((b, i) => {
     const key = `${b.dataset}|${b.split ?? base.data.split}`;
@@ -74,7 +77,7 @@ export async function launchTestTimeComparison(userId: string, input: LaunchComp
     const runs: { id: string; name: string; dataset: string; arm: TestTimeArm }[] = [];
     for (const p of plan) {
       const name = `${input.name} · ${benchmarkLabel(p.benchmark.dataset)} · ${armLabel(p.arm, p.arm === "none" ? null : base.testTime.attempts)}`;
-      const run = await insertRun(tx, userId, { name: name.slice(0, 200), tags: ["test-time", tag] }, p.config);
+      const run = await insertRun(tx, userId, { name: name.slice(0, 200), tags: ["test-time", tag] }, p.config, pinned.checkpointId);
       runs.push({ id: run.id, name: run.name, dataset: p.benchmark.dataset, arm: p.arm });
     }
     const report = await tx.report.create({

@@ -10,6 +10,7 @@
 import { Prisma } from "@prisma/client";
 import { prisma } from "../../../lib/db";
 import { notFound } from "../../lib/errors";
+import { suiteKind, suiteOfKind, SUITE_PREFIX } from "../../../lib/eval-suites";
 
 export const trajectoryListSelect = {
   id: true,
@@ -68,6 +69,8 @@ export interface TrajectoryFilters {
   instanceId?: string;
   paradigm?: string;
   phase?: "train" | "eval" | "private";
+  /** An evaluation suite's trajectories (phase suite:<name>). */
+  suite?: string;
   sort?: TrajectorySort;
 }
 
@@ -126,7 +129,7 @@ function filterWhere(f: TrajectoryFilters): Prisma.TrajectoryWhereInput {
   if (f.instanceId) where.instanceId = f.instanceId;
   if (f.paradigm) where.paradigm = f.paradigm;
   // Private test-time attempts are listed only when asked for: they belong to their committed execution.
-  where.phase = f.phase ?? { not: "private" };
+  where.phase = f.suite ? suiteKind(f.suite) : (f.phase ?? { not: "private" });
   if (and.length) where.AND = and;
   return where;
 }
@@ -174,7 +177,7 @@ type AdvantageRow = { trajectoryId: string; role: string; mean: number | null; m
 type PreviewRow = { trajectoryId: string; role: string; text: string; errorCode: string | null };
 
 /** The K rollouts of one instance group at one step, with group statistics and per-role advantages. */
-export async function getGroup(input: { runId: string; step: number; groupId: string; phase: "train" | "eval" | "private" }) {
+export async function getGroup(input: { runId: string; step: number; groupId: string; phase: string }) {
   const members = await prisma.trajectory.findMany({
     where: { runId: input.runId, step: input.step, groupId: input.groupId, phase: input.phase },
     orderBy: { rolloutIndex: "asc" },
@@ -275,7 +278,7 @@ export async function rawTrajectory(id: string) {
  * the step and reward ranges from index ends. Outcome, phase and paradigm are fixed enumerations.
  */
 export async function facets(runId: string, maxInstances: number) {
-  const [allReasons, privateReasons, instances, ranges] = await Promise.all([
+  const [allReasons, privateReasons, instances, ranges, suiteSteps] = await Promise.all([
     prisma.$queryRaw<{ value: string; count: number }[]>`
       select "terminationReason" as value, count(*)::int as count from trajectory where "runId" = ${runId}
       group by "terminationReason" order by count(*) desc, "terminationReason"`,
@@ -296,6 +299,8 @@ export async function facets(runId: string, maxInstances: number) {
              (select max(step) from trajectory where "runId" = ${runId}) as "stepMax",
              (select min(reward) from trajectory where "runId" = ${runId}) as "rewardMin",
              (select max(reward) from trajectory where "runId" = ${runId}) as "rewardMax"`,
+    // Evaluation suites with committed steps (the step table is small; trajectories are not scanned).
+    prisma.step.findMany({ where: { runId, kind: { startsWith: SUITE_PREFIX } }, distinct: ["kind"], select: { kind: true }, orderBy: { kind: "asc" } }),
   ]);
   const r = ranges[0]!;
   const hidden = new Map(privateReasons.map((x) => [x.value, x.count]));
@@ -310,6 +315,7 @@ export async function facets(runId: string, maxInstances: number) {
     terminationReasons: reasons,
     instances: instances.slice(0, maxInstances).map((i) => i.value),
     instancesTruncated: instances.length > maxInstances,
+    suites: suiteSteps.map((s) => suiteOfKind(s.kind)!),
   };
 }
 

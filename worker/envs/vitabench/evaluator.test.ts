@@ -8,9 +8,14 @@ const fixture = (name: string) => readFileSync(new URL(`../../../test/fixtures/v
 const shared = existsSync(`${process.env.ENVACE_DATA_DIR ?? "data"}/vitabench/delivery/tasks.json`);
 
 describe("VitaBench judge", () => {
-  it.skipIf(!shared)("renders every window's system and user prompt and the final verdict as upstream", () => {
+  it.skipIf(!shared)("renders every window's system and user prompt and the final verdict as upstream", async () => {
     const golden = fixture("judge.golden.jsonl").map((l) => JSON.parse(l));
-    const got = fixture("judge.cases.jsonl").flatMap((c) => runJudgeCase(c).map((l) => JSON.parse(l)));
+    const got = (await Promise.all(fixture("judge.cases.jsonl").map((c) => runJudgeCase(c)))).flat().map((l) => JSON.parse(l));
+    expect(got).toEqual(golden);
+  });
+  it.skipIf(!shared)("reads malformed replies as upstream (json_repair), keeps states on falsy ones, and fails where upstream raises", async () => {
+    const golden = fixture("judge-repair.golden.jsonl").map((l) => JSON.parse(l));
+    const got = (await Promise.all(fixture("judge-repair.cases.jsonl").map((c) => runJudgeCase(c)))).flat().map((l) => JSON.parse(l));
     expect(got).toEqual(golden);
   });
   it("windows of 10 overlapping by 2, one window up to 10 messages", () => {
@@ -22,16 +27,21 @@ describe("VitaBench judge", () => {
   it("de-duplicates rubrics (state rubrics first) and needs every rubric met", () => {
     const s = initialRubrics({ stateRubrics: [["a", "b"], ["b"]], overallRubrics: ["a", "c"] });
     expect([...s.values()].map((r) => r.rubric)).toEqual(["a", "b", "c"]);
-    const after = applyVerdicts(s, [{ rubric_idx: "rubric_0", meetExpectation: true }, { rubric_idx: "rubric_2", meetExpectation: true }, { rubric_idx: "rubric_9", meetExpectation: true }], 1, "");
+    const reply = '[{"rubric_idx": "rubric_0", "meetExpectation": true}, {"rubric_idx": "rubric_2", "meetExpectation": true}, {"rubric_idx": "rubric_9", "meetExpectation": true}]';
+    const after = applyVerdicts(s, parseJudgeReply(reply, 1), 1, reply);
     expect(finalScore(after)).toEqual({ reward: 0, partial: 2 / 3, met: [true, false, true] });
   });
   it("a reply it cannot read is a judge failure with the raw reply kept", () => {
     expect(() => parseJudgeReply("the agent did fine", 2)).toThrow(JudgeReplyError);
+    const reply = '{"rubric_idx": "rubric_0"}';
+    let thrown: unknown;
     try {
-      applyVerdicts(initialRubrics({ stateRubrics: [["a"]], overallRubrics: null }), { rubric_idx: "rubric_0" }, 3, "{...}");
+      applyVerdicts(initialRubrics({ stateRubrics: [["a"]], overallRubrics: null }), parseJudgeReply(reply, 3), 3, reply);
     } catch (e) {
-      expect(e).toBeInstanceOf(JudgeReplyError);
-      expect((e as JudgeReplyError).raw).toBe("{...}");
+      thrown = e;
     }
+    expect(thrown).toBeInstanceOf(JudgeReplyError);
+    expect((thrown as JudgeReplyError).raw).toBe(reply);
+    expect((thrown as JudgeReplyError).pyType).toBe("AttributeError");
   });
 });

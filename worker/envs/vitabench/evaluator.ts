@@ -5,14 +5,17 @@
  * (`sliding_window_eval_template` with env_info as a Python dict repr) and user prompt rendered exactly, the rubric
  * states carried from window to window, reward 1 only when every rubric is met, the met share beside it.
  *
- * NOT exact yet: upstream repairs each judge reply with json_repair 0.52.5 before json.loads; this port parses the
- * reply as strict JSON (after the same fenced-block tolerance json_repair has) and reports a reply it cannot parse
- * as a judge failure with the raw reply kept (never a silent 0). See README.md.
+ * Judge replies are read as upstream reads them: json.loads, else json_repair 0.52.5 (json-repair.ts). Where upstream
+ * raises (nothing found in the reply, a reply that is not a list of objects, a meetExpectation pydantic refuses), the
+ * port reports a judge failure with the raw reply kept instead of re-running the whole task (upstream's run_task
+ * retries, then drops the task).
  */
 import { formatNamed } from "../../../lib/python/builtins";
-import { PyDict, pyRepr, pyStr, type PyValue } from "../../../lib/python/values";
-import { pyJsonString } from "../../../lib/python/json";
+import { PyDict, pyRepr, pyStr, pyTruthy, pyTypeName, type PyValue } from "../../../lib/python/values";
+import { PyInt, pyJsonDumps } from "../../../lib/python/json";
+import { readJudgeReply } from "./json-repair";
 import type { VitaTask } from "./data";
+import { weekday } from "../../../lib/vitabench/prompts";
 import type { Language } from "./world";
 
 export interface JudgeMessage {
@@ -23,8 +26,11 @@ export interface JudgeMessage {
 
 export interface RubricState {
   rubric: string;
-  justification: string;
+  /** As the judge gave it (upstream stores whatever value the reply holds). */
+  justification: PyValue;
   meetExpectation: PyValue;
+  /** The window whose reply last set this rubric (1-based); absent: not evaluated yet. */
+  window?: number;
 }
 
 /** _initialize_rubric_states: state rubrics then overall rubrics, first occurrence kept, all unmet. */
@@ -70,29 +76,26 @@ export function formatWindow(window: readonly JudgeMessage[], start: number): st
   return lines.join("\n");
 }
 
-/** json.dumps(list, ensure_ascii=False, indent=2) of the rubric states (the meetExpectation value as stored). */
+/** A Python value as lib/python's json.dumps takes it (dict → Map, int → PyInt). */
+function dumpable(v: PyValue): unknown {
+  if (v instanceof PyDict) return new Map(v.entries().map(([k, x]) => [typeof k === "string" ? k : pyStr(k), dumpable(x)]));
+  if (typeof v === "bigint") return new PyInt(Number(v), v.toString());
+  if (Array.isArray(v)) return v.map(dumpable);
+  return v;
+}
+
+/** _format_current_rubrics: json.dumps(list, ensure_ascii=False, indent=2) of the rubric states as stored. */
 export function formatRubrics(states: Map<string, RubricState>): string {
-  if (states.size === 0) return "[]";
-  const val = (v: PyValue): string => (v === true ? "true" : v === false ? "false" : v === null ? "null" : typeof v === "string" ? pyJsonString(v, false) : pyStr(v));
-  const items = [...states].map(
-    ([key, s]) =>
-      `  {\n    "rubric_idx": ${pyJsonString(key, false)},\n    "rubric": ${pyJsonString(s.rubric, false)},\n    "justification": ${pyJsonString(s.justification, false)},\n    "meetExpectation": ${val(s.meetExpectation)}\n  }`,
-  );
-  return `[\n${items.join(",\n")}\n]`;
+  const list = [...states].map(([key, s]) => new Map<string, unknown>([
+    ["rubric_idx", key],
+    ["rubric", s.rubric],
+    ["justification", dumpable(s.justification)],
+    ["meetExpectation", dumpable(s.meetExpectation)],
+  ]));
+  return pyJsonDumps(list, { indent: 2, ensureAscii: false });
 }
 
-const WEEKDAYS: Record<Language, string[]> = {
-  english: ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"],
-  chinese: ["星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日"],
-};
-
-/** utils.get_weekday(time, language) for "%Y-%m-%d %H:%M:%S". */
-export function weekday(time: string, language: Language): string {
-  const m = /^(\d{4})-(\d{1,2})-(\d{1,2})/.exec(time);
-  if (!m) throw new Error(`time "${time}" is not %Y-%m-%d %H:%M:%S`);
-  const d = new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!));
-  return WEEKDAYS[language][(d.getUTCDay() + 6) % 7]!;
-}
+export { weekday };
 
 /** The judge prompts of window `idx` (1-based). */
 export function windowPrompts(template: string, task: VitaTask, time: string, language: Language, window: readonly JudgeMessage[], idx: number, total: number, start: number, states: Map<string, RubricState>) {
@@ -104,46 +107,60 @@ export function windowPrompts(template: string, task: VitaTask, time: string, la
   return { system, user };
 }
 
+/**
+ * The judge's reply could not be used: upstream raises (the Python exception type is kept) and, as the port does not
+ * silently score it, the episode is a judge failure with the raw reply kept.
+ */
 export class JudgeReplyError extends Error {
   constructor(
     readonly window: number,
     readonly raw: string,
+    /** The exception upstream raises here: JSONDecodeError, AttributeError, TypeError, ValidationError. */
+    readonly pyType: string,
+    why: string,
   ) {
-    super(`judge reply of window ${window} is not JSON the port can read`);
+    super(`judge reply of window ${window}: ${why}`);
   }
 }
 
-/** The judge's reply as upstream reads it: a list of {rubric_idx, justification, meetExpectation}. */
-export function parseJudgeReply(raw: string, window: number): unknown {
-  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(raw);
-  for (const text of [raw, fenced?.[1]]) {
-    if (text === undefined) continue;
-    try {
-      return JSON.parse(text);
-    } catch {
-      // next form
-    }
-  }
-  throw new JudgeReplyError(window, raw);
+/** The judge's reply as upstream reads it (json.loads, else json_repair); nothing readable is a JudgeReplyError. */
+export function parseJudgeReply(raw: string, window: number): PyValue {
+  const read = readJudgeReply(raw);
+  if (!read.ok) throw new JudgeReplyError(window, raw, "JSONDecodeError", read.why);
+  return read.value;
 }
 
-/** Apply one window's verdicts to the states (upstream: only entries whose rubric_idx is a known key). */
-export function applyVerdicts(states: Map<string, RubricState>, parsed: unknown, window: number, raw: string): Map<string, RubricState> {
+const unhashable = (v: PyValue) => Array.isArray(v) || v instanceof PyDict;
+
+/**
+ * Apply one window's verdicts to the states as _evaluate_window does: a falsy reply keeps every state ("Failed to parse
+ * LLM response …, keeping current states"); a list updates the rubrics its items name (`rubric_idx` a known key), each
+ * item's justification (default "No justification provided") and meetExpectation (default: the state's) taken as given.
+ * Anything else raises upstream (iterating a dict's keys or a string's characters, `.get` on a non-dict item).
+ */
+export function applyVerdicts(states: Map<string, RubricState>, parsed: PyValue, window: number, raw: string): Map<string, RubricState> {
   const next = new Map([...states].map(([k, v]) => [k, { ...v }]));
-  if (!parsed) return next; // upstream: "Failed to parse LLM response …, keeping current states"
-  if (!Array.isArray(parsed)) throw new JudgeReplyError(window, raw); // upstream iterates a dict's keys and fails on .get
-  for (const r of parsed) {
-    if (typeof r !== "object" || r === null || Array.isArray(r)) throw new JudgeReplyError(window, raw);
-    const rec = r as Record<string, unknown>;
-    const idx = rec.rubric_idx;
-    if (typeof idx === "string" && idx && next.has(idx)) {
-      const s = next.get(idx)!;
-      s.justification = typeof rec.justification === "string" ? rec.justification : "justification" in rec ? String(rec.justification) : "No justification provided";
-      if ("meetExpectation" in rec) s.meetExpectation = rec.meetExpectation as PyValue;
-    }
+  if (!pyTruthy(parsed)) return next;
+  if (!Array.isArray(parsed)) {
+    const pyType = parsed instanceof PyDict || typeof parsed === "string" ? "AttributeError" : "TypeError";
+    throw new JudgeReplyError(window, raw, pyType, `the reply is ${pyTypeName(parsed)}, not a list of rubric verdicts`);
+  }
+  for (const item of parsed) {
+    if (!(item instanceof PyDict)) throw new JudgeReplyError(window, raw, "AttributeError", `a verdict is ${pyTypeName(item)}, not an object`);
+    const idx = item.get("rubric_idx") ?? null;
+    if (!pyTruthy(idx)) continue;
+    if (unhashable(idx)) throw new JudgeReplyError(window, raw, "TypeError", `rubric_idx ${pyRepr(idx)} is unhashable`);
+    if (typeof idx !== "string" || !next.has(idx)) continue;
+    const s = next.get(idx)!;
+    s.justification = item.has("justification") ? item.get("justification")! : "No justification provided";
+    if (item.has("meetExpectation")) s.meetExpectation = item.get("meetExpectation")!;
+    s.window = window;
   }
   return next;
 }
+
+/** NLRubricCheck(met=…, justification=…) refused a value: upstream raises a pydantic ValidationError. */
+export class MetValidationError extends Error {}
 
 /** pydantic bool of NLRubricCheck.met (lax: true/false, 0/1, "true"/"yes"/…); anything else is a judge failure. */
 export function metOf(v: PyValue): boolean {
@@ -154,12 +171,17 @@ export function metOf(v: PyValue): boolean {
     if (["true", "yes", "on", "1", "t", "y"].includes(t)) return true;
     if (["false", "no", "off", "0", "f", "n"].includes(t)) return false;
   }
-  throw new Error(`meetExpectation ${pyRepr(v)} is not a boolean`);
+  throw new MetValidationError(`meetExpectation ${pyRepr(v)} is not a boolean (pydantic refuses it)`);
 }
 
 /** The final reward: 1 when every rubric is met (and there is one), the met share beside it. */
 export function finalScore(states: Map<string, RubricState>): { reward: number; partial: number; met: boolean[] } {
-  const met = [...states.values()].map((s) => metOf(s.meetExpectation));
+  const met = [...states.values()].map((s) => {
+    const m = metOf(s.meetExpectation);
+    // NLRubricCheck.justification is a str: pydantic refuses anything else.
+    if (typeof s.justification !== "string") throw new MetValidationError(`justification ${pyRepr(s.justification)} is not a string (pydantic refuses it)`);
+    return m;
+  });
   if (met.length === 0) throw new Error("no rubric to score (upstream divides by zero)");
   return { reward: met.every(Boolean) ? 1 : 0, partial: met.filter(Boolean).length / met.length, met };
 }

@@ -65,7 +65,7 @@ export interface AuxiliaryClients {
   userSimulator?: ChatClient;
 }
 
-/** The judge and tool simulator the config names, and the user simulator when the environment has live users. */
+/** The judge and tool simulator the config names (the judge required where the environment scores with it), and the user simulator when the environment has live users. */
 export async function auxiliaryClients(ctx: RunContext, env: RunEnvironment, overrides: ClientOverrides = {}): Promise<AuxiliaryClients> {
   const { config } = ctx;
   const resolveNode = (name: string, role: string) => whileDatabaseDown(() => resolveNodeOnce(ctx.prisma, name, role), { signal: ctx.signal });
@@ -79,6 +79,7 @@ export async function auxiliaryClients(ctx: RunContext, env: RunEnvironment, ove
       out.userSimulator = chatClientFor(await resolveNode(named.node, "user simulator"), named.model, timeoutMs);
     }
   }
+  if (env.judge && !config.reward.judge) throw new Error(env.judge.missing);
   if (config.reward.judge) {
     const node = await resolveNode(config.reward.judge.node, "judge");
     out.judge = chatClientFor(node, config.reward.judge.model, timeoutMs);

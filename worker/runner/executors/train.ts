@@ -1,6 +1,7 @@
 /**
- * Training runs: the step loop around the pure engine. A step has up to three parts — the training
- * update, a checkpoint, an evaluation (worker/runner/resume.ts) — each committed in one transaction
+ * Training runs: the step loop around the pure engine. A step has up to three kinds of part — the
+ * training update, a checkpoint, its evaluations (the dataset's own and each evaluation suite's,
+ * ./suites.ts; worker/runner/resume.ts) — each committed in one transaction
  * (the training update together with the state saved after it, and with the step's checkpoint when it
  * has one). A run killed at any point resumes at its first unfinished part, from the training state
  * that part starts from, with nothing duplicated or lost; it succeeds only when every part of every
@@ -17,9 +18,10 @@ import { whileDatabaseDown } from "../durable";
 import { withNodeRestarts } from "../node-restarts";
 import { resolveNode, trainingPolicyFor, type ResolvedNode } from "../nodes";
 import { commitStep, committedParts, persistCheckpoint } from "../persist";
-import { describePlan, missingParts, planResume } from "../resume";
+import { describePlan, missingParts, planResume, suiteOfPart } from "../resume";
 import { auxiliaryClients, samplingPolicy, stepSummary, untilCancelled, withEnvironment, type AuxiliaryClients, type ClientOverrides } from "./common";
 import { checkRunnable } from "./node-check";
+import { EvaluationSuites } from "./suites";
 
 /**
  * The training session on the policy node, opened from a committed training state (null: the base
@@ -91,6 +93,18 @@ export async function trainExecutor(ctx: RunContext, overrides: ClientOverrides 
     const policyNode = await whileDatabaseDown(() => resolveNode(prisma, config.policy.node, "policy"), wait);
     const aux = await auxiliaryClients(ctx, env, overrides);
     const session = new PolicySession(policyNode, config, env, aux, ctx);
+    const suites = new EvaluationSuites(ctx, overrides);
+    // The status detail while an evaluation runs counts its episodes, unless a node restart is being waited out.
+    let nodeDetail: string | null = null;
+    const report: RunContext = { ...ctx, detail: (text) => ((nodeDetail = text), ctx.detail(text)) };
+    const episodes = (what: string) => {
+      let shown = 0;
+      return (done: number, total: number) => {
+        if (nodeDetail !== null || (done < total && done - shown < Math.max(1, Math.floor(total / 20)))) return;
+        shown = done;
+        void ctx.detail(`${what}: ${done} of ${total} episodes`).catch(() => {});
+      };
+    };
     // The training state after each step: committed ones now, then each one this attempt saves.
     const stateAfter = new Map<number, string | null>([[0, null]]);
     for (const t of committed.train) if (t.statePath) stateAfter.set(t.step, t.statePath);
@@ -100,7 +114,7 @@ export async function trainExecutor(ctx: RunContext, overrides: ClientOverrides 
       withNodeRestarts({
         node: { name: policyNode.name, kind: policyNode.kind, baseUrl: policyNode.baseUrl, apiKey: policyNode.apiKey },
         settings: policyNode.settings.restarts,
-        report: ctx,
+        report,
         signal,
         what,
         from: fromText(fromStep),
@@ -175,16 +189,34 @@ export async function trainExecutor(ctx: RunContext, overrides: ClientOverrides 
         if (parts.includes("eval")) {
           throwIfCancelled(signal);
           const evalStart = new Date();
+          const onEpisode = episodes(`evaluation at step ${step}`);
           const evalResult = await retrying(`the evaluation of step ${step}`, step, (s, observe) =>
-            untilCancelled(runEvaluation({ instances: env.evalSet(), config, policy: observe(s.sampler), ...s.aux, stepIndex: step, runId }), signal),
+            untilCancelled(runEvaluation({ instances: env.evalSet(), config, policy: observe(s.sampler), ...s.aux, stepIndex: step, runId, onRolloutDone: onEpisode }), signal),
           );
           Object.assign(evalResult.metrics, env.evaluationMetrics?.(evalResult));
           await commitStep(prisma, { runId, workerId: ctx.workerId, result: evalResult, phase: "eval", startedAt: evalStart }, wait);
+          if (nodeDetail === null) await ctx.detail(null);
           await ctx.log("info", `eval at step ${step}: ${stepSummary(evalResult)}`);
+        }
+
+        // Each evaluation suite on its own: a crash loses only the suite in flight (resume.ts).
+        for (const part of parts) {
+          const suite = suiteOfPart(part);
+          if (suite === null) continue;
+          throwIfCancelled(signal);
+          const suiteStart = new Date();
+          const onEpisode = episodes(`evaluation suite ${suite} at step ${step}`);
+          const result = await retrying(`evaluation suite ${suite} at step ${step}`, step, (s, observe) =>
+            suites.evaluate(suite, step, { policy: s.policy, countTokens: s.aux.countTokens }, observe, onEpisode),
+          );
+          await commitStep(prisma, { runId, workerId: ctx.workerId, result, phase: "eval", suite, startedAt: suiteStart }, wait);
+          if (nodeDetail === null) await ctx.detail(null);
+          await ctx.log("info", `suite ${suite} at step ${step}: ${[suites.headline(suite, result), stepSummary(result)].filter(Boolean).join("; ")}`);
         }
       }
     } finally {
       session.close();
+      await suites.close();
     }
 
     // Succeeded only when every part of every step exists.

@@ -7,7 +7,8 @@ import { splitOutput } from "../../../trajectories/_lib/act-text";
 
 export interface GroupKey {
   /** "private": the private attempts of one committed test-time execution (its rollout id is the group id). */
-  phase: "train" | "eval" | "private";
+  /** "suite:<name>": an evaluation suite's group. */
+  phase: "train" | "eval" | "private" | `suite:${string}`;
   step: number;
   groupId: string;
 }
@@ -21,8 +22,9 @@ export function parseGroupParam(v: string | null): GroupKey | null {
   const phase = v.slice(0, a);
   const step = Number(v.slice(a + 1, b));
   const groupId = v.slice(b + 1);
-  if ((phase !== "train" && phase !== "eval" && phase !== "private") || !Number.isInteger(step) || step < 0 || !groupId) return null;
-  return { phase, step, groupId };
+  const known = phase === "train" || phase === "eval" || phase === "private" || /^suite:[a-z0-9][a-z0-9_-]{0,39}$/.test(phase);
+  if (!known || !Number.isInteger(step) || step < 0 || !groupId) return null;
+  return { phase: phase as GroupKey["phase"], step, groupId };
 }
 
 export function groupParam(g: GroupKey): string {

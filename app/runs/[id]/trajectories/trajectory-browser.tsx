@@ -7,7 +7,7 @@ import { useTRPC } from "../../../_lib/trpc";
 import { formatNumber } from "../../../_lib/format";
 import { filterQuery, outcomes, paradigms, parseFilters, phases, withFilters, type TrajectoryFilterValues } from "../../../trajectories/_lib/filters";
 import { isTypingTarget, type ListRow } from "../../../trajectories/_lib/types";
-import { GroupView, groupParam, parseGroupParam } from "./group-view";
+import { GroupView, groupParam, parseGroupParam, type GroupKey } from "./group-view";
 
 const ROW_HEIGHT = 34;
 const VIEWPORT = 600;
@@ -111,7 +111,7 @@ export function TrajectoryBrowser({ runId }: { runId: string }) {
       else if (e.key === "Enter" && (e.target as HTMLElement).tagName !== "A" && (e.target as HTMLElement).tagName !== "BUTTON") return open(items[selected]);
       else if (e.key === "g") {
         const r = items[selected]!;
-        return setGroup(groupParam({ phase: r.phase as "train" | "eval", step: r.step, groupId: r.groupId }));
+        return setGroup(groupParam({ phase: r.phase as GroupKey["phase"], step: r.step, groupId: r.groupId }));
       } else return;
       e.preventDefault();
       setSelected(next);
@@ -207,6 +207,19 @@ export function TrajectoryBrowser({ runId }: { runId: string }) {
             ))}
           </select>
         </label>
+        {(f?.suites.length ?? 0) > 0 || filters.suite ? (
+          <label>
+            Evaluation suite
+            <select value={filters.suite ?? ""} onChange={(e) => setFilters({ suite: e.target.value || undefined })} data-testid="suite-filter">
+              <option value="">any</option>
+              {[...new Set([...(f?.suites ?? []), ...(filters.suite ? [filters.suite] : [])])].map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
         <label>
           Paradigm
           <select value={filters.paradigm ?? ""} onChange={(e) => setFilters({ paradigm: (e.target.value || undefined) as TrajectoryFilterValues["paradigm"] })}>
@@ -268,7 +281,7 @@ export function TrajectoryBrowser({ runId }: { runId: string }) {
                   <span role="cell">
                     <Link href={`/trajectories/${t.id}${query ? `?${query}` : ""}`} className="tb-open">
                       {t.step}
-                      {t.phase === "eval" ? " · eval" : ""}
+                      {t.phase === "eval" ? " · eval" : t.phase.startsWith("suite:") ? ` · ${t.phase.slice("suite:".length)}` : ""}
                     </Link>
                   </span>
                   <span role="cell">{t.rolloutIndex}</span>
@@ -306,7 +319,7 @@ export function TrajectoryBrowser({ runId }: { runId: string }) {
                     <button
                       type="button"
                       className="tv-mini"
-                      onClick={() => setGroup(groupParam({ phase: t.phase as "train" | "eval", step: t.step, groupId: t.groupId }))}
+                      onClick={() => setGroup(groupParam({ phase: t.phase as GroupKey["phase"], step: t.step, groupId: t.groupId }))}
                       aria-label={`show group of step ${t.step} rollout ${t.rolloutIndex}`}
                     >
                       group

@@ -24,7 +24,7 @@ export const create = memberProcedure
       access: "write",
       summary: "Launch a run",
       description:
-        "Validates the config with the shared run-config schema (an unknown setting is refused) and runs the launch check — the dataset exists, every node named is registered and passes the node doctor for its role, each role's smallest prompt fits its model's context — then queues the run and its job in one transaction. Each refusal is a 400 `fieldErrors` entry naming its setting (`config.data.dataset`, `config.rollout.userSimulator.node`, …).",
+        "Validates the config with the shared run-config schema (an unknown setting is refused) and runs the launch check — the dataset exists, every node named is registered and passes the node doctor for its role, each role's smallest prompt fits its model's context, a `policy.checkpoint` names a readable training run's checkpoint that was not deleted and that `policy.node` can sample — then queues the run and its job in one transaction. A checkpoint is pinned as resolved (the run by id, \"latest\" as its step number) and returned as `evaluatedCheckpoint`. Each refusal is a 400 `fieldErrors` entry naming its setting (`config.data.dataset`, `config.rollout.userSimulator.node`, …).",
     }),
   )
   .input(createRunInput)

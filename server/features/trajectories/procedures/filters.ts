@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { EVAL_SUITE_NAME } from "../../../../contracts/run-config";
 
 /** Filters shared by list and neighbours (they must agree, or J/K would walk a different list). */
 export const trajectoryFiltersInput = z.object({
@@ -13,6 +14,8 @@ export const trajectoryFiltersInput = z.object({
   paradigm: z.enum(["rehearse", "simulator", "environment"]).optional(),
   /** Absent: train and eval trajectories; "private": the private attempts of test-time evaluations. */
   phase: z.enum(["train", "eval", "private"]).optional(),
+  /** One evaluation suite's trajectories (phase suite:<name>); overrides `phase`. */
+  suite: z.string().regex(EVAL_SUITE_NAME, "an evaluation suite's name (schedule.evalSuites)").optional().describe("Only this evaluation suite's trajectories"),
   sort: z.enum(["step", "reward_asc", "reward_desc"]).optional(),
 });
 

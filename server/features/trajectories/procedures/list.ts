@@ -16,7 +16,7 @@ export const trajectorySummaryOutput = z
     id: z.string().uuid(),
     runId: z.string().uuid(),
     step: z.number().int(),
-    phase: storedEnum(["train", "eval"]),
+    phase: storedEnum(["train", "eval"]).describe("train, eval, or suite:<name> for an evaluation suite's"),
     instanceId: z.string(),
     groupId: z.string(),
     rolloutIndex: z.number().int(),

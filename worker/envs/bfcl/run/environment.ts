@@ -14,7 +14,7 @@ import { seededShuffle, stepSeed, takeCyclic } from "../../../../lib/random";
 import type { TaskInstance } from "../../../engine/types";
 import { POOL_STEP } from "../../builtin";
 import type { EnvironmentKind, RunEnvironment } from "../../environment";
-import { contextFittingPolicy } from "../../tau2/fit-context";
+import { contextFittingPolicy } from "../../tau2/harness/fit-context";
 import { loadMultiTurnTasks, MULTI_TURN_CATEGORIES, type MultiTurnCategory } from "../data";
 import { createScope } from "../environment";
 import { RUNNABLE_MEMORY_CATEGORIES, type RunnableMemoryCategory } from "../memory/data";
