@@ -110,7 +110,7 @@ test.describe.serial("browser headers and the app under its Content-Security-Pol
   });
 
   test("every page sends the headers, with a fresh nonce each time; the API and static files theirs", async () => {
-    const pages = ["/", "/sign-in", "/sign-up", "/runs", "/runs/new", `/runs/${runId}`, "/runs/test-time", `/runs/${runId}/trajectories`, `/trajectories/${trajectoryId}`, "/compare", "/reports", reportUrl, "/reports/new", "/datasets", "/nodes", "/mcp-servers", "/settings", "/api-docs", "/no-such-page"];
+    const pages = ["/", "/sign-in", "/sign-up", "/runs", "/runs/new", `/runs/${runId}`, "/runs/test-time", `/runs/${runId}/trajectories`, `/trajectories/${trajectoryId}`, "/compare", "/reports", reportUrl, "/reports/new", "/studies", "/studies/new", "/datasets", "/nodes", "/mcp-servers", "/settings", "/api-docs", "/no-such-page"];
     const nonces = new Set<string>();
     for (const p of pages) {
       // A client that claims to come through an HTTPS proxy is not one: no HSTS over plain HTTP.
@@ -172,6 +172,7 @@ test.describe.serial("browser headers and the app under its Content-Security-Pol
     });
     await check(`/runs/${runId}/trajectories`, async (p) => await expect(p.getByTestId("trajectory-row").first()).toBeVisible());
     await check(`/trajectories/${trajectoryId}`, async (p) => await expect(p.getByTestId("trajectory-view")).toBeVisible());
+    await check("/studies/new", async (p) => await expect(p.getByRole("heading", { name: "New study" })).toBeVisible());
     await check("/settings", async (p) => await expect(p.getByRole("heading", { name: "API tokens" })).toBeVisible());
     await check("/api-docs", async (p) => await expect(p.getByRole("heading", { name: "EnvACE Studio API" })).toBeVisible());
     const anon = await member.browser()!.newContext({ baseURL: test.info().project.use.baseURL });

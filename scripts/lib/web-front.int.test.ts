@@ -118,6 +118,10 @@ describe("body limits of the web process (every route, signed in or not)", () =>
     { method: "GET", path: "/api/events", limit: "1 MB, the limit for this request", auth: true },
     { method: "GET", path: "/api/openapi.json", limit: "1 MB, the limit for this request", auth: false },
     { method: "POST", path: "/no/such/page", limit: "1 MB, the limit for this request", auth: false },
+    // Routes added since: a study launch (REST) and the adapter download, which reads no body at all.
+    { method: "POST", path: "/api/v1/studies", limit: "1 MB, the limit for POST /api/v1/studies", auth: true },
+    { method: "GET", path: "/api/checkpoints/00000000-0000-0000-0000-000000000000/adapter", limit: "1 MB, the limit for this request", auth: true },
+    { method: "POST", path: "/api/trpc/studies.create", limit: "1 MB, the limit for studies.create", auth: false },
   ];
 
   for (const chunked of [false, true]) {
