@@ -21,6 +21,25 @@ function rssBytes(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
 }
 
+/** CPU time the process used so far, in clock ticks (utime + stime from /proc). */
+function cpuTicks(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/** Wait (at most 5 s) until the process used at most one clock tick of CPU in 100 ms. */
+async function settled(pid: number): Promise<void> {
+  const until = Date.now() + 5_000;
+  let last = cpuTicks(pid);
+  while (Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 100));
+    const now = cpuTicks(pid);
+    if (now - last <= 1) return;
+    last = now;
+  }
+}
+
 interface Sent {
   status: number;
   ms: number;
@@ -52,7 +71,12 @@ function sendHuge(base: string, method: string, pathname: string, opts: { chunke
       res.setEncoding("utf8");
       res.on("data", (d) => (body += d));
       const at = sent;
-      const done = () => resolve({ status: res.statusCode ?? 0, ms, body, sent: at });
+      // Answered: hang up, as a client that got its 413 does, so the server's lingering close ends now and
+      // no request's tail overlaps the next one's timing.
+      const done = () => {
+        req.destroy();
+        resolve({ status: res.statusCode ?? 0, ms, body, sent: at });
+      };
       res.on("end", done);
       res.on("error", done);
       res.on("aborted", done);
@@ -132,6 +156,9 @@ describe("body limits of the web process (every route, signed in or not)", () =>
       try {
         for (const r of routes) {
           const headers: Record<string, string> = r.auth ? { cookie: member.headers.get("cookie")! } : {};
+          // A request answered leaves the server busy for a moment (dropping what its lingering close reads):
+          // each timing starts once the server is idle, or it would measure the previous request's tail.
+          await settled(server.pid!);
           const res = await sendHuge(base, r.method, r.path, { chunked, headers });
           const what = `${r.method} ${r.path}${r.auth ? " (signed in)" : ""}`;
           expect(res.status, what).toBe(413);
