@@ -1,7 +1,7 @@
 /**
- * Owner-or-admin rules in the UI: a member sees another member's run and node actions disabled with the
- * rule written beside them, and their own enabled. Accounts sign up through the API; runs and nodes are
- * seeded through Prisma (no worker involved).
+ * Who may do what, in the UI: a member sees another member's run actions disabled with the rule written
+ * beside them, and their own enabled; nodes are changed by admins only (members use them), and the Nodes
+ * page says so. Accounts sign up through the API; runs and nodes are seeded through Prisma (no worker).
  */
 import { expect, test, type BrowserContext } from "@playwright/test";
 import crypto from "node:crypto";
@@ -69,21 +69,27 @@ test.describe.serial("owner-or-admin rules, shown in the UI", () => {
     await expect(page.getByTestId("run-permission-note")).toHaveCount(0);
   });
 
-  test("a member removes only their own nodes and tests only nodes an admin added, with the rule on the page", async () => {
+  test("a member uses nodes but cannot add, change or remove them, and the Nodes page says who may do what", async () => {
     const page = await bob.newPage();
     await page.goto("/nodes");
     const aliceRow = page.locator("tr", { hasText: `alice-node-${suffix}` });
     const bobRow = page.locator("tr", { hasText: `bob-node-${suffix}` });
-    await expect(aliceRow.getByRole("button", { name: "Remove" })).toBeDisabled();
-    await expect(aliceRow.getByRole("button", { name: "Remove" })).toHaveAttribute("title", "only the member who added a node, or an admin, can remove it");
     await expect(aliceRow).toContainText("Alice");
-    await expect(bobRow.getByRole("button", { name: "Remove" })).toBeEnabled();
-    // Even their own: probing a URL a member typed is for admins.
+    for (const row of [aliceRow, bobRow]) {
+      await expect(row.getByRole("button", { name: "Remove" })).toBeDisabled();
+      await expect(row.getByRole("button", { name: "Remove" })).toHaveAttribute("title", "only admins remove nodes");
+      await expect(row.getByRole("button", { name: "Edit" })).toBeDisabled();
+    }
+    // Even a node Bob added before nodes became admin-only: probing a URL a member typed is for admins.
     await expect(bobRow.getByRole("button", { name: "Run doctor" })).toBeDisabled();
-    await expect(page.getByTestId("node-permission-note")).toContainText("members may test only nodes an admin added");
-
-    await bobRow.getByRole("button", { name: "Remove" }).click();
-    await expect(bobRow).toHaveCount(0);
-    await expect(aliceRow).toBeVisible();
+    await expect(page.getByRole("form", { name: "Add a node" })).toHaveCount(0);
+    await expect(page.getByTestId("node-add-rule")).toHaveText("Only admins add nodes (the server and the worker make requests to a node's URL); members use them in their runs.");
+    const rules = page.getByTestId("node-permissions");
+    await expect(rules).toContainText("Admins add, change and remove nodes");
+    await expect(rules).toContainText("Members use the nodes in their runs and run the doctor on nodes an admin added.");
+    await expect(rules).toContainText("You are a member.");
+    // The API says the same (tRPC, as the page calls it).
+    const res = await bob.request.post("/api/trpc/nodes.add", { data: { json: { name: `bob-new-${suffix}`, kind: "openai", baseUrl: "http://127.0.0.1:9" } } });
+    expect(res.status()).toBe(403);
   });
 });

@@ -6,6 +6,7 @@
  * launch gate (runs.create) and the worker before a run all use it.
  */
 import type { Prisma, PrismaClient } from "@prisma/client";
+import { nodeEndpoint } from "./node-url";
 import { parseNodeSettings, type NodeSettings } from "../contracts/node-settings";
 import { runDoctor, type DoctorReport, parseDoctorReport, summariseReport } from "./node-doctor";
 import { decryptSecret } from "./secrets";
@@ -124,9 +125,13 @@ export interface PingProblem {
  * few seconds while a run waits on the node.
  */
 export async function pingNode(node: { kind: NodeKind; baseUrl: string; apiKey?: string | null }, timeoutMs = 3000): Promise<PingProblem | null> {
-  const base = node.baseUrl.replace(/\/+$/, "");
   const tinker = node.kind !== "openai";
-  const url = tinker ? `${base}/api/v1/healthz` : `${base}/v1/models`;
+  let url: string;
+  try {
+    url = tinker ? nodeEndpoint(node.baseUrl, "api/v1/healthz") : nodeEndpoint(node.baseUrl, "v1/models");
+  } catch (err) {
+    return { problem: (err as Error).message, slow: false };
+  }
   const headers: Record<string, string> = node.apiKey ? (tinker ? { "x-api-key": node.apiKey } : { authorization: `Bearer ${node.apiKey}` }) : {};
   try {
     const res = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });

@@ -9,10 +9,12 @@ export interface Actor {
 }
 
 export const RUN_CHANGE_RULE = "only the member who launched a run, or an admin, can cancel or resume it";
-export const NODE_REMOVE_RULE = "only the member who added a node, or an admin, can remove it";
+/** Nodes are infrastructure: the server and the worker make requests to a node's URL with its key. */
+export const NODE_ADD_RULE = "only admins add nodes (the server and the worker make requests to a node's URL); members use them in their runs";
+export const NODE_REMOVE_RULE = "only admins remove nodes";
 export const NODE_TEST_RULE =
   "the node doctor probes the node's URL from the server, so members may test only nodes an admin added; an admin tests the others";
-export const NODE_EDIT_RULE = "only the member who added a node, or an admin, can edit it";
+export const NODE_EDIT_RULE = "only admins change nodes";
 
 /** The team's read rule for runs: every signed-in account (admin, member, viewer) reads every run. */
 export const RUN_READ_RULE = "runs are read by the team's signed-in accounts";
@@ -33,16 +35,25 @@ export interface NodeOwnership {
   createdBy: { role: string } | null;
 }
 
-export function mayRemoveNode(node: NodeOwnership, actor: Actor): boolean {
-  return actor.role === "admin" || (actor.role !== "viewer" && node.createdById !== null && node.createdById === actor.id);
+/** Who adds nodes: admins. */
+export function mayAddNode(actor: Actor): boolean {
+  return actor.role === "admin";
 }
 
-/** Editing follows removal: the member who added the node, or an admin (system nodes: admins). */
-export function mayEditNode(node: NodeOwnership, actor: Actor): boolean {
-  return mayRemoveNode(node, actor);
+/** Who removes a node: admins (whoever added it; members' nodes from before nodes were admin-only too). */
+export function mayRemoveNode(_node: NodeOwnership, actor: Actor): boolean {
+  return actor.role === "admin";
 }
 
-/** A member may test a URL an admin vouched for (added by an admin, or registered by the system). */
+/** Who changes a node's URL, key or settings: admins. */
+export function mayEditNode(_node: NodeOwnership, actor: Actor): boolean {
+  return actor.role === "admin";
+}
+
+/**
+ * A member may test a URL an admin vouched for (added by an admin, or registered by the system); a node a
+ * member added before nodes became admin-only is tested by an admin.
+ */
 export function mayTestNode(node: NodeOwnership, actor: Actor): boolean {
   if (actor.role === "admin") return true;
   if (actor.role === "viewer") return false;

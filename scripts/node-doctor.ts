@@ -11,6 +11,7 @@
  * Exit status: 0 when every check a role needs passed, 1 when one failed, 2 on bad usage.
  */
 import { readFileSync } from "node:fs";
+import { normaliseNodeUrl } from "../lib/node-url";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { nodeSettingsSchema } from "../contracts/node-settings";
@@ -87,8 +88,11 @@ if (args.settings) {
   settings = s.data;
 }
 
+const url = normaliseNodeUrl(args.url);
+if (!url.ok) fail(`--url: ${url.message}`);
+
 const report = await runDoctor(
-  { kind: args.kind, url: args.url.replace(/\/+$/, ""), apiKey, nodeName: args.name ?? args.url, settings },
+  { kind: args.kind, url: url.url, apiKey, nodeName: args.name ?? args.url, settings },
   args.model,
   { timeoutMs: (args.timeout ?? 60) * 1000 },
 );

@@ -3,6 +3,8 @@
  * server, so that
  *  - the client address comes from the socket, and X-Forwarded-For only from a trusted proxy
  *    (ENVACE_TRUSTED_PROXIES); routes read the result from one header this server sets;
+ *  - every request passes the body limits first (scripts/lib/web-front.ts, lib/body-limits.ts): 413 before
+ *    a route reads a byte of a body over its limit, on every route, signed in or not;
  *  - SIGTERM / SIGINT stop it promptly even with live event streams open (they are ended first, then the
  *    idle connections; whatever is still open after a grace period is cut).
  * `--dev` serves with `next dev`.
@@ -11,6 +13,7 @@ import http from "node:http";
 import next from "next";
 import { applyClientAddress, CLIENT_ADDRESS_HEADER, parseTrustedProxies } from "../lib/client-address";
 import { repoRoot } from "./lib/database";
+import { checkContinue, withBodyLimits } from "./lib/web-front";
 
 const dev = process.argv.includes("--dev");
 const port = Number(process.env.PORT ?? 3000);
@@ -33,13 +36,21 @@ const app = next({ dev, dir: repoRoot, port, hostname: hostname ?? "localhost" }
 const handle = app.getRequestHandler();
 await app.prepare();
 
-const server = http.createServer((req, res) => {
-  applyClientAddress(req, trusted);
+const serve = (req: http.IncomingMessage, res: http.ServerResponse) =>
   handle(req, res).catch((err) => {
     console.error(`request ${req.method} ${req.url?.split("?")[0]} failed: ${(err as Error).message}`);
     if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
     res.end("internal error");
   });
+const limited = withBodyLimits(serve);
+const asked = checkContinue(serve);
+const server = http.createServer((req, res) => {
+  applyClientAddress(req, trusted);
+  void limited(req, res);
+});
+server.on("checkContinue", (req, res) => {
+  applyClientAddress(req, trusted);
+  asked(req, res);
 });
 server.keepAliveTimeout = 5_000;
 

@@ -11,6 +11,7 @@ import { registerCheckedNode } from "../test/fixtures/doctor-report";
 import { cm2Jsonl } from "../test/fixtures/cm2";
 import { GET, POST } from "../app/api/trpc/[trpc]/route";
 import { POST as authPOST } from "../app/api/auth/[...all]/route";
+import { handleRestRequest } from "./openapi";
 import { publicProcedure, router } from "./trpc/init";
 import { createContext } from "./trpc/context";
 import { quickstartPreset } from "../contracts/run-config";
@@ -94,6 +95,26 @@ describe("HTTP boundary", () => {
       expect(huge.status).toBe(413);
       const ok = await call("datasets.import", { name: "small", text: cm2Jsonl(2) }, member.headers);
       expect(ok.status).toBe(200);
+    });
+
+    it("REST reads no more than its route allows, with or without a token (also under a bare next start)", async () => {
+      const declared = countingBody(100 * 1024 * 1024);
+      const headers = new Headers({ "content-type": "application/json", "content-length": String(100 * 1024 * 1024) });
+      const res = await handleRestRequest(new Request("http://localhost/api/v1/runs", { method: "POST", headers, body: declared.stream, duplex: "half" } as RequestInit));
+      expect(res.status).toBe(413);
+      expect(declared.pulled()).toBeLessThanOrEqual(64 * 1024);
+      expect(await res.json()).toEqual({ code: "PAYLOAD_TOO_LARGE", message: "the request body is larger than 1 MB, the limit for POST /api/v1/runs", fieldErrors: [] });
+      // The dataset import's 41 MB are for members: without a login a streamed body stops at 1 MB.
+      const anonymous = countingBody(45 * 1024 * 1024);
+      const refused = await handleRestRequest(new Request("http://localhost/api/v1/datasets", { method: "POST", headers: { "content-type": "application/json" }, body: anonymous.stream, duplex: "half" } as RequestInit));
+      expect(refused.status).toBe(413);
+      expect(anonymous.pulled()).toBeLessThanOrEqual(1024 * 1024 + 3 * 64 * 1024);
+      expect(((await refused.json()) as { message: string }).message).toBe("the request body is larger than 1 MB, the limit for POST /api/v1/datasets without a login");
+      const asMember = countingBody(45 * 1024 * 1024);
+      const big = await handleRestRequest(new Request("http://localhost/api/v1/datasets", { method: "POST", headers: member.headers, body: asMember.stream, duplex: "half" } as RequestInit));
+      expect(big.status).toBe(413);
+      expect(asMember.pulled()).toBeGreaterThan(40 * 1024 * 1024);
+      expect(((await big.json()) as { message: string }).message).toBe("the request body is larger than 41 MB, the limit for POST /api/v1/datasets");
     });
 
     it("sign-in and sign-up bodies are limited to 64 KB", async () => {

@@ -9,6 +9,7 @@ import { runConfigSchema } from "../contracts/run-config";
 import { annotateRunConfigSchema } from "../contracts/run-settings";
 import { appRouter } from "./root";
 import { createContext } from "./trpc/context";
+import { readRequestWithinLimit } from "./lib/body-limit";
 
 export const REST_PREFIX = "/api/v1";
 export const OPENAPI_VERSION = "3.1.0";
@@ -37,6 +38,9 @@ export const restEndpoints = {
   "datasets.import": "POST /datasets",
   "datasets.list": "GET /datasets",
   "nodes.list": "GET /nodes",
+  "nodes.add": "POST /nodes",
+  "nodes.update": "PATCH /nodes/{id}",
+  "nodes.remove": "DELETE /nodes/{id}",
   "nodes.doctor": "POST /nodes/{id}/doctor",
   "mcpServers.list": "GET /mcp-servers",
   "mcpServers.get": "GET /mcp-servers/{id}",
@@ -51,7 +55,7 @@ export const restEndpoints = {
 
 const API_DESCRIPTION = `Script EnvACE Studio: launch and follow runs, import datasets, read nodes, register MCP servers as environments and export reports.
 
-**Authentication.** Every endpoint needs a personal API token (Settings → API tokens) sent as \`Authorization: Bearer envace_…\`. A token acts as its owner with the owner's role: viewers may read, members and admins may also write; only admins may register, change, test or remove MCP servers (a registered command runs on the worker).
+**Authentication.** Every endpoint needs a personal API token (Settings → API tokens) sent as \`Authorization: Bearer envace_…\`. A token acts as its owner with the owner's role: viewers may read, members and admins may also write; only admins may add, change or remove nodes (the server and the worker make requests to a node's URL) and register, change, test or remove MCP servers (a registered command runs on the worker).
 
 **Errors.** Every error answers JSON \`{ "code", "message", "fieldErrors" }\`. \`fieldErrors\` lists \`{ "path", "message" }\` per offending field, with dotted paths (\`config.data.instancesPerStep\`); it is empty when no single field is at fault. Invalid input answers 400, an unknown or revoked token 401, a viewer's token on a write 403, an unknown id 404, a state conflict (e.g. cancelling a finished run) 409.
 
@@ -170,8 +174,14 @@ function normaliseError(body: ErrorBody) {
   return { code: String(body.code ?? "INTERNAL_SERVER_ERROR"), message, fieldErrors };
 }
 
-/** Serve one /api/v1 request (app/api/v1/[...path]/route.ts). */
-export async function handleRestRequest(req: Request): Promise<Response> {
+/**
+ * Serve one /api/v1 request (app/api/v1/[...path]/route.ts). The body is read here first, within its
+ * route's limit (lib/body-limits.ts: 413 from Content-Length before a byte is read, or as soon as a
+ * streamed body passes it), so nothing below ever holds more.
+ */
+export async function handleRestRequest(incoming: Request): Promise<Response> {
+  const req = await readRequestWithinLimit(incoming);
+  if (req instanceof Response) return req;
   const res = await createOpenApiFetchHandler({
     endpoint: REST_PREFIX,
     req,

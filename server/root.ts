@@ -6,6 +6,7 @@ import { metricsRouter } from "./features/metrics/router";
 import { nodesRouter } from "./features/nodes/router";
 import { reportsRouter } from "./features/reports/router";
 import { runsRouter } from "./features/runs/router";
+import { settingsRouter } from "./features/settings/router";
 import { studiesRouter } from "./features/studies/router";
 import { tokensRouter } from "./features/tokens/router";
 import { trajectoriesRouter } from "./features/trajectories/router";
@@ -24,6 +25,7 @@ export const appRouter = router({
   compare: compareRouter,
   reports: reportsRouter,
   trajectories: trajectoriesRouter,
+  settings: settingsRouter,
 });
 
 export type AppRouter = typeof appRouter;

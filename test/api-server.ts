@@ -2,16 +2,19 @@
  * A real HTTP server for integration tests of API clients (the `envace` CLI, the browser's tRPC link):
  * the app's own route handlers — REST (/api/v1), tRPC (/api/trpc), the OpenAPI document and the live
  * event stream (/api/events) — mounted on node:http (its default 16 KB header limit, as `next start`)
- * on a free port, against the test database. The Next.js routes re-export these same
- * functions, so what a client sees here is what it sees from `next start`, without a production build.
+ * on a free port, against the test database, behind the same front as scripts/web.ts (the body limits of
+ * scripts/lib/web-front.ts). The Next.js routes re-export these same functions, so what a client sees
+ * here is what it sees from the web process, without a production build.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
+import { GET as authGet, POST as authPost } from "../app/api/auth/[...all]/route";
 import { GET as events } from "../app/api/events/route";
 import { GET as openapi } from "../app/api/openapi.json/route";
 import { GET as trpcGet, POST as trpcPost } from "../app/api/trpc/[trpc]/route";
 import { handleRestRequest } from "../server/openapi";
+import { checkContinue, withBodyLimits } from "../scripts/lib/web-front";
 import { downloadAdapter } from "../server/features/runs/adapter-download";
 
 type Handler = (req: Request) => Response | Promise<Response>;
@@ -23,6 +26,7 @@ function route(pathname: string): Handler | null {
   const adapter = /^\/api\/checkpoints\/([^/]+)\/adapter$/.exec(pathname);
   if (adapter) return (req) => downloadAdapter(req, adapter[1]!);
   if (pathname.startsWith("/api/trpc/")) return (req) => (req.method === "POST" ? trpcPost(req) : trpcGet(req));
+  if (pathname.startsWith("/api/auth/")) return (req) => (req.method === "POST" ? authPost(req) : authGet(req));
   return null;
 }
 
@@ -33,7 +37,7 @@ export interface ApiServer {
 
 export async function startApiServer(): Promise<ApiServer> {
   const sockets = new Set<import("node:net").Socket>();
-  const server = http.createServer(async (req, res) => {
+  const serve = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
     const handler = route(url.pathname);
     if (!handler) {
@@ -63,7 +67,9 @@ export async function startApiServer(): Promise<ApiServer> {
     } catch (err) {
       res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ code: "INTERNAL_SERVER_ERROR", message: String(err) }));
     }
-  });
+  };
+  const server = http.createServer(withBodyLimits(serve));
+  server.on("checkContinue", checkContinue(serve));
   server.on("connection", (s) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));

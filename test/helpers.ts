@@ -51,7 +51,7 @@ export async function eventually<T>(check: () => Promise<T | null | undefined | 
 
 export async function resetDatabase() {
   await prisma.$executeRawUnsafe(
-    `truncate "mcp_server", "instance", "dataset", "run_log", "checklist_verdict", "turn", "trajectory", "metric_point", "step", "checkpoint", "share_link", "report", "run", "api_token", "session", "account", "verification", "user", "node" cascade`,
+    `truncate "app_setting", "mcp_server", "instance", "dataset", "run_log", "checklist_verdict", "turn", "trajectory", "metric_point", "step", "checkpoint", "share_link", "report", "run", "api_token", "session", "account", "verification", "user", "node" cascade`,
   );
   await prisma.$executeRawUnsafe(`delete from pgboss.job`).catch(() => {});
 }

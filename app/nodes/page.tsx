@@ -5,7 +5,7 @@ import { TRPCClientError } from "@trpc/client";
 import { useTRPC } from "../_lib/trpc";
 import { formatTime } from "../_lib/format";
 import { RequireUser, useMe } from "../_components/require-user";
-import { NODE_EDIT_RULE, NODE_REMOVE_RULE, NODE_TEST_RULE } from "../../lib/permissions";
+import { NODE_ADD_RULE, NODE_EDIT_RULE, NODE_REMOVE_RULE, NODE_TEST_RULE } from "../../lib/permissions";
 import { DoctorReports, DoctorSummary } from "./doctor-report";
 import { draftOf, fieldKeyOf, NodeSettingsEditor, settingsFromDraft, type SettingsDraft, type SettingsErrors } from "./node-settings-editor";
 
@@ -28,15 +28,29 @@ const settingsPart = (errors: SettingsErrors) => Object.fromEntries(Object.entri
 /** The editor's own errors as the form's keys (prefixed), the inverse of `settingsPart`. */
 const asFormErrors = (errors: SettingsErrors) => Object.fromEntries(Object.entries(errors).map(([k, v]) => [`settings:${k}`, v]));
 
-function DoctorNote({ note }: { note: string | null }) {
-  return note ? (
-    <p className="notice small" data-testid="doctor-note">
-      {note}
-    </p>
-  ) : null;
+/** Who may do what with nodes, for every reader (lib/permissions.ts enforces it). */
+function NodePermissions({ role }: { role: string | undefined }) {
+  return (
+    <section className="card small" data-testid="node-permissions" aria-label="Who may do what">
+      <h2>Who may do what</h2>
+      <ul>
+        <li>
+          <strong>Admins</strong> add, change and remove nodes: the server (node doctor) and the worker (runs) make requests to a node&apos;s URL with its API key, so
+          pointing them at a URL is an admin&apos;s decision.
+        </li>
+        <li>
+          <strong>Members</strong> use the nodes in their runs and run the doctor on nodes an admin added.
+        </li>
+        <li>
+          <strong>Viewers</strong> read the nodes and their reports.
+        </li>
+      </ul>
+      {role && <p className="muted">You are {role === "admin" ? "an admin" : `a ${role}`}.{role !== "admin" ? " Ask an admin to add or change a node." : ""}</p>}
+    </section>
+  );
 }
 
-function AddNode({ onDone }: { onDone: (note: string | null) => void }) {
+function AddNode({ onDone }: { onDone: () => void }) {
   const trpc = useTRPC();
   const add = useMutation(trpc.nodes.add.mutationOptions());
   const [errors, setErrors] = useState<SettingsErrors>({});
@@ -61,7 +75,7 @@ function AddNode({ onDone }: { onDone: (note: string | null) => void }) {
         }
         setBusy(true);
         try {
-          const added = await add.mutateAsync({
+          await add.mutateAsync({
             name: String(f.get("name")),
             kind,
             baseUrl: String(f.get("baseUrl")),
@@ -70,7 +84,7 @@ function AddNode({ onDone }: { onDone: (note: string | null) => void }) {
           });
           form.reset();
           setDraft(draftOf({}));
-          onDone(added.doctorNote);
+          onDone();
         } catch (err) {
           const { fields, form: message } = serverErrors(err);
           setErrors(fields);
@@ -123,7 +137,7 @@ function AddNode({ onDone }: { onDone: (note: string | null) => void }) {
         <button type="submit" className="primary" disabled={busy}>
           {busy ? "Adding and checking…" : "Add node"}
         </button>{" "}
-        <span className="muted small">Adding runs the node doctor (when you may probe the URL).</span>
+        <span className="muted small">Adding runs the node doctor. The URL is stored as http(s)://host[:port][/path], without a query, fragment or credentials.</span>
       </div>
     </form>
   );
@@ -138,7 +152,7 @@ interface EditableNode {
   settings: unknown;
 }
 
-function EditNode({ node, onDone, onCancel }: { node: EditableNode; onDone: (note: string | null) => void; onCancel: () => void }) {
+function EditNode({ node, onDone, onCancel }: { node: EditableNode; onDone: () => void; onCancel: () => void }) {
   const trpc = useTRPC();
   const update = useMutation(trpc.nodes.update.mutationOptions());
   const [baseUrl, setBaseUrl] = useState(node.baseUrl);
@@ -164,13 +178,13 @@ function EditNode({ node, onDone, onCancel }: { node: EditableNode; onDone: (not
         }
         setBusy(true);
         try {
-          const saved = await update.mutateAsync({
+          await update.mutateAsync({
             id: node.id,
             ...(baseUrl !== node.baseUrl ? { baseUrl } : {}),
             ...(removeKey ? { apiKey: null } : apiKey ? { apiKey } : {}),
             settings: settings.value,
           });
-          onDone(saved.doctorNote);
+          onDone();
         } catch (err) {
           const { fields, form } = serverErrors(err);
           setErrors(fields);
@@ -231,12 +245,13 @@ export default function NodesPage() {
   const doctor = useMutation(trpc.nodes.doctor.mutationOptions());
   const remove = useMutation(trpc.nodes.remove.mutationOptions());
   const [error, setError] = useState<string | null>(null);
-  const [note, setNote] = useState<string | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
   const [checking, setChecking] = useState<string | null>(null);
   const refresh = useCallback(() => qc.invalidateQueries({ queryKey: trpc.nodes.list.queryKey() }), [qc, trpc]);
-  const canChange = me && me.role !== "viewer";
+  // Members run the doctor (where they may probe the URL); admins also add, change and remove.
+  const canUse = me && me.role !== "viewer";
+  const isAdmin = me?.role === "admin";
   return (
     <RequireUser>
       <h1>Nodes</h1>
@@ -245,7 +260,6 @@ export default function NodesPage() {
           {error}
         </p>
       )}
-      <DoctorNote note={note} />
       <table className="table" data-testid="nodes-table">
         <thead>
           <tr>
@@ -289,14 +303,13 @@ export default function NodesPage() {
                   <td>{n.hasApiKey ? "set" : "—"}</td>
                   <td>{n.addedBy ? n.addedBy.name || n.addedBy.email : <span className="muted">system</span>}</td>
                   <td>
-                    {canChange && (
+                    {canUse && (
                       <>
                         <button
                           disabled={!n.canTest || checking === n.id}
                           title={n.canTest ? undefined : NODE_TEST_RULE}
                           onClick={async () => {
                             setError(null);
-                            setNote(null);
                             setChecking(n.id);
                             try {
                               await doctor.mutateAsync({ id: n.id });
@@ -339,9 +352,8 @@ export default function NodesPage() {
                       <EditNode
                         node={n}
                         onCancel={() => setEditing(null)}
-                        onDone={(doctorNote) => {
+                        onDone={() => {
                           setEditing(null);
-                          setNote(doctorNote);
                           setOpen(n.id);
                           refresh();
                         }}
@@ -361,19 +373,16 @@ export default function NodesPage() {
           })}
         </tbody>
       </table>
-      {canChange && me.role !== "admin" && (
-        <p className="muted small" data-testid="node-permission-note">
-          Who may do what: {NODE_REMOVE_RULE}; {NODE_TEST_RULE}.
-        </p>
+      {isAdmin ? (
+        <AddNode onDone={() => refresh()} />
+      ) : (
+        me && (
+          <p className="muted small" data-testid="node-add-rule">
+            {NODE_ADD_RULE[0]!.toUpperCase() + NODE_ADD_RULE.slice(1)}.
+          </p>
+        )
       )}
-      {canChange && (
-        <AddNode
-          onDone={(doctorNote) => {
-            setNote(doctorNote);
-            refresh();
-          }}
-        />
-      )}
+      <NodePermissions role={me?.role} />
     </RequireUser>
   );
 }

@@ -105,12 +105,56 @@ function Users() {
   );
 }
 
+/** The installation's settings (admins): what report notes may show. */
+function Installation() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const settings = useQuery(trpc.settings.get.queryOptions());
+  const update = useMutation(trpc.settings.update.mutationOptions());
+  const [error, setError] = useState<string | null>(null);
+  const [saved, setSaved] = useState(false);
+  return (
+    <section className="card" aria-label="Installation">
+      <h2>Installation</h2>
+      {error && <p role="alert" className="error">{error}</p>}
+      <label>
+        <span>
+          <input
+            type="checkbox"
+            checked={settings.data?.reportImagesFromOtherHosts ?? false}
+            disabled={!settings.data || update.isPending}
+            onChange={async (e) => {
+              setError(null);
+              setSaved(false);
+              try {
+                await update.mutateAsync({ reportImagesFromOtherHosts: e.target.checked });
+                setSaved(true);
+              } catch (err) {
+                setError((err as Error).message);
+              }
+              qc.invalidateQueries({ queryKey: trpc.settings.get.queryKey() });
+            }}
+          />{" "}
+          Report notes may show images from other hosts
+        </span>
+      </label>
+      <p className="muted small">
+        Off: a note&apos;s image from another host is shown as its description, and pages load images from this server only (their
+        Content-Security-Policy says so). An image from another host tells that host who read the report, and when. Applies to pages opened
+        from now on.
+      </p>
+      {saved && <p role="status" className="notice small">Saved.</p>}
+    </section>
+  );
+}
+
 export default function SettingsPage() {
   const me = useMe();
   return (
     <RequireUser>
       <h1>Settings</h1>
       <Tokens />
+      {me?.role === "admin" && <Installation />}
       {me?.role === "admin" && <Users />}
     </RequireUser>
   );

@@ -17,6 +17,7 @@
  * - every reply (and every streamed chunk) is validated with zod; a bad one is an error naming the node.
  */
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
+import { nodeBaseUrl } from "../node-url";
 import { z } from "zod";
 import { openAINodeSettingsSchema, type OpenAINodeSettings } from "../../contracts/node-settings";
 import type { ChatClient, ChatMessage, ChatReply, ChatRequest } from "../../contracts/chat";
@@ -308,7 +309,8 @@ export class OpenAIChatClient implements ChatClient {
 
   constructor(private readonly opts: OpenAIChatOptions) {
     this.settings = openAINodeSettingsSchema.parse(opts.settings ?? {});
-    const baseURL = opts.baseUrl.replace(/\/+$/, "");
+    // A base without query or fragment (lib/node-url.ts), so the client's own `${baseURL}/chat/completions` stays a path.
+    const baseURL = nodeBaseUrl(opts.baseUrl, opts.nodeName);
     this.client = new OpenAI({ baseURL, apiKey: opts.apiKey || "not-needed", maxRetries: 0, timeout: 24 * 3600_000 });
     this.slots = slotsFor(slotKey(opts.nodeName, baseURL), this.settings.maxConcurrency);
     this.label = `${opts.nodeName ? `node "${opts.nodeName}"` : baseURL} (model ${opts.model})`;

@@ -92,6 +92,12 @@ describe("checkpoint archives", () => {
     busy = 0;
   });
 
+  it("joins the route onto the node's base URL: a run id of \"..\" cannot climb out of it", async () => {
+    const before = seen.length;
+    await expect(checkpointArchiveLocation(client("tinker"), "tinker://../sampler_weights/step-40", { tries: 1 })).rejects.toThrow(/not a path segment/);
+    expect(seen.length).toBe(before);
+  });
+
   it("refuses an expired signed URL as the storage answers it", async () => {
     const url = storage.sign(archive, -1);
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "envace-archive-")), "a.tar");

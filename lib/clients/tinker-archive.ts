@@ -19,6 +19,7 @@ import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { z } from "zod";
+import { nodeEndpoint } from "../node-url";
 import type { TinkerClient } from "./tinker-client";
 
 export interface ArchiveLocation {
@@ -56,10 +57,8 @@ export async function checkpointArchiveLocation(
   opts: { signal?: AbortSignal; retryDelayMs?: number; tries?: number } = {},
 ): Promise<ArchiveLocation> {
   const { trainingRunId } = parseSamplerPath(samplerPath);
-  const url = `${client.baseUrl}/api/v1/training_runs/${encodeURIComponent(trainingRunId)}/checkpoints/${archiveCheckpointId(client.profile, samplerPath)
-    .split("/")
-    .map(encodeURIComponent)
-    .join("/")}/archive`;
+  // Each id one or more path segments, joined onto the node's normal-form base URL (lib/node-url.ts).
+  const url = nodeEndpoint(client.baseUrl, "api/v1/training_runs", trainingRunId, "checkpoints", archiveCheckpointId(client.profile, samplerPath), "archive");
   const tries = opts.tries ?? 6;
   const where = `node "${client.nodeName}": GET ${url.slice(client.baseUrl.length)}`;
   for (let attempt = 1; ; attempt++) {

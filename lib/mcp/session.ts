@@ -10,6 +10,10 @@
  * episode's scratch directory — a fresh directory per session, removed after it, also the default
  * working directory and what `${EPISODE_DIR}` expands to. Admin values override the base. No database
  * URL, no ENVACE_SECRET, no cloud credentials reach a server unless an admin writes them in.
+ *
+ * Nothing that leaves a session carries the server's own secrets (redact.ts): error messages (its
+ * stderr, its JSON-RPC error text), tool results, its tools and what it calls itself are redacted here,
+ * before anyone stores or shows them.
  */
 import fs from "node:fs/promises";
 import os from "node:os";
@@ -19,12 +23,27 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { EPISODE_DIR_PLACEHOLDER, mcpToolSchema, type McpLimits, type McpToolInfo } from "../../contracts/mcp";
 import { McpSessionError } from "./errors";
+import { redactDeep, redactorFor, type NamedSecret, type Redactor } from "./redact";
 import { GuardedStdioTransport } from "./stdio-transport";
 
 /** A server's launch with its secrets decrypted (lib/mcp/store.ts); placeholders still unexpanded. */
 export type McpLaunchSpec =
-  | { transport: "stdio"; command: string; args: string[]; cwd?: string; env: { name: string; value: string }[] }
+  | { transport: "stdio"; command: string; args: string[]; cwd?: string; env: { name: string; value: string; secret?: boolean }[] }
   | { transport: "http"; url: string; headers: { name: string; value: string }[] };
+
+/** The launch's secrets: its secret environment values (stdio) or every header value (HTTP). */
+export function secretsOf(spec: McpLaunchSpec): NamedSecret[] {
+  if (spec.transport === "stdio") return spec.env.filter((e) => e.secret).map((e) => ({ label: e.name, value: e.value }));
+  return spec.headers.map((h) => ({ label: `header ${h.name}`, value: h.value }));
+}
+
+/** The same failure, with the server's secrets taken out of its message. */
+function redactedError(e: unknown, redact: Redactor): Error {
+  if (e instanceof McpSessionError) return new McpSessionError(e.code, redact(e.message));
+  const err = new Error(redact(e instanceof Error ? e.message : String(e)));
+  if (e instanceof Error) err.name = e.name;
+  return err;
+}
 
 /** Where episode scratch directories are made: ENVACE_MCP_SCRATCH_DIR, else <tmp>/envace-mcp. */
 export function scratchRoot(): string {
@@ -65,8 +84,36 @@ export interface McpSession {
   close(): Promise<void>;
 }
 
-/** Open a session; rejects with McpSessionError START_FAILED (or TIMEOUT on initialize) after cleaning up. */
+/**
+ * Open a session; rejects with McpSessionError START_FAILED (or TIMEOUT on initialize) after cleaning up.
+ * Every text out of it — errors, results, tools, server info — is redacted of the launch's secrets.
+ */
 export async function openMcpSession(spec: McpLaunchSpec, opts: McpSessionOptions): Promise<McpSession> {
+  const redact = redactorFor(secretsOf(spec));
+  let session: McpSession;
+  try {
+    session = await openRawSession(spec, opts, redact);
+  } catch (e) {
+    throw redactedError(e, redact);
+  }
+  return {
+    serverInfo: redactDeep(session.serverInfo, redact),
+    tools: redactDeep(session.tools, redact),
+    episodeDir: session.episodeDir,
+    close: () => session.close(),
+    async call(name, args, signal) {
+      try {
+        return redactDeep(await session.call(name, args, signal), redact);
+      } catch (e) {
+        // An abort is the caller's own signal: passed on as it is.
+        if (signal?.aborted) throw e;
+        throw redactedError(e, redact);
+      }
+    },
+  };
+}
+
+async function openRawSession(spec: McpLaunchSpec, opts: McpSessionOptions, redact: Redactor): Promise<McpSession> {
   const { limits } = opts;
   let episodeDir: string | undefined;
   let stdio: GuardedStdioTransport | undefined;
@@ -77,9 +124,11 @@ export async function openMcpSession(spec: McpLaunchSpec, opts: McpSessionOption
   client.onerror = () => {};
 
   const failure = () => stdio?.failure ?? httpFailure;
+  // Redacted (by the transport) before it is cut to length, so no cut leaves part of a secret behind.
+  const stderrTail = () => stdio?.stderrTail() ?? "";
   const describeExit = () => {
     const how = stdio?.exitText();
-    const tail = stdio?.stderrTail();
+    const tail = stderrTail();
     return [how ? `the server ${how}` : "the connection closed", tail ? `stderr: ${tail.slice(-1000)}` : ""].filter(Boolean).join("; ");
   };
   const cleanup = async () => {
@@ -100,7 +149,7 @@ export async function openMcpSession(spec: McpLaunchSpec, opts: McpSessionOption
       for (const e of spec.env) env[e.name] = expand(e.value, episodeDir);
       stdio = new GuardedStdioTransport(
         { command: spec.command, args: spec.args.map((a) => expand(a, episodeDir!)), cwd: spec.cwd ? expand(spec.cwd, episodeDir) : episodeDir, env },
-        { maxMessageBytes: limits.maxResultBytes + 64 * 1024 },
+        { maxMessageBytes: limits.maxResultBytes + 64 * 1024, redact },
       );
       await client.connect(stdio, { timeout: limits.startTimeoutS * 1000 });
     } else {
@@ -121,7 +170,7 @@ export async function openMcpSession(spec: McpLaunchSpec, opts: McpSessionOption
     if (opts.signal?.aborted) throw new McpSessionError("START_FAILED", `${opts.label}: start cancelled (the run's environment closed)`);
     if (broke?.code === "START_FAILED") throw broke;
     if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
-      throw new McpSessionError("START_FAILED", `${opts.label}: no answer to initialize within ${limits.startTimeoutS} s${stdio?.stderrTail() ? `; stderr: ${stdio.stderrTail().slice(-1000)}` : ""}`);
+      throw new McpSessionError("START_FAILED", `${opts.label}: no answer to initialize within ${limits.startTimeoutS} s${stderrTail() ? `; stderr: ${stderrTail().slice(-1000)}` : ""}`);
     }
     const why = broke ? broke.message : e instanceof McpError && e.code === ErrorCode.ConnectionClosed ? describeExit() : errorText(e);
     throw new McpSessionError("START_FAILED", `${opts.label} did not start: ${why}`);

@@ -39,20 +39,28 @@ export class GuardedStdioTransport implements Transport {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private stderr = "";
+  /** Whether older stderr was dropped (the kept text then starts in the middle of a line). */
+  private stderrCut = false;
   private closing?: Promise<void>;
   private finished = false;
 
   constructor(
     private readonly spec: StdioSpawnSpec,
-    private readonly opts: { maxMessageBytes: number; graceMs?: number },
+    /** `redact`: takes the server's secrets out of texts before they are cut to length (redact.ts). */
+    private readonly opts: { maxMessageBytes: number; graceMs?: number; redact?: (text: string) => string },
   ) {}
 
   get pid(): number | undefined {
     return this.child?.pid;
   }
 
+  /** The last of what the server wrote to stderr, from the first whole line kept (no line cut at its start). */
   stderrTail(): string {
-    return this.stderr.trim();
+    const redact = this.opts.redact ?? ((t: string) => t);
+    if (!this.stderrCut) return redact(this.stderr).trim();
+    // The first line kept may start in the middle of a secret: it goes (or, without a line break, its start).
+    const nl = this.stderr.indexOf("\n");
+    return redact(nl >= 0 ? this.stderr.slice(nl + 1) : this.stderr.slice(512)).trim();
   }
 
   /** How the process ended, in words ("exited with code 1", "was killed by SIGKILL"), or undefined while it runs. */
@@ -96,7 +104,9 @@ export class GuardedStdioTransport implements Transport {
       child.once("close", () => this.finish());
       child.stdout!.on("data", (chunk: Buffer) => this.onData(chunk));
       child.stderr!.on("data", (chunk: Buffer) => {
-        this.stderr = (this.stderr + chunk.toString("utf8")).slice(-STDERR_TAIL);
+        const all = this.stderr + chunk.toString("utf8");
+        if (all.length > STDERR_TAIL) this.stderrCut = true;
+        this.stderr = all.slice(-STDERR_TAIL);
       });
       // Writing to a server that has just died raises EPIPE here; its exit is reported through "close".
       child.stdin!.on("error", () => {});
@@ -128,7 +138,8 @@ export class GuardedStdioTransport implements Transport {
       try {
         message = deserializeMessage(line);
       } catch {
-        const shown = line.length > 200 ? `${line.slice(0, 200)}…` : line;
+        const clean = this.opts.redact ? this.opts.redact(line) : line;
+        const shown = clean.length > 200 ? `${clean.slice(0, 200)}…` : clean;
         return this.fail("MALFORMED_RESULT", `the server wrote a line to stdout that is not a JSON-RPC message: ${JSON.stringify(shown)}`);
       }
       this.onmessage?.(message);

@@ -72,7 +72,7 @@ export function launchSpecOf(name: string, row: StoredLaunchColumns): McpLaunchS
       command: row.command,
       args: args.data,
       ...(row.cwd ? { cwd: row.cwd } : {}),
-      env: env.data.map((e) => ({ name: e.name, value: e.secret ? decryptSecret(e.valueEnc) : e.value })),
+      env: env.data.map((e) => (e.secret ? { name: e.name, value: decryptSecret(e.valueEnc), secret: true } : { name: e.name, value: e.value })),
     };
   }
   if (row.transport === "http") {

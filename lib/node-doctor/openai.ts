@@ -12,6 +12,7 @@
  *   (vLLM needs --enable-auto-tool-choice --tool-call-parser hermes).
  */
 import { z } from "zod";
+import { nodeEndpoint } from "../node-url";
 import type { NodeSettings } from "../../contracts/node-settings";
 import { ChatCallError, createOpenAIChatClient } from "../clients/openai-chat";
 import type { NodeRole } from "../node-refs";
@@ -63,13 +64,13 @@ export async function openAIChecks(target: OpenAITarget, model: string | null, o
     checks.push({ check, protocol: "openai", status, reason, neededBy, ...(started !== undefined ? { ms: Date.now() - started } : {}) });
   const toolRoles: NodeRole[] = target.kind === "embedded" ? [] : ["policy"];
   const node = `node "${target.nodeName}"`;
-  const base = target.url.replace(/\/+$/, "");
   const fetchImpl = o.fetch ?? fetch;
 
   // models
   let started = Date.now();
   try {
-    const res = await fetchImpl(`${base}/v1/models`, {
+    // Joined onto the node's normal base URL (lib/node-url.ts); a malformed one fails this check.
+    const res = await fetchImpl(nodeEndpoint(target.url, "v1/models"), {
       headers: target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {},
       signal: AbortSignal.timeout(o.timeoutMs),
     });
@@ -110,7 +111,7 @@ export async function openAIChecks(target: OpenAITarget, model: string | null, o
   add("models", "ok", `/v1/models lists "${model}"${served.length > 1 ? ` (of ${served.length})` : ""}`, started);
 
   const chat = createOpenAIChatClient({
-    baseUrl: `${base}/v1`,
+    baseUrl: nodeEndpoint(target.url, "v1"),
     apiKey: target.apiKey,
     model,
     nodeName: target.nodeName,

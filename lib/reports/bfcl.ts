@@ -7,6 +7,7 @@
  * noted too. Pure: the reports service feeds it metric points, the page and the exports render it.
  */
 import { BFCL_V4_ENTRY_COUNTS, isScoringCategory, type CategoryResult, type ScoringCategory } from "../bfcl/aggregate";
+import { mdText } from "./markdown-safe";
 import { PAPER_COLUMN_CATEGORIES, PAPER_COLUMN_LABELS, PAPER_COLUMNS, paperRow, type PaperColumnKey } from "../bfcl/paper";
 
 export const BFCL_METRIC_PREFIX = "val/bfcl/";
@@ -115,9 +116,8 @@ export function bfclCellText(c: BfclColumnCell): string {
   return c.partial !== null ? `— (${c.partial.toFixed(2)} partial)` : "—";
 }
 
-function mdCell(text: string): string {
-  return text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
-}
+/** Users' text in the Markdown export, escaped as the app escapes it (markdown-safe.ts). */
+const mdCell = mdText;
 
 /** The BFCL block as Markdown: the paper's table, then the notes per run. */
 export function bfclMarkdown(table: BfclTable): string[] {
@@ -127,7 +127,7 @@ export function bfclMarkdown(table: BfclTable): string[] {
   lines.push("", "Accuracy in percent (Avg@k over the trials of each task). Avg is upstream's Overall Acc; — marks a column not run.");
   for (const row of table.rows) {
     if (!row.notes.length) continue;
-    lines.push("", `${mdCell(row.runName)}:`, ...row.notes.map((n) => `- ${n}`));
+    lines.push("", `${mdCell(row.runName)}:`, ...row.notes.map((n) => `- ${mdText(n)}`));
   }
   return lines;
 }

@@ -1,6 +1,8 @@
 /**
  * Report exports: Markdown, CSV, LaTeX and JSON, all from the same ReportDocument. Pure functions;
- * each escapes for its own format (pipes in Markdown tables, quotes in CSV, specials in LaTeX).
+ * each escapes for its own format: Markdown escapes what the app escapes (markdown-safe.ts: users' text
+ * as literal text, raw HTML in notes as text, links to http(s) and mailto only), CSV quotes and
+ * neutralises formulas, LaTeX escapes its specials.
  */
 import { chartSvg } from "./chart-svg";
 import { leftOutText, metricLabels, type ReportChart, type ReportDocument, type ResultCell, type ResultTable } from "./document";
@@ -10,6 +12,7 @@ import { bfclCsvRows, bfclLatex, bfclMarkdown } from "./bfcl";
 import { tau2CsvRows, tau2Latex, tau2Markdown } from "./tau2";
 import { vitaCsvRows, vitaLatex, vitaMarkdown } from "./vitabench";
 import { OVERALL, PARTIAL_OVERALL_MARK, marksAsData, overallMark, resultMarks, type ResultMetric } from "./marks";
+import { applyEdits, mdText, safeNotesEdits, type Edit } from "./markdown-safe";
 
 export type ExportFormat = "markdown" | "csv" | "latex" | "json";
 
@@ -34,9 +37,8 @@ export function exportFileName(doc: ReportDocument, format: ExportFormat): strin
   return `${base}.${exportFormats.find((f) => f.format === format)!.extension}`;
 }
 
-function mdCell(text: string): string {
-  return text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
-}
+/** A table cell of users' text (run names, benchmark names): literal, one line, pipes escaped. */
+const mdCell = mdText;
 
 /**
  * The paper-layout result table as a GFM table, with the app's marks (lib/reports/marks.ts): the best
@@ -77,11 +79,11 @@ const FIGURE_DATA_ROWS = 12;
 
 /** A chart as a Markdown figure: the SVG image, its caption, and its values per step as a small table. */
 function markdownFigure(chart: ReportChart, runOrder: string[], caption: string): string[] {
-  const image = `![${mdCell(caption).replace(/[[\]]/g, "")}](data:image/svg+xml;base64,${base64Utf8(chartSvg(chart, runOrder, caption))})`;
+  const image = `![${mdText(caption.replace(/[[\]]/g, ""))}](data:image/svg+xml;base64,${base64Utf8(chartSvg(chart, runOrder, caption))})`;
   const steps = [...new Set(chart.series.flatMap((s) => s.points.map((p) => p.step)))].sort((a, b) => a - b);
   const every = Math.max(1, Math.ceil(steps.length / FIGURE_DATA_ROWS));
   const shown = steps.filter((_, i) => i % every === 0 || i === steps.length - 1);
-  const lines = [image, "", `*${caption.replace(/\*/g, "\\*")}*`];
+  const lines = [image, "", `*${mdText(caption)}*`];
   if (shown.length && chart.series.length) {
     lines.push("", `| step | ${chart.series.map((s) => mdCell(s.runName)).join(" | ")} |`, `| ---: |${chart.series.map(() => " ---: ").join("|")}|`);
     for (const step of shown) {
@@ -95,30 +97,32 @@ function markdownFigure(chart: ReportChart, runOrder: string[], caption: string)
   return lines;
 }
 
-/** The notes with each envace-chart / envace-table block replaced by the figure or table it stands for. */
+/**
+ * The notes made safe (markdown-safe.ts), with each envace-chart / envace-table block replaced by the
+ * figure or table it stands for. Embeds are code blocks, which the safety edits never touch, so the two
+ * sets of edits never overlap.
+ */
 function expandNotes(doc: ReportDocument): string {
   const notes = doc.notes.replace(/\r\n?/g, "\n");
   const order = doc.runs.map((r) => r.id);
-  let out = "";
-  let at = 0;
+  const edits: Edit[] = safeNotesEdits(notes);
   for (const block of findEmbeds(notes)) {
-    out += notes.slice(at, block.start);
-    at = block.end;
     const e = block.embed;
-    if (e.kind === "error") {
-      out += `> ${e.language}: ${e.message}`;
-      continue;
+    let text: string;
+    if (e.kind === "error") text = `> ${mdText(`${e.language}: ${e.message}`)}`;
+    else {
+      const caption = embedCaption(e);
+      if (e.kind === "chart") {
+        const resolved = resolveChart(doc, e);
+        text = "error" in resolved ? `> ${mdText(`${caption}: ${resolved.error}`)}` : markdownFigure(resolved.chart, order, caption).join("\n");
+      } else {
+        const resolved = resolveTable(doc, e);
+        text = "error" in resolved ? `> ${mdText(`${caption}: ${resolved.error}`)}` : [...markdownTable(resolved.table), "", `*${mdText(caption)}*`].join("\n");
+      }
     }
-    const caption = embedCaption(e);
-    if (e.kind === "chart") {
-      const resolved = resolveChart(doc, e);
-      out += "error" in resolved ? `> ${caption}: ${resolved.error}` : markdownFigure(resolved.chart, order, caption).join("\n");
-    } else {
-      const resolved = resolveTable(doc, e);
-      out += "error" in resolved ? `> ${caption}: ${resolved.error}` : [...markdownTable(resolved.table), "", `*${caption}*`].join("\n");
-    }
+    edits.push({ start: block.start, end: block.end, text });
   }
-  return (out + notes.slice(at)).trim();
+  return applyEdits(notes, edits.sort((a, b) => a.start - b.start)).trim();
 }
 
 /**
@@ -128,7 +132,7 @@ function expandNotes(doc: ReportDocument): string {
 export function toMarkdown(doc: ReportDocument): string {
   const layout = reportLayout(doc);
   const order = doc.runs.map((r) => r.id);
-  const lines = [`# ${doc.title.replace(/\r?\n/g, " ")}`, ""];
+  const lines = [`# ${mdText(doc.title)}`, ""];
   lines.push(doc.frozenAt ? `Snapshot frozen at ${doc.frozenAt}.` : `Live results computed at ${doc.generatedAt}.`, "");
   const notes = doc.notes.trim() ? expandNotes(doc) : "";
   if (layout.notesFirst && notes) lines.push(notes, "");
@@ -147,7 +151,7 @@ export function toMarkdown(doc: ReportDocument): string {
 
 /** What the result table left out: each run's errored episodes, per cause (an empty list when none). */
 export function leftOutMarkdown(table: ReportDocument["table"]): string[] {
-  return (table.leftOut ?? []).map((l) => `*${l.runName.replace(/\r?\n/g, " ")}: ${leftOutText(l)}*`).concat(table.leftOut?.length ? [""] : []);
+  return (table.leftOut ?? []).map((l) => `*${mdText(`${l.runName}: ${leftOutText(l)}`)}*`).concat(table.leftOut?.length ? [""] : []);
 }
 
 function csvField(text: string): string {

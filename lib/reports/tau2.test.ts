@@ -42,4 +42,13 @@ describe("the report's τ² block", () => {
     expect(tex).toContain("airline only & -- & -- & 100.00 & -- \\\\");
     expect(tex).toContain("\\caption{$\\tau^2$-Bench");
   });
+
+  it("writes run names as literal text in the Markdown (no tag, no link)", () => {
+    const xss = buildTau2Table([{ id: "x", name: '<img src=x onerror="alert(1)"> [j](javascript:alert(2))' }], points("x", 1, { "val/tau2/airline/avg": 1, "val/tau2/airline/tasks": 3, "val/tau2/airline/errored": 1 }))!;
+    const md = tau2Markdown(xss).join("\n");
+    expect(md).not.toMatch(/<[A-Za-z!/?]/);
+    expect(md).not.toMatch(/(?<!\\)\]\(javascript:/);
+    expect(md).toContain('| &lt;img src=x onerror="alert(1)"&gt; [j\\](javascript:alert(2)) | — | — | 100.00 | — |');
+    expect(md).toContain('&lt;img src=x onerror="alert(1)"&gt; [j\\](javascript:alert(2)):\n- Retail, Telecom not run: Avg needs all three domains');
+  });
 });

@@ -7,6 +7,7 @@
  */
 import { TAU2_DOMAIN_LABELS, type Tau2Domain } from "../tau2/datasets";
 import type { MetricPointRow } from "./bfcl";
+import { mdText } from "./markdown-safe";
 
 export const TAU2_METRIC_PREFIX = "val/tau2/";
 /** The paper's column order. */
@@ -79,7 +80,8 @@ export function tau2CellText(row: Tau2Row, key: Tau2Domain | "avg"): string {
   return v === null ? "—" : v.toFixed(2);
 }
 
-const mdCell = (text: string) => text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+/** Run names are users' text: literal inline Markdown, as the rest of the export (markdown-safe.ts). */
+const mdCell = mdText;
 
 /** The block as Markdown: the table, then the notes per run. */
 export function tau2Markdown(table: Tau2Table): string[] {
@@ -89,7 +91,7 @@ export function tau2Markdown(table: Tau2Table): string[] {
   lines.push("", "Success rate in percent (Avg@k over each task's trials); Avg is the mean of the three domains; — marks a domain not run.");
   for (const row of table.rows) {
     if (!row.notes.length) continue;
-    lines.push("", `${mdCell(row.runName)}:`, ...row.notes.map((n) => `- ${n}`));
+    lines.push("", `${mdCell(row.runName)}:`, ...row.notes.map((n) => `- ${mdText(n)}`));
   }
   return lines;
 }

@@ -7,6 +7,7 @@
  * the arms of a launched comparison, or runs added by hand. Pure, with its Markdown, LaTeX and CSV forms.
  */
 import type { RunConfig } from "../../contracts/run-config";
+import { mdText } from "./markdown-safe";
 import { testTimeArms, type TestTimeArm } from "../../contracts/test-time";
 import { armLabel, armOf, benchmarkLabel, benchmarkOrder } from "../test-time";
 import { moverLinear, wilson, type Interval } from "../stats/intervals";
@@ -238,7 +239,8 @@ const latexEscape = (text: string) =>
     .replace(/—/g, "--")
     .replace(/−/g, "-");
 
-const mdCell = (text: string) => text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+/** Users' text in the Markdown export, escaped as the app escapes it (markdown-safe.ts). */
+const mdCell = mdText;
 
 /** The table as a GFM Markdown section (for the Markdown export). */
 export function testTimeMarkdown(table: TestTimeTable): string[] {

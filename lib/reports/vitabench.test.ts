@@ -65,4 +65,16 @@ describe("the VitaBench report group (Table 1)", () => {
     expect(shared.rows[0]!.cells.map((c) => c.runId)).toEqual([null, "run-1", "run-2", null]);
     expect(toMarkdown(sampleDocument())).not.toContain("VitaBench");
   });
+
+  it("writes policy names as literal text in the Markdown (no tag, no link)", () => {
+    const payload = '<script>alert(1)</script>[j](javascript:alert(2))';
+    const vitabench = buildVitaTable([run("x", "vitabench:delivery/en", payload)], points("x", { "avg@2": 0.5, tasks: 100, trials: 200 }));
+    const md = toMarkdown(sampleDocument({ vitabench }));
+    const block = md.slice(md.indexOf("## VitaBench"));
+    expect(block).not.toMatch(/<[A-Za-z!/?]/);
+    expect(block).not.toMatch(/(?<!\\)\]\(javascript:/);
+    expect(block).toContain("| &lt;script&gt;alert(1)&lt;/script&gt;[j\\](javascript:alert(2)) on vllm · English | — | 50.00 |");
+    expect(block).toContain("- &lt;script&gt;alert(1)&lt;/script&gt;[j\\](javascript:alert(2)) on vllm · English, Cross: ");
+  });
 });
+

@@ -10,6 +10,7 @@
 import type { RunConfig } from "../../contracts/run-config";
 import { parseVitaDataset, VITA_REPORT_COLUMNS, VITA_SUPPLIED_FILES, VITA_TASKS_PER_FILE, vitaTaskFile, type VitaDomainKey, type VitaLanguage } from "../vitabench/datasets";
 import type { MetricPointRow } from "./bfcl";
+import { mdText } from "./markdown-safe";
 
 export const VITA_METRIC_PREFIX = "val/vitabench/";
 
@@ -170,9 +171,8 @@ export function vitaNotes(table: VitaTable): string[] {
 
 const kLabel = (t: VitaTable) => (t.k === null ? "k" : String(t.k));
 
-function md(text: string): string {
-  return text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
-}
+/** Policy and judge names are users' text: literal inline Markdown, as the rest of the export (markdown-safe.ts). */
+const md = mdText;
 
 export function vitaMarkdown(table: VitaTable): string[] {
   const header = ["Policy", ...table.columns.map((c) => c.label)];

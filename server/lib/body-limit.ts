@@ -3,38 +3,18 @@
  * at once from Content-Length, or as soon as a chunked body passes the limit (the rest is never read),
  * so one caller cannot make the web process hold hundreds of megabytes.
  */
-import { MAX_DATASET_BYTES } from "../features/datasets/service";
+import { bodyLimitFor, DEFAULT_BODY_LIMIT, formatBytes, tooLargeBody } from "../../lib/body-limits";
+import { resolveUser } from "../trpc/context";
+import { isDatabaseUnavailable } from "./db-errors";
 
-/** Default for API calls: configs, report notes (≤ 50,000 characters) and filters fit with room to spare. */
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
-/**
- * A dataset file travels as one JSON string: its 20 MB of text grow with JSON escaping (quotes, newlines,
- * backslashes), so the body may be up to about twice the file.
- */
-export const DATASET_IMPORT_BODY_LIMIT = 2 * MAX_DATASET_BYTES + DEFAULT_BODY_LIMIT;
-/** Sign-in, sign-up and the other account endpoints carry a few short fields. */
-export const AUTH_BODY_LIMIT = 64 * 1024;
-
-const procedureLimits: Record<string, number> = {
-  "datasets.import": DATASET_IMPORT_BODY_LIMIT,
-};
-
-/** The limit for a tRPC request: the largest of the procedures it names (a batch names several). */
-export function trpcBodyLimit(procedurePaths: string[]): number {
-  return Math.max(DEFAULT_BODY_LIMIT, ...procedurePaths.map((p) => procedureLimits[p] ?? DEFAULT_BODY_LIMIT));
-}
+// The limits themselves, per route, live in lib/body-limits.ts (the web server applies the same table).
+export { AUTH_BODY_LIMIT, DATASET_IMPORT_BODY_LIMIT, DEFAULT_BODY_LIMIT, formatBytes, restBodyLimit, trpcBodyLimit } from "../../lib/body-limits";
 
 export class BodyTooLargeError extends Error {
   constructor(readonly limit: number) {
     super(`the request body is larger than ${formatBytes(limit)}, the limit for this request`);
     this.name = "BodyTooLargeError";
   }
-}
-
-export function formatBytes(n: number): string {
-  if (n >= 1024 * 1024) return `${Math.round((n / 1024 / 1024) * 10) / 10} MB`;
-  if (n >= 1024) return `${Math.round(n / 1024)} KB`;
-  return `${n} bytes`;
 }
 
 /**
@@ -74,4 +54,28 @@ export async function readBodyWithin(req: Request, limit: number): Promise<Uint8
 export function withBody(req: Request, body: Uint8Array): Request {
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
   return new Request(req.url, { method: req.method, headers: req.headers, body: hasBody ? (body as Uint8Array<ArrayBuffer>) : undefined, signal: req.signal });
+}
+
+/**
+ * The request with its body read within its route's limit (lib/body-limits.ts), or the 413 to answer.
+ * A route's larger limit (a dataset import) is given only to a member or admin behind the request, who
+ * is looked up before a byte is read; anyone else gets the default.
+ */
+export async function readRequestWithinLimit(req: Request): Promise<Request | Response> {
+  if (req.method === "GET" || req.method === "HEAD") return req;
+  let route = bodyLimitFor(req.method, req.url);
+  if (route.limit > DEFAULT_BODY_LIMIT) {
+    // The database being away leaves the default limit; the procedure then answers 503 for itself.
+    const user = await resolveUser(req.headers).catch((err: unknown) => {
+      if (isDatabaseUnavailable(err)) return null;
+      throw err;
+    });
+    if (!user || user.role === "viewer") route = bodyLimitFor(req.method, req.url, { signedIn: false });
+  }
+  try {
+    return withBody(req, await readBodyWithin(req, route.limit));
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) return new Response(tooLargeBody(route), { status: 413, headers: { "content-type": "application/json", connection: "close" } });
+    throw err;
+  }
 }

@@ -9,6 +9,8 @@
  * - A loaded adapter is listed by `GET /v1/models` (its `parent` is the base model) and sampled by naming
  *   it as the `model` of a chat completion.
  */
+import { nodeBaseUrl, nodeEndpoint } from "../../lib/node-url";
+
 const TIMEOUT_MS = 10 * 60_000;
 
 export interface VllmNode {
@@ -17,7 +19,8 @@ export interface VllmNode {
   apiKey?: string;
 }
 
-const v1 = (node: VllmNode, route: string) => `${node.baseUrl.replace(/\/+$/, "")}/v1/${route}`;
+// Joined onto the node's normal-form base URL (lib/node-url.ts), never pasted onto the stored text.
+const v1 = (node: VllmNode, route: string) => nodeEndpoint(nodeBaseUrl(node.baseUrl, node.name), "v1", route);
 const auth = (node: VllmNode): Record<string, string> => (node.apiKey ? { authorization: `Bearer ${node.apiKey}` } : {});
 
 function errorText(body: string): string {

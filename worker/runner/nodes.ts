@@ -4,6 +4,7 @@
  * inference-only nodes during evaluation).
  */
 import type { PrismaClient } from "@prisma/client";
+import { nodeEndpoint } from "../../lib/node-url";
 import { parseNodeSettings, type NodeSettings } from "../../contracts/node-settings";
 import type { PolicyModel } from "../../contracts/run-config";
 import { attributeRenderer, resolveRenderer } from "../../lib/renderers";
@@ -37,7 +38,7 @@ export async function resolveNode(prisma: PrismaClient, name: string, role: stri
 export function chatClientFor(node: ResolvedNode, model: string, timeoutMs?: number): ChatClient {
   if (node.kind === "tinker") throw new Error(`node "${node.name}" speaks only the training protocol; judges and simulators need an OpenAI-compatible node`);
   return createOpenAIChatClient({
-    baseUrl: `${node.baseUrl.replace(/\/+$/, "")}/v1`,
+    baseUrl: nodeEndpoint(node.baseUrl, "v1"),
     apiKey: node.apiKey,
     model,
     nodeName: node.name,

@@ -170,8 +170,9 @@ describe("run worker against real Postgres and pg-boss", () => {
     const node = await startNode({ port: 0, host: "127.0.0.1", dataDir, warmStartDir: DEFAULT_WEIGHTS_DIR, seed: 1 });
     try {
       const caller = await callerFor(member.headers);
-      // A member's node: not probed from the server, so the worker's check is the first.
-      await caller.nodes.add({ name: "local", kind: "embedded", baseUrl: node.url });
+      // A node whose URL no admin vouched for (a member added it before nodes became admin-only): the
+      // server does not probe it for a member's launch, so the worker's check is the first.
+      await prisma.node.create({ data: { name: "local", kind: "embedded", baseUrl: node.url, createdById: member.id } });
       await startWorker(nodeCheckExecutor, "w-nodes-ok");
       const run = await caller.runs.create({ name: "check", config: { policy: { node: "local", model: "tiny-gpt" } } });
       const done = await eventually(async () => {

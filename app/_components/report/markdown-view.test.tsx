@@ -3,7 +3,9 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { sampleDocument } from "../../../test/fixtures/report-document";
 import { MarkdownView } from "./markdown-view";
 
-const html = (source: string, doc = sampleDocument()) => renderToStaticMarkup(<MarkdownView source={source} doc={doc} linkRuns={false} />);
+/** Rendered as on a page whose policy allows images from other hosts (an admin's setting), or not. */
+const html = (source: string, doc = sampleDocument(), otherHosts = true) =>
+  renderToStaticMarkup(<MarkdownView source={source} doc={doc} linkRuns={false} imagesFromOtherHosts={otherHosts} />);
 
 /** No executable markup of any kind: scripts, event handlers, javascript:/data: URLs, frames, forms, styles. */
 function expectInert(out: string) {
@@ -69,6 +71,18 @@ describe("MarkdownView: hostile notes stay inert", () => {
     expect(out).toContain('<img src="https://example.com/a.png" alt="ok" loading="lazy" referrerPolicy="no-referrer"/>');
     expect(out).toContain('<a href="mailto:a@b.c" target="_blank" rel="noopener noreferrer nofollow">mail</a>');
     expect(out).toContain('<a href="#results">anchor</a>');
+  });
+
+  it("shows images from other hosts only where an admin allows them, and says so otherwise", () => {
+    const source = "![chart](https://images.example.org/c.png) and ![](http://tracker.example/p.gif)";
+    const off = html(source, sampleDocument(), false);
+    expect(off).not.toContain("<img");
+    expect(off).toContain("[image: chart — from images.example.org, not shown]");
+    expect(off).toContain("[image — from tracker.example, not shown]");
+    expect(off).toContain("an admin can allow them in Settings");
+    expect(html(source, sampleDocument(), true)).toContain('<img src="https://images.example.org/c.png" alt="chart" loading="lazy" referrerPolicy="no-referrer"/>');
+    // Unless told, the default: off.
+    expect(renderToStaticMarkup(<MarkdownView source={source} />)).not.toContain("<img");
   });
 
   it("keeps hostile content in table cells as text", () => {

@@ -3,7 +3,8 @@
  * LaTeX math ($…$, $$…$$), rendered by react-markdown + remark-gfm + remark-math, sanitised by
  * rehype-sanitize with GitHub's allow-list (plus the math classes), then typeset by KaTeX (trust off).
  * Raw HTML is inert: it is shown as the text it is, never parsed. Links go only to http(s), mailto and
- * in-page anchors; images only load over http(s). Fenced ```envace-chart / ```envace-table blocks
+ * in-page anchors; images only load over http(s), and from other hosts only where an admin allows it
+ * (Settings; the page's Content-Security-Policy says the same, lib/security-headers.ts). Fenced ```envace-chart / ```envace-table blocks
  * embed the report's charts and result table (lib/reports/embeds.ts).
  */
 import "katex/dist/katex.min.css";
@@ -83,7 +84,30 @@ function EmbedView({ block, doc, linkRuns }: { block: EmbedBlock | undefined; do
   );
 }
 
-export function MarkdownView({ source, doc, linkRuns = false }: { source: string; doc?: ReportDocument; linkRuns?: boolean }) {
+/** Whether `url` is on the page's own origin (always false where there is no page: server rendering, tests). */
+function sameOrigin(url: string): boolean {
+  if (typeof window === "undefined") return false;
+  try {
+    return new URL(url).origin === window.location.origin;
+  } catch {
+    return false;
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "another host";
+  }
+}
+
+/**
+ * `imagesFromOtherHosts`: the page's policy allows images from other hosts (an admin's setting; client
+ * callers pass `useImagePolicy().otherHosts`, app/_lib/image-policy.tsx). Off by default. A prop, not a
+ * context, so the view renders on the server as well (the API reference page).
+ */
+export function MarkdownView({ source, doc, linkRuns = false, imagesFromOtherHosts = false }: { source: string; doc?: ReportDocument; linkRuns?: boolean; imagesFromOtherHosts?: boolean }) {
   if (!source.trim()) return <p className="muted">No notes.</p>;
   const embeds = findEmbeds(source);
   const components: Components = {
@@ -107,6 +131,14 @@ export function MarkdownView({ source, doc, linkRuns = false }: { source: string
     img: ({ src, alt }) => {
       const url = typeof src === "string" ? safeUrl(src) : "";
       if (!url || !/^https?:/i.test(url)) return <>{alt}</>;
+      // Images from other hosts only where an admin allows them (the page's policy says the same).
+      if (!imagesFromOtherHosts && !sameOrigin(url)) {
+        return (
+          <span className="image-blocked muted" data-testid="blocked-image" title="Images from other hosts are off for report notes; an admin can allow them in Settings">
+            [image{alt ? `: ${alt}` : ""} — from {hostOf(url)}, not shown]
+          </span>
+        );
+      }
       // eslint-disable-next-line @next/next/no-img-element
       return <img src={url} alt={alt ?? ""} loading="lazy" referrerPolicy="no-referrer" />;
     },

@@ -5,6 +5,7 @@
  * come first, and the standalone table and charts show only what the notes do not embed.
  */
 import type { ReportDocument } from "../../../lib/reports/document";
+import { useImagePolicy } from "../../_lib/image-policy";
 import { reportLayout } from "../../../lib/reports/embeds";
 import { MarkdownView } from "./markdown-view";
 import { ReportChartView } from "./report-chart";
@@ -17,12 +18,13 @@ import { VitaTableView } from "./vitabench-table";
 export { ResultTableView } from "./result-table";
 
 export function ReportBody({ doc, linkRuns }: { doc: ReportDocument; linkRuns: boolean }) {
+  const images = useImagePolicy();
   const layout = reportLayout(doc);
   const notes = (
     <section aria-labelledby="report-notes" key="notes">
       <h2 id="report-notes">{layout.notesFirst ? "Report" : "Notes"}</h2>
       <div data-testid="report-notes">
-        <MarkdownView source={doc.notes} doc={doc} linkRuns={linkRuns} />
+        <MarkdownView source={doc.notes} doc={doc} linkRuns={linkRuns} imagesFromOtherHosts={images.otherHosts} />
       </div>
     </section>
   );

@@ -6,6 +6,7 @@ import { useState } from "react";
 import { useTRPC } from "../../_lib/trpc";
 import { RunPicker } from "../../_components/run-picker";
 import { MarkdownView } from "../../_components/report/markdown-view";
+import { useImagePolicy } from "../../_lib/image-policy";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -20,6 +21,7 @@ export function NewReportForm() {
   const [title, setTitle] = useState("");
   const [body, setBody] = useState("");
   const [preview, setPreview] = useState(false);
+  const images = useImagePolicy();
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
   const create = useMutation(trpc.reports.create.mutationOptions());
@@ -64,7 +66,7 @@ export function NewReportForm() {
         </div>
         {preview ? (
           <div className="card">
-            <MarkdownView source={body} />
+            <MarkdownView source={body} imagesFromOtherHosts={images.otherHosts} />
           </div>
         ) : (
           <textarea id="report-notes" rows={8} value={body} onChange={(e) => setBody(e.target.value)} />

@@ -5,6 +5,7 @@
  * sessions use (call, submit, waitFuture, sampleIn). HTTP is ./transport.ts, futures ./futures.ts,
  * sampling ./sampling.ts, a model's ops ./model.ts.
  */
+import { nodeBaseUrl } from "../../node-url";
 import type { z } from "zod";
 import type { TinkerServerProfile } from "../../../contracts/node-settings";
 import { type DetectedProfile, type ProfileEvidence, type ResolvedProfile, detectServerProfile, needsRootProbe } from "../tinker-profile";
@@ -53,7 +54,8 @@ export class TinkerClient {
   lastHeartbeatOk = 0;
 
   constructor(opts: TinkerClientOptions) {
-    this.baseUrl = opts.baseUrl.replace(/\/+$/, "");
+    // The normal form (lib/node-url.ts); requests join their paths onto it (Transport).
+    this.baseUrl = nodeBaseUrl(opts.baseUrl, opts.nodeName);
     this.nodeName = opts.nodeName ?? this.baseUrl;
     this.log = opts.log ?? ((m) => console.warn(`[tinker] ${m}`));
     this.requestedProfile = opts.profile ?? "auto";

@@ -3,6 +3,7 @@
  * exchanges for one), retries of transient failures with the same body and X-Idempotency-Key, and the reply
  * validated with zod. Errors name the node, the endpoint and the cause.
  */
+import { nodeEndpoint } from "../../node-url";
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { PROTO_CONTENT_TYPE } from "../tinker-proto";
@@ -88,7 +89,7 @@ export class Transport {
 
   /** GET outside /api/v1 (the root probe of the profile detection); null on any failure. */
   async rawGet(path: string): Promise<z.infer<typeof rootReply> | null> {
-    const res = await this.fetchImpl(`${this.baseUrl}${path}`, { headers: this.headers("GET"), signal: AbortSignal.timeout(10_000) });
+    const res = await this.fetchImpl(path === "/" ? `${this.baseUrl}/` : nodeEndpoint(this.baseUrl, path), { headers: this.headers("GET"), signal: AbortSignal.timeout(10_000) });
     if (!res.ok) return null;
     const parsed = rootReply.safeParse(await res.json().catch(() => null));
     return parsed.success ? parsed.data : null;
@@ -174,7 +175,7 @@ export class Transport {
     let res: Response;
     let buf: ArrayBuffer;
     try {
-      res = await this.fetchImpl(`${this.baseUrl}/api/v1/${path}`, {
+      res = await this.fetchImpl(nodeEndpoint(this.baseUrl, "api/v1", path), {
         method,
         headers: this.headers(method, extra, opts.skipJwt ? "key" : "jwt"),
         body: method === "POST" ? (body && "proto" in body ? (body.proto as Uint8Array<ArrayBuffer>) : JSON.stringify(body?.json ?? {})) : undefined,

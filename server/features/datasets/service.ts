@@ -11,9 +11,10 @@ import { importTasks, looksLikeTasks } from "../../../lib/tasks-jsonl";
 import { prisma } from "../../../lib/db";
 import { qwen3PromptLength } from "./prompt-length";
 import { DomainError, notFound } from "../../lib/errors";
+import { MAX_DATASET_BYTES } from "../../../lib/body-limits";
 
-/** Largest file accepted, in bytes of UTF-8 text (the whole file travels in one request). */
-export const MAX_DATASET_BYTES = 20 * 1024 * 1024;
+/** Largest file accepted, in bytes of UTF-8 text (lib/body-limits.ts: the request body limit follows from it). */
+export { MAX_DATASET_BYTES } from "../../../lib/body-limits";
 /** Errors listed back to the caller; the rest are counted. */
 const MAX_REPORTED_ERRORS = 200;
 const INSERT_CHUNK = 500;

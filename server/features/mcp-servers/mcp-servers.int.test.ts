@@ -85,7 +85,7 @@ describe("MCP servers API", () => {
     expect(launchSpecOf(row.name, row)).toMatchObject({ env: [{ name: "MEMORY_FILE_PATH" }, { name: "VENDOR_TOKEN", value: "tok-very-secret" }] });
   });
 
-  it("passes a secret to the server it was written for", async () => {
+  it("passes a secret to the server it was written for, and takes it out of what the server answers", async () => {
     const caller = await callerFor(admin.headers);
     await caller.mcpServers.register({
       name: "double",
@@ -95,7 +95,8 @@ describe("MCP servers API", () => {
     const session = await openMcpSession(launchSpecOf(row.name, row), { limits: storedSettingsOf(row.name, row.settings).limits, label: row.name });
     try {
       const out = await session.call("env", { name: "SECRET_TOKEN" });
-      expect(out.content).toEqual([{ type: "text", text: '{"value":"s3cr3t-value"}' }]);
+      // The server read it (its answer is not null); the answer that reaches the policy and the trajectory does not carry it.
+      expect(out.content).toEqual([{ type: "text", text: '{"value":"[secret SECRET_TOKEN]"}' }]);
     } finally {
       await session.close();
     }

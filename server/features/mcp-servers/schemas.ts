@@ -36,7 +36,7 @@ export const mcpServerOutput = z
     tools: z.array(mcpToolSchema.openapi({ ref: "McpTool" })).describe("The tools the server listed at its last test: name, description, JSON schemas"),
     serverInfo: z.object({ name: z.string(), version: z.string() }).nullable().describe("What the server called itself at its last test"),
     health: storedEnum(["unknown", "healthy", "unhealthy"]),
-    healthDetail: z.string().nullable().describe("Why the last test failed"),
+    healthDetail: z.string().nullable().describe("Why the last test failed: what the server said (its secrets redacted) for admins, a note that it failed for everyone else"),
     checkedAt: z.date().nullable(),
     createdAt: z.date(),
   })

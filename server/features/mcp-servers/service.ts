@@ -2,7 +2,9 @@
  * Registered MCP servers (contracts/mcp.ts): an admin registers a stdio command or a streamable-HTTP
  * URL; the Test action starts it through the SDK client (lib/mcp/session.ts), lists its tools and
  * records them with its health. Secret environment values and header values are encrypted at rest
- * (lib/mcp/store.ts) and never leave the server: the list shows their names only.
+ * (lib/mcp/store.ts) and never leave the server: the list shows their names only. What the server said
+ * when it failed (its stderr, its error text) is stored redacted of those secrets (lib/mcp/redact.ts,
+ * applied in the session) and shown to admins only; others read that the last test failed.
  */
 import type { Prisma } from "@prisma/client";
 import { parseMcpDatasetRef, type McpLaunch, type McpServerSettings } from "../../../contracts/mcp";
@@ -29,8 +31,16 @@ export const mcpServerSelect = {
 
 type Row = Prisma.McpServerGetPayload<{ select: typeof mcpServerSelect }>;
 
-/** What a browser may see of a server: never a secret value. */
-function publicView(row: Row) {
+/** Who is reading: an admin sees the last test's diagnostics, everyone else that it failed. */
+export interface McpReader {
+  role: string;
+}
+
+/** What non-admins read in place of the diagnostics of a failed test. */
+export const HEALTH_DETAIL_FOR_ADMINS = "the last test failed; what the server said is shown to admins";
+
+/** What a browser may see of a server: never a secret value; the diagnostics only for admins. */
+function publicView(row: Row, reader: McpReader) {
   let settings: McpServerSettings | null = null;
   try {
     settings = storedSettingsOf(row.name, row.settings);
@@ -47,24 +57,27 @@ function publicView(row: Row) {
     tools: storedToolsOf(row.tools),
     serverInfo: info && typeof info.name === "string" ? { name: info.name, version: typeof info.version === "string" ? info.version : "" } : null,
     health: row.health,
-    healthDetail: row.healthDetail,
+    healthDetail: row.healthDetail === null ? null : reader.role === "admin" ? row.healthDetail : HEALTH_DETAIL_FOR_ADMINS,
     checkedAt: row.checkedAt,
     createdAt: row.createdAt,
   };
 }
 export type McpServerView = ReturnType<typeof publicView>;
 
-export async function listMcpServers() {
+export async function listMcpServers(reader: McpReader) {
   const rows = await prisma.mcpServer.findMany({ orderBy: { name: "asc" }, select: mcpServerSelect });
-  return rows.map(publicView);
+  return rows.map((row) => publicView(row, reader));
 }
 
 /** One server by id or name (see ref.ts). */
-export async function getMcpServer(ref: string) {
+export async function getMcpServer(ref: string, reader: McpReader) {
   const row = await prisma.mcpServer.findFirst({ where: mcpServerWhere(ref), select: mcpServerSelect });
   if (!row) throw notFound("MCP server", ref);
-  return publicView(row);
+  return publicView(row, reader);
 }
+
+/** Test, register and update are admins' (adminProcedure): their answers carry the diagnostics. */
+const ADMIN: McpReader = { role: "admin" };
 
 /** Start the server, list its tools, and record them with its health (what a run's discovery does too). */
 export async function testMcpServer(ref: string) {
@@ -94,7 +107,7 @@ export async function testMcpServer(ref: string) {
     await prisma.mcpServer.update({ where: { id }, data: { health: "unhealthy", healthDetail: error.slice(0, 2000), checkedAt: new Date() } });
     outcome = { ok: false, error };
   }
-  return { ...outcome, ms: Math.round(performance.now() - started), server: await getMcpServer(id) };
+  return { ...outcome, ms: Math.round(performance.now() - started), server: await getMcpServer(id, ADMIN) };
 }
 
 export interface RegisterMcpServerInput {
@@ -127,7 +140,7 @@ export async function updateMcpServer(ref: string, input: { description?: string
       ...(input.settings ? { settings: input.settings as unknown as Prisma.InputJsonValue } : {}),
     },
   });
-  return getMcpServer(id);
+  return getMcpServer(id, ADMIN);
 }
 
 /** Delete a server, unless a queued or running run uses it. */

@@ -1,7 +1,7 @@
 /**
- * The node doctor through the API against real Postgres: registering and editing a node run it (when
- * the caller may probe the URL), reports are stored per model and listed, settings errors name the
- * field, and runs.create refuses a launch on a node that fails a check the run's role needs.
+ * The node doctor through the API against real Postgres: registering and editing a node (admins) run it,
+ * reports are stored per model and listed, settings errors name the field, and runs.create refuses a
+ * launch on a node that fails a check the run's role needs.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { callerFor, expectTrpcError, prisma, resetDatabase, signUp, type TestUser } from "../../../test/helpers";
@@ -42,7 +42,6 @@ describe("node doctor through the API", () => {
   it("registering a node runs the doctor and stores its report per model; the list shows every check", async () => {
     const d = await vllm();
     const added = await (await callerFor(admin.headers)).nodes.add({ name: "judge-a", kind: "openai", baseUrl: d.url });
-    expect(added.doctorNote).toBeNull();
     expect(added.health).toBe("healthy");
     expect(added.doctor).toHaveLength(1);
     expect(added.doctor[0]).toMatchObject({ model: MODEL, ok: true, checkedBy: "server" });
@@ -58,12 +57,10 @@ describe("node doctor through the API", () => {
     expect(row).toMatchObject({ model: MODEL, ok: true, checkedBy: "server" });
   });
 
-  it("a member's own node is not probed from the server: the answer says why and who checks it", async () => {
+  it("a member cannot add a node, so the server never probes a URL a member typed", async () => {
     const d = await vllm();
-    const added = await (await callerFor(member.headers)).nodes.add({ name: "members-gpu", kind: "openai", baseUrl: d.url });
-    expect(added.doctorNote).toMatch(/the node doctor did not run: .*members may test only nodes an admin added.*the worker checks the node before its first run/);
-    expect(added.health).toBe("unknown");
-    expect(added.doctor).toEqual([]);
+    await expectTrpcError((await callerFor(member.headers)).nodes.add({ name: "members-gpu", kind: "openai", baseUrl: d.url }), "FORBIDDEN", /admin only/);
+    expect(await prisma.node.count({ where: { name: "members-gpu" } })).toBe(0);
     expect(d.requests).toHaveLength(0);
   });
 
@@ -91,13 +88,15 @@ describe("node doctor through the API", () => {
     // The doctor sent what a run would send: the node's vendor extras.
     expect(d.requests.at(-1)?.chat_template_kwargs).toEqual({ enable_thinking: false });
 
-    // A member may not edit an admin's node; editing a node drops reports even when the doctor cannot run.
-    await expectTrpcError((await callerFor(member.headers)).nodes.update({ id: node.id, baseUrl: "http://127.0.0.1:7" }), "FORBIDDEN", /only the member who added a node, or an admin, can edit it/);
-    const own = await (await callerFor(member.headers)).nodes.add({ name: "own-node", kind: "openai", baseUrl: d.url });
+    // A member may not edit a node, not even one they added before nodes became admin-only.
+    await expectTrpcError((await callerFor(member.headers)).nodes.update({ id: node.id, baseUrl: "http://127.0.0.1:7" }), "FORBIDDEN", /admin only/);
+    const own = await prisma.node.create({ data: { name: "own-node", kind: "openai", baseUrl: d.url, createdById: member.id }, select: { id: true } });
     await prisma.nodeDoctorReport.create({ data: { nodeId: own.id, model: MODEL, ok: true, report: saved.doctor[0] as never, checkedAt: new Date(), checkedBy: "server" } });
-    const edited = await (await callerFor(member.headers)).nodes.update({ id: own.id, baseUrl: "http://127.0.0.1:7" });
-    expect(edited).toMatchObject({ baseUrl: "http://127.0.0.1:7", health: "unknown", doctor: [] });
-    expect(edited.doctorNote).toMatch(/did not run/);
+    await expectTrpcError((await callerFor(member.headers)).nodes.update({ id: own.id, baseUrl: "http://127.0.0.1:7" }), "FORBIDDEN");
+    // An admin's edit drops the old report and checks the new URL.
+    const edited = await admins.nodes.update({ id: own.id, baseUrl: "http://127.0.0.1:7" });
+    expect(edited).toMatchObject({ baseUrl: "http://127.0.0.1:7", health: "unhealthy" });
+    expect(edited.doctor.map((r) => [r.ok, r.checkedBy])).toEqual([[false, "server"]]);
   });
 
   it("Run doctor checks a named model and records it beside the others", async () => {
@@ -162,14 +161,15 @@ describe("the launch gate (runs.create)", () => {
     expect(judged.status).toBe("queued");
   });
 
-  it("checks a node never checked now when the launcher may probe it, and leaves a member's own unchecked node to the worker", async () => {
+  it("checks a node never checked now when the launcher may probe it, and leaves a member's old unchecked node to the worker", async () => {
     const d = await startVllmDouble({ model: MODEL, respond: capable });
     doubles.push(d);
     const system = await prisma.node.create({ data: { name: "never-checked", kind: "openai", baseUrl: d.url }, select: { id: true } });
     await (await callerFor(member.headers)).runs.create({ name: "first", config: { reward: { judge: { node: "never-checked", model: MODEL } } } });
     expect(await prisma.nodeDoctorReport.findMany({ where: { nodeId: system.id }, select: { model: true, ok: true, checkedBy: true } })).toEqual([{ model: MODEL, ok: true, checkedBy: "server" }]);
 
-    const gone = await (await callerFor(member.headers)).nodes.add({ name: "members-own", kind: "openai", baseUrl: "http://127.0.0.1:7" });
+    // A node a member added before nodes became admin-only: its URL is not probed for members.
+    const gone = await prisma.node.create({ data: { name: "members-own", kind: "openai", baseUrl: "http://127.0.0.1:7", createdById: member.id }, select: { id: true } });
     const run = await (await callerFor(member.headers)).runs.create({ name: "worker-decides", config: { reward: { judge: { node: "members-own", model: MODEL } } } });
     expect(run.status).toBe("queued");
     expect(await prisma.nodeDoctorReport.count({ where: { nodeId: gone.id } })).toBe(0);
@@ -178,7 +178,7 @@ describe("the launch gate (runs.create)", () => {
   it("a failed report refuses even when the launcher may not probe; a fresh passing one is trusted; a stale one is re-checked", async () => {
     const d = await startVllmDouble({ model: MODEL, respond: capable });
     doubles.push(d);
-    const own = await (await callerFor(member.headers)).nodes.add({ name: "checked-by-admin", kind: "openai", baseUrl: d.url });
+    const own = await prisma.node.create({ data: { name: "checked-by-admin", kind: "openai", baseUrl: d.url, createdById: member.id }, select: { id: true } });
     // An admin checks the member's node while it serves another model.
     await (await callerFor(admin.headers)).nodes.doctor({ id: own.id, model: "other/model" });
     await expectTrpcError(

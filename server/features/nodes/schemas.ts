@@ -49,3 +49,5 @@ export const listedNodeOutput = checkedNodeOutput
     canEdit: z.boolean().describe("The caller may change this node"),
   })
   .openapi({ ref: "ListedNode" });
+
+export const removedNodeOutput = z.object({ id: z.string().uuid() });

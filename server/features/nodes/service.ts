@@ -2,12 +2,12 @@
  * Attached model nodes. API keys are encrypted at rest and never selected for responses; URLs never carry
  * credentials (they are shown to every viewer).
  *
- * Who may do what: any member adds nodes; the member who added a node, or an admin, edits and removes
- * it. The node doctor (lib/node-doctor) probes the node's URL from the server, so it runs — on add, on
- * edit and on "Run doctor" — only for callers who may probe that URL: admins, and members for nodes
- * whose URL an admin vouched for (added by an admin, or registered by the system like the embedded
- * node). Otherwise the doctor would tell a member which ports are open on the server's network; such a
- * node is checked by an admin, or by the worker before its first run.
+ * Who may do what (lib/permissions.ts): nodes are infrastructure — the server (node doctor) and the worker
+ * (runs) make requests to a node's URL with its key — so only admins add, change and remove them;
+ * members use them in runs and may run the doctor on nodes an admin vouched for (added by an admin, or
+ * registered by the system like the embedded node); viewers read. A node a member added before this rule
+ * is tested and changed by admins only. Base URLs are stored in their normal form (lib/node-url.ts) and
+ * every request to a node joins its path onto it.
  */
 import type { Prisma } from "@prisma/client";
 import type { NodeSettings } from "../../../contracts/node-settings";
@@ -17,7 +17,7 @@ import { nodeRefsOf } from "../../../lib/node-refs";
 import { prisma } from "../../../lib/db";
 import { DomainError, notFound } from "../../lib/errors";
 import { encryptSecret } from "../../../lib/secrets";
-import { mayEditNode, mayRemoveNode, mayTestNode, NODE_EDIT_RULE, NODE_REMOVE_RULE, NODE_TEST_RULE, type Actor } from "../../../lib/permissions";
+import { mayAddNode, mayEditNode, mayRemoveNode, mayTestNode, NODE_ADD_RULE, NODE_EDIT_RULE, NODE_REMOVE_RULE, NODE_TEST_RULE, type Actor } from "../../../lib/permissions";
 
 /** Per request and per awaited result when the server runs the doctor (add, edit, Run doctor, launch). */
 export const SERVER_DOCTOR_TIMEOUT_MS = 30_000;
@@ -47,9 +47,6 @@ function readReports(rows: { report: Prisma.JsonValue; checkedBy: string }[]): (
   });
 }
 
-/** Why the doctor did not run for this caller (null: it did). */
-const DOCTOR_NOT_RUN = `the node doctor did not run: ${NODE_TEST_RULE}; the worker checks the node before its first run`;
-
 /** "http://user:pw@host/" → "http://host/": for rows stored before credentials in URLs were refused. */
 export function withoutCredentials(url: string): string {
   try {
@@ -78,19 +75,20 @@ export async function listNodes(actor: Actor) {
   }));
 }
 
-/** The node as the API returns it after a change, with its doctor reports and a note when the doctor did not run. */
-async function nodeWithReports(id: string, doctorNote: string | null) {
+/** The node as the API returns it after a change, with its doctor reports. */
+async function nodeWithReports(id: string) {
   const node = await prisma.node.findUniqueOrThrow({ where: { id }, select: { ...nodeSelect, settings: true, doctorReports: reportSelect } });
   const { doctorReports, ...rest } = node;
-  return { ...rest, doctor: readReports(doctorReports), doctorNote };
+  return { ...rest, doctor: readReports(doctorReports) };
 }
 
 /**
- * Registers a node, then runs the node doctor on it when the caller may probe its URL. A node that
+ * Registers a node (admins), then runs the node doctor on it. A node that
  * fails the doctor is still registered (it may be started later): its report says what is wrong, and
  * runs on it are refused at launch until it passes.
  */
 export async function addNode(input: { name: string; kind: NodeKind; baseUrl: string; apiKey?: string; settings?: NodeSettings }, actor: Actor) {
+  if (!mayAddNode(actor)) throw new DomainError("FORBIDDEN", `you cannot add nodes: ${NODE_ADD_RULE}`);
   const exists = await prisma.node.findUnique({ where: { name: input.name }, select: { id: true } });
   if (exists) throw new DomainError("CONFLICT", `a node named ${input.name} already exists`, [{ path: "name", message: "already taken" }]);
   const created = await prisma.node.create({
@@ -104,16 +102,14 @@ export async function addNode(input: { name: string; kind: NodeKind; baseUrl: st
     },
     select: { id: true },
   });
-  // The creator's own role decides: an admin's node is vetted by being added.
-  const probe = mayTestNode({ createdById: actor.id, createdBy: { role: actor.role } }, actor);
-  if (probe) await doctorAndRecord(prisma, { id: created.id }, { by: "server", timeoutMs: SERVER_DOCTOR_TIMEOUT_MS });
-  return nodeWithReports(created.id, probe ? null : DOCTOR_NOT_RUN);
+  // An admin's node is vetted by being added: the doctor runs at once.
+  await doctorAndRecord(prisma, { id: created.id }, { by: "server", timeoutMs: SERVER_DOCTOR_TIMEOUT_MS });
+  return nodeWithReports(created.id);
 }
 
 /**
  * Edits a node's URL, API key or settings. Its doctor reports described the node before the change,
- * so they are dropped in the same transaction (health back to unknown); the doctor then runs again when
- * the caller may probe the URL.
+ * so they are dropped in the same transaction (health back to unknown); the doctor then runs again.
  */
 export async function updateNode(input: { id: string; baseUrl?: string; apiKey?: string | null; settings?: NodeSettings }, actor: Actor) {
   const node = await prisma.node.findUnique({ where: { id: input.id }, select: { id: true, name: true, createdById: true, createdBy: { select: { role: true } } } });
@@ -132,9 +128,8 @@ export async function updateNode(input: { id: string; baseUrl?: string; apiKey?:
       },
     }),
   ]);
-  const probe = mayTestNode(node, actor);
-  if (probe) await doctorAndRecord(prisma, { id: node.id }, { by: "server", timeoutMs: SERVER_DOCTOR_TIMEOUT_MS });
-  return nodeWithReports(node.id, probe ? null : DOCTOR_NOT_RUN);
+  await doctorAndRecord(prisma, { id: node.id }, { by: "server", timeoutMs: SERVER_DOCTOR_TIMEOUT_MS });
+  return nodeWithReports(node.id);
 }
 
 /** Run the node doctor now (for `model`, or the node's default models) and record its report. */
@@ -144,7 +139,7 @@ export async function doctorNode(id: string, model: string | undefined, actor: A
   if (!mayTestNode(owner, actor)) throw new DomainError("FORBIDDEN", `you cannot run the doctor on this node: ${NODE_TEST_RULE}`);
   const checked = await doctorAndRecord(prisma, { id }, { by: "server", models: model ? [model] : undefined, timeoutMs: SERVER_DOCTOR_TIMEOUT_MS });
   if (!checked) throw notFound("node", id);
-  const { doctor, doctorNote: _, ...node } = await nodeWithReports(id, null);
+  const { doctor, ...node } = await nodeWithReports(id);
   return { node, doctor, reports: checked.reports };
 }
 

@@ -215,4 +215,61 @@ describe("reports and share links against real Postgres", () => {
     expect(md).toContain("*Figure 1: Act loss*");
     expect(md).toContain("*Table 1: Success rates in percent*");
   });
+
+  it("the Markdown export of a report with XSS payloads holds no raw tag and links only to http(s) and mailto (REST and tRPC)", async () => {
+    const xssRun = await seedRunRows(prisma, { name: '<img src=x onerror="alert(1)">', createdById: member.id, metrics: { "reward/mean": [0.1, 0.2] }, trajectories: trials("eval", 2, "t1", "tau2_retail", 4, 2) });
+    const notes = [
+      "Safe **bold** and [a paper](https://arxiv.org/abs/1).",
+      "",
+      "<script>alert(1)</script>",
+      "",
+      'Inline <img src=x onerror="alert(2)"> <svg/onload=alert(3)> and [js](javascript:alert(4)) <javascript:alert(5)> ![p](javascript:alert(6))',
+      "",
+      "[r]: javascript:alert(7)",
+      "",
+      "$<img src=x onerror=alert(8)>$",
+      "",
+      "```envace-chart",
+      "metric: reward/mean",
+      'caption: <img src=x onerror="alert(9)"> [c](javascript:alert(10))',
+      "```",
+      "",
+      "```envace-chart",
+      "metric: <img src=x onerror=alert(11)>",
+      "```",
+      "",
+      "```envace-table",
+      "benchmarks: <script>alert(12)</script>",
+      "```",
+      "",
+      "```envace-table",
+      "<b onmouseover=alert(13)>",
+      "```",
+    ].join("\n");
+    const caller = await callerFor(member.headers);
+    const { id } = await caller.reports.create({ title: "<img src=x onerror=alert(0)> [t](javascript:alert(14))", body: notes, runIds: [xssRun] });
+    const token = (await caller.tokens.create({ name: "export" })).token;
+    const { handleRestRequest } = await import("../../openapi");
+    const res = await handleRestRequest(new Request(`http://localhost/api/v1/reports/${id}/export?format=md`, { headers: bearer(token) }));
+    expect(res.status).toBe(200);
+    const viaRest = ((await res.json()) as { content: string }).content;
+    const viaTrpc = (await caller.reports.export({ id, format: "md" })).content;
+    // The same file (but for when its live results were computed).
+    const body = (md: string) => md.replace(/^Live results computed at .*$/m, "");
+    expect(body(viaRest)).toBe(body(viaTrpc));
+    for (const md of [viaRest, viaTrpc]) {
+      // No tag anywhere (the figure's SVG travels base64-encoded), and no link but to the web or a mail address.
+      expect(md.match(/<[A-Za-z!/?][^\n]{0,40}/g) ?? [], md).toEqual([]);
+      expect(md).not.toMatch(/(?<!\\)\]\((?!https?:|mailto:|data:image\/svg\+xml;base64,)/);
+      expect(md).not.toContain("javascript:alert(7)");
+      expect(md).toContain("# &lt;img src=x onerror=alert(0)&gt; [t\\](javascript:alert(14))");
+      expect(md).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+      expect(md).toContain("*Figure 1: &lt;img src=x onerror=\"alert(9)\"&gt; [c\\](javascript:alert(10))*");
+      expect(md).toMatch(/> Figure 2: &lt;img src=x onerror=alert\(11\)&gt;: /);
+      expect(md).toMatch(/> Table 1: Success rates in percent: .*&lt;script&gt;alert\(12\)&lt;\/script&gt;/);
+      expect(md).toMatch(/> envace-table: cannot read "&lt;b onmouseover=alert\(13\)&gt;"/);
+      expect(md).toContain("| &lt;img src=x onerror=\"alert(1)\"&gt; |");
+      expect(md).toContain("$\\lt img src=x onerror=alert(8)\\gt $");
+    }
+  });
 });

@@ -1,7 +1,8 @@
 import { toNextJsHandler } from "better-auth/next-js";
 import { getAuth } from "@/server/auth";
 import { describeUnstorable, findUnstorableText } from "@/lib/text-hygiene";
-import { AUTH_BODY_LIMIT, BodyTooLargeError, formatBytes, readBodyWithin, withBody } from "@/server/lib/body-limit";
+import { bodyLimitFor, tooLargeBody } from "@/lib/body-limits";
+import { BodyTooLargeError, readBodyWithin, withBody } from "@/server/lib/body-limit";
 import { forgetCallers } from "@/server/lib/caller-cache";
 import { isDatabaseUnavailable } from "@/server/lib/db-errors";
 import { signInThrottle } from "@/server/lib/sign-in-throttle";
@@ -41,10 +42,11 @@ export async function POST(req: Request) {
 
 async function post(req: Request): Promise<Response> {
   let raw: Uint8Array<ArrayBuffer>;
+  const route = bodyLimitFor(req.method, req.url);
   try {
-    raw = await readBodyWithin(req, AUTH_BODY_LIMIT);
+    raw = await readBodyWithin(req, route.limit);
   } catch (err) {
-    if (err instanceof BodyTooLargeError) return json(413, { message: `the request body is larger than ${formatBytes(AUTH_BODY_LIMIT)}`, code: "PAYLOAD_TOO_LARGE" });
+    if (err instanceof BodyTooLargeError) return new Response(tooLargeBody(route), { status: 413, headers: { "content-type": "application/json", connection: "close" } });
     throw err;
   }
   let body: unknown = null;

@@ -1,7 +1,6 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import superjson from "superjson";
 import { appRouter } from "@/server/root";
-import { BodyTooLargeError, formatBytes, readBodyWithin, trpcBodyLimit, withBody } from "@/server/lib/body-limit";
+import { readRequestWithinLimit } from "@/server/lib/body-limit";
 import { withSplicing } from "@/server/lib/spliced-json";
 import { createContext } from "@/server/trpc/context";
 
@@ -13,35 +12,10 @@ export const dynamic = "force-dynamic";
  */
 const MAX_BATCH_SIZE = 100;
 
-/** "/api/trpc/runs.list,runs.get" → ["runs.list", "runs.get"]. */
-function procedurePaths(url: URL): string[] {
-  const tail = decodeURIComponent(url.pathname.replace(/^.*\/api\/trpc\/?/, ""));
-  return tail ? tail.split(",") : [];
-}
-
-/** A 413 in tRPC's own error shape, so the client shows the message like any other error. */
-function payloadTooLarge(url: URL, paths: string[], limit: number): Response {
-  const message = `the request body is larger than ${formatBytes(limit)}, the limit for ${paths.join(", ") || "this request"}`;
-  const shape = (path: string) => ({
-    error: superjson.serialize({ message, code: -32013, data: { code: "PAYLOAD_TOO_LARGE", httpStatus: 413, path, fieldErrors: null } }),
-  });
-  const body = url.searchParams.get("batch") === "1" ? paths.map(shape) : shape(paths[0] ?? "");
-  return new Response(JSON.stringify(body), { status: 413, headers: { "content-type": "application/json", connection: "close" } });
-}
-
 async function handler(req: Request) {
-  const url = new URL(req.url);
-  let request = req;
-  if (req.method !== "GET" && req.method !== "HEAD") {
-    const paths = procedurePaths(url);
-    const limit = trpcBodyLimit(paths);
-    try {
-      request = withBody(req, await readBodyWithin(req, limit));
-    } catch (err) {
-      if (err instanceof BodyTooLargeError) return payloadTooLarge(url, paths, limit);
-      throw err;
-    }
-  }
+  // Within the body limit of the procedures it names (413 in tRPC's shape, lib/body-limits.ts).
+  const request = await readRequestWithinLimit(req);
+  if (request instanceof Response) return request;
   // Shared results are stringified once and spliced into each body (server/lib/spliced-json.ts).
   return withSplicing(() =>
     fetchRequestHandler({

@@ -22,4 +22,4 @@ export const get = authedProcedure
   )
   .input(getMcpServerInput)
   .output(mcpServerOutput)
-  .query(({ input }) => getMcpServer(input.id));
+  .query(({ ctx, input }) => getMcpServer(input.id, ctx.user));

@@ -9,4 +9,4 @@ export const list = authedProcedure
   .meta(rest({ method: "GET", path: "/mcp-servers", tag: "mcp-servers", access: "read", summary: "List registered MCP servers with their tools and health" }))
   .input(z.void())
   .output(z.array(mcpServerOutput))
-  .query(() => listMcpServers());
+  .query(({ ctx }) => listMcpServers(ctx.user));

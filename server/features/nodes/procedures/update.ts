@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { nodeSettingsSchema } from "../../../../contracts/node-settings";
-import { memberProcedure } from "../../../trpc/init";
+import { adminProcedure } from "../../../trpc/init";
+import { rest } from "../../../trpc/rest";
+import { checkedNodeOutput } from "../schemas";
 import { updateNode } from "../service";
 import { nodeUrlSchema } from "./add";
 
@@ -16,7 +18,21 @@ export const updateNodeInput = z
   .refine((v) => v.baseUrl !== undefined || v.apiKey !== undefined || v.settings !== undefined, "nothing to change: give baseUrl, apiKey or settings");
 
 /**
- * Edits a node (URL, API key, settings). Its doctor reports described the old node and are dropped;
- * the doctor runs again when the caller may probe the URL (see service.ts).
+ * Edits a node (URL, API key, settings); admins only. Its doctor reports described the old node and are
+ * dropped; the doctor runs again.
  */
-export const update = memberProcedure.input(updateNodeInput).mutation(({ ctx, input }) => updateNode(input, ctx.user));
+export const update = adminProcedure
+  .meta(
+    rest({
+      method: "PATCH",
+      path: "/nodes/{id}",
+      tag: "nodes",
+      access: "admin",
+      summary: "Change a node's URL, API key or settings",
+      description: "Give any of `baseUrl`, `apiKey` (null removes it) and `settings` (replaced as a whole). The node's doctor reports are dropped and the doctor runs again.",
+      errors: { 404: "No such node" },
+    }),
+  )
+  .input(updateNodeInput)
+  .output(checkedNodeOutput)
+  .mutation(({ ctx, input }) => updateNode(input, ctx.user));
