@@ -59,6 +59,8 @@ export const Termination = {
   agentStop: "agent_stop",
   /** TaskInstance.maxEpisodeSteps: upstream's step limit was reached. */
   maxSteps: "max_steps",
+  /** TaskInstance.maxExecutedCallsPerUserTurn: a reply came after the turn's bound of executed calls (its calls not run). */
+  maxToolCalls: "max_tool_calls",
   /** The episode's environment itself failed (EnvironmentFailure: did not start, crashed, hung, broke its protocol). */
   environmentError: (code: string) => `environment_error:${code}`,
 } as const;
@@ -148,6 +150,10 @@ export interface RolloutState {
   maxActsPerUserTurn?: number;
   /** Act steps in the current user turn. */
   turnActs: number;
+  /** TaskInstance.maxExecutedCallsPerUserTurn. */
+  maxExecutedCallsPerUserTurn?: number;
+  /** Calls sent to be executed in the current user turn. */
+  turnCalls: number;
   /** TaskInstance.answerOnly: the first reply ends the episode, its calls are never executed. */
   answerOnly: boolean;
   /** TaskInstance.agentStopTokens. */
@@ -223,6 +229,8 @@ export function startRollout(instance: TaskInstance, options: RolloutOptions, ro
     ...(instance.toolsByUserTurn ? { toolsByUserTurn: instance.toolsByUserTurn } : {}),
     ...(instance.maxActsPerUserTurn !== undefined ? { maxActsPerUserTurn: instance.maxActsPerUserTurn } : {}),
     turnActs: 0,
+    ...(instance.maxExecutedCallsPerUserTurn !== undefined ? { maxExecutedCallsPerUserTurn: instance.maxExecutedCallsPerUserTurn } : {}),
+    turnCalls: 0,
     answerOnly: instance.answerOnly === true,
     ...(instance.agentStopTokens?.length ? { agentStopTokens: instance.agentStopTokens } : {}),
     ...(instance.maxEpisodeSteps !== undefined ? { maxEpisodeSteps: instance.maxEpisodeSteps } : {}),
@@ -486,8 +494,13 @@ function onAct(state: RolloutState, output: GenerateResult): RolloutState {
     if (state.scripted) return endTurn(replied, false);
     return { ...replied, status: "interacting" };
   }
+  // A bound on executed calls per turn (FinMCP's max_tool_num): a reply after the turn ran more than it keeps its calls unrun and ends the episode.
+  if (state.maxExecutedCallsPerUserTurn !== undefined && state.turnCalls > state.maxExecutedCallsPerUserTurn) {
+    return stepTaken(terminate({ ...base, messages, records }, Termination.maxToolCalls));
+  }
   const built: RolloutState = {
     ...base,
+    turnCalls: state.turnCalls + calls.length,
     messages,
     records,
     pendingCalls: calls,
@@ -608,6 +621,7 @@ function endTurn(state: RolloutState, stop: boolean, reason?: string): RolloutSt
     userTurnIndex: state.userTurnIndex + 1,
     turnStartIndex: messages.length - 1,
     turnActs: 0,
+    turnCalls: 0,
   };
   const records = record(withUser, { role: "user", microStep: state.microSteps, text: followUp, ...noTokens, valid: true });
   return toAwaitCaller({ ...withUser, records });
@@ -633,6 +647,7 @@ function onUser(state: RolloutState, rawText: unknown, stop?: string, actions: L
     userTurnIndex: first ? state.userTurnIndex : state.userTurnIndex + 1,
     turnStartIndex: messages.length - 1,
     turnActs: 0,
+    turnCalls: 0,
   };
   let withActions = withUser;
   for (const a of actions) {
