@@ -6,6 +6,8 @@ import type { BfclTable } from "./bfcl";
 import type { Tau2Table } from "./tau2";
 import type { TestTimeTable } from "./test-time";
 import type { VitaTable } from "./vitabench";
+import type { Table1 } from "./table1";
+import type { FinmcpTable } from "./finmcp";
 import { describeErrored } from "../outcomes";
 
 export interface OutcomeCount {
@@ -115,6 +117,10 @@ export interface ReportDocument {
   tau2?: Tau2Table | null;
   /** Table 1's VitaBench group for the runs that evaluated on VitaBench (lib/reports/vitabench.ts); absent or null otherwise. */
   vitabench?: VitaTable | null;
+  /** The paper's Table 1 (BFCL V4, τ²-Bench, VitaBench, Overall), one row per evaluated policy (lib/reports/table1.ts); absent or null otherwise. */
+  table1?: Table1 | null;
+  /** The paper's Table 2 (FinMCP-Bench: TR, TP, TF1 and the per-group blocks; lib/reports/finmcp.ts); absent or null otherwise. */
+  finmcp?: FinmcpTable | null;
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
@@ -197,6 +203,10 @@ export function scrubForShare(doc: ReportDocument): ReportDocument {
     ...(doc.vitabench
       ? { vitabench: { ...doc.vitabench, rows: doc.vitabench.rows.map((row) => ({ ...row, cells: row.cells.map((c) => ({ ...c, runId: c.runId === null ? null : a(c.runId) })) })) } }
       : {}),
+    ...(doc.table1
+      ? { table1: { ...doc.table1, rows: doc.table1.rows.map((row) => ({ ...row, provenance: row.provenance.map((p) => ({ ...p, runs: p.runs.map((r) => ({ ...r, id: a(r.id) })) })) })) } }
+      : {}),
+    ...(doc.finmcp ? { finmcp: { rows: doc.finmcp.rows.map((row) => ({ ...row, runId: a(row.runId) })) } } : {}),
     testTime: doc.testTime
       ? {
           ...doc.testTime,

@@ -3,7 +3,9 @@ import { parseRunConfig, type RunConfig } from "../../contracts/run-config";
 import { aggregateBfcl, BFCL_V4_ENTRY_COUNTS, type CategoryResult, type ScoringCategory } from "../bfcl/aggregate";
 import { PAPER_COLUMN_CATEGORIES } from "../bfcl/paper";
 import type { MetricPointRow } from "./bfcl";
-import { latexEscape } from "./export";
+import { sampleDocument } from "../../test/fixtures/report-document";
+import { scrubForShare } from "./document";
+import { exportReport, latexEscape } from "./export";
 import { bfclAvgOfColumns, buildTable1, provenanceLines, table1CellText, table1CsvRows, TABLE1_CSV_HEADER, table1Latex, table1Markdown, table1Overall, type Table1Run } from "./table1";
 
 const cfg = (dataset: string, extra: Record<string, unknown> = {}): RunConfig => {
@@ -177,5 +179,20 @@ describe("Table 1 from a report's runs", () => {
 
   it("no BFCL, τ² or VitaBench evaluation: no table", () => {
     expect(buildTable1({ runs: [run("z", "builtin:shop")], points: [], passPoints: [], passes: new Map(), vitabench: null })).toBeNull();
+  });
+
+  it("every export of a report carries Table 1 as the app shows it, and a share link keeps the provenance without run ids", () => {
+    const doc = sampleDocument({ table1: table });
+    expect(exportReport(doc, "markdown")).toContain(table1Markdown(table).join("\n"));
+    const csv = exportReport(doc, "csv");
+    expect(csv).toContain(TABLE1_CSV_HEADER.join(","));
+    expect(csv).toContain('Qwen/Qwen3-8B on vllm,,"not run: ');
+    expect(exportReport(doc, "latex")).toContain(table1Latex(table, latexEscape).join("\n"));
+    const json = JSON.parse(exportReport(doc, "json"));
+    expect(json.table1.rows[1].cells.find((c: { id: string }) => c.id === "tau2.avg")).toMatchObject({ rank: 1, spread: { passes: 2 } });
+    expect(json.table1.rows[0].provenance[1].userSimulator).toBe("sim on u");
+    const shared = scrubForShare(doc);
+    expect(shared.table1!.rows[0]!.provenance[0]!.runs[0]).toEqual({ id: "run", name: "run b1", status: "succeeded" });
+    expect(provenanceLines(shared.table1!.rows[1]!)).toEqual(provenanceLines(table.rows[1]!));
   });
 });
