@@ -93,6 +93,8 @@ describe.skipIf(!shared)("a FinMCP-Bench evaluation on the embedded node", () =>
     const { id } = await caller.reports.create({ title: "Tables", runIds: [bfclRun, tau2Run, run.id] });
     const { document } = await caller.reports.get({ id });
     expect(document.finmcp!.rows.map((r) => [r.runName, r.replay])).toEqual([["finmcp-tiny", true]]);
+    // The generic result table's column of the FinMCP run says it is a replay too.
+    expect(document.table.benchmarks).toContain("finmcp:samples (replay)");
     const t1 = document.table1!;
     expect(t1.rows.map((r) => r.label)).toEqual(["tiny-gpt on embedded"]);
     const cell = (cid: string) => t1.rows[0]!.cells.find((c) => c.id === cid)!;

@@ -45,6 +45,8 @@ describe.skipIf(!shared)("finmcp environment (replay) on the synthetic samples",
     expect(train.ok).toBe(false);
     const e = await open();
     expect(e.evalSet().map((i) => i.id)).toEqual(["0", "1", "2", "3", "4", "5"]);
+    // A replay's numbers are labelled wherever they appear, the generic result table's column included.
+    expect(e.evalSet()[0]!.dataSource).toBe("finmcp:samples (replay)");
     // The whole schema set with every request.
     expect(e.evalSet()[0]!.tools.map((t) => t.function.name)).toHaveLength(9);
   });

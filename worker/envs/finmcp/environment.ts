@@ -166,8 +166,10 @@ export async function finmcpEnvironment(ctx: EnvironmentContext): Promise<RunEnv
   const indices = chooseFinmcpSamples(samples.length, config.data.instanceIds, files.samples);
   const opened = source.kind === "replay" ? openReplay(config, parsed.dataset.file, note) : await openServer(ctx, source.server);
   const mode = source.kind === "replay" ? "replay" : `mcp:${source.server}`;
+  // A replay's episodes carry the label into every generic view of them (the result table, trajectory lists, compare).
+  const dataSource = source.kind === "replay" ? `${config.data.dataset} (replay)` : config.data.dataset;
   const instances: TaskInstance[] = indices.map((i) =>
-    finmcpInstance(i, samples[i]!, raw[i]!, { dataSource: config.data.dataset, tools: opened.tools, maxToolCalls: config.finmcp.maxToolCalls, world: opened.world, mode }),
+    finmcpInstance(i, samples[i]!, raw[i]!, { dataSource, tools: opened.tools, maxToolCalls: config.finmcp.maxToolCalls, world: opened.world, mode }),
   );
   if (config.sampling.evalAct.maxTokens !== 4096) note(`upstream asks for at most 4096 tokens per reply (max_new_tokens); this run's sampling.evalAct.maxTokens is ${config.sampling.evalAct.maxTokens}`);
   return {
