@@ -74,6 +74,13 @@ describe("the launch check", () => {
     expect(await problems({ ...base, finmcp: { environment: "mcp:qieman", folder: "finmcp-synthetic" } })).toEqual([
       { path: "finmcp.environment", message: expect.stringMatching(/^no MCP server named "qieman" is registered/) },
     ]);
+    // Registered, but it has listed no tools yet (FinMCP sends the server's schemas with every request); then with tools.
+    await prisma.mcpServer.create({ data: { name: "qieman", transport: "http", url: "http://127.0.0.1:9/mcp" } });
+    expect(await problems({ ...base, finmcp: { environment: "mcp:qieman", folder: "finmcp-synthetic" } })).toEqual([
+      { path: "finmcp.environment", message: expect.stringMatching(/^MCP server qieman has listed no tools yet: run Test on the MCP servers page/) },
+    ]);
+    await prisma.mcpServer.update({ where: { name: "qieman" }, data: { tools: [{ name: "SearchNews", inputSchema: { type: "object" } }] } });
+    expect(await problems({ ...base, finmcp: { environment: "mcp:qieman", folder: "finmcp-synthetic" } })).toEqual([]);
   });
 
   it("every node the config names is registered, on its own field", async () => {
