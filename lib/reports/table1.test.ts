@@ -6,6 +6,7 @@ import type { MetricPointRow } from "./bfcl";
 import { sampleDocument } from "../../test/fixtures/report-document";
 import { scrubForShare } from "./document";
 import { exportReport, latexEscape } from "./export";
+import { buildVitaTable } from "./vitabench";
 import { bfclAvgOfColumns, buildTable1, provenanceLines, table1CellText, table1CsvRows, TABLE1_CSV_HEADER, table1Latex, table1Markdown, table1Overall, type Table1Run } from "./table1";
 
 const cfg = (dataset: string, extra: Record<string, unknown> = {}): RunConfig => {
@@ -194,5 +195,34 @@ describe("Table 1 from a report's runs", () => {
     const shared = scrubForShare(doc);
     expect(shared.table1!.rows[0]!.provenance[0]!.runs[0]).toEqual({ id: "run", name: "run b1", status: "succeeded" });
     expect(provenanceLines(shared.table1!.rows[1]!)).toEqual(provenanceLines(table.rows[1]!));
+  });
+
+  it("VitaBench: a checkpoint's runs are a row of their own, never merged with the base model's; Avg and Overall as the paper's", () => {
+    const vcfg = (dataset: string) => cfg(dataset, { reward: { judge: { node: "j", model: "judge" } } });
+    const runs: Table1Run[] = [
+      ...["delivery", "instore", "ota", "cross"].map((d) => ({ id: `b-${d}`, name: `base ${d}`, status: "succeeded", config: vcfg(`vitabench:${d}`), checkpoint: null })),
+      { id: "c-delivery", name: "ckpt delivery", status: "succeeded", config: vcfg("vitabench:delivery"), checkpoint: 'run "train" step 40' },
+      ...["retail", "telecom", "airline"].map((d) => ({ id: `t-${d}`, name: `base ${d}`, status: "succeeded", config: cfg(`tau2:${d}`), checkpoint: null })),
+    ];
+    const vitaPoints = [
+      ...[["delivery", 0.1], ["instore", 0.12], ["ota", 0.08], ["cross", 0.156]].flatMap(([d, v]) => pts(`b-${d}`, 1, { "val/vitabench/avg@1": v as number, "val/vitabench/tasks": 100 })),
+      ...pts("c-delivery", 1, { "val/vitabench/avg@1": 0.3, "val/vitabench/tasks": 100 }),
+    ];
+    const vitabench = buildVitaTable(runs, vitaPoints);
+    expect(vitabench!.rows.map((r) => r.policy)).toEqual(["Qwen/Qwen3-8B on vllm", 'checkpoint of run "train" step 40 (Qwen/Qwen3-8B on vllm)']);
+    const t = buildTable1({
+      runs,
+      points: [...tau2("t-retail", 1, "retail", 0.3), ...tau2("t-telecom", 1, "telecom", 0.25), ...tau2("t-airline", 1, "airline", 0.35)],
+      passPoints: [],
+      passes: new Map(),
+      vitabench,
+    })!;
+    const [base, ckpt] = t.rows;
+    const v = (r: typeof base, id: string) => r!.cells.find((c) => c.id === id)!;
+    expect([v(base, "vitabench.delivery").value, v(base, "vitabench.avg").value, v(base, "vitabench.avg").partial]).toEqual([10, 11.4, false]);
+    expect(v(base, "tau2.avg").value).toBe(30);
+    // BFCL not run: Overall is the mean of the two averages that exist, marked partial.
+    expect(v(base, "overall")).toMatchObject({ value: 20.7, partial: true });
+    expect([v(ckpt, "vitabench.delivery").value, v(ckpt, "vitabench.instore").value, v(ckpt, "vitabench.avg").partial]).toEqual([30, null, true]);
   });
 });
