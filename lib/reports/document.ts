@@ -9,6 +9,7 @@ import type { VitaTable } from "./vitabench";
 import type { Table1 } from "./table1";
 import type { FinmcpTable } from "./finmcp";
 import { describeErrored } from "../outcomes";
+import type { RepeatSpread } from "./spread";
 
 export interface OutcomeCount {
   runId: string;
@@ -49,16 +50,8 @@ export interface ReportRun {
   evaluated: { phase: "eval" | "train"; step: number } | null;
 }
 
-/** The spread of a run's independent passes (lib/reports/repeats.ts): their mean, sample std, lowest and highest value. */
-export interface RepeatSpread {
-  /** Passes with a value. */
-  passes: number;
-  mean: number;
-  /** Sample standard deviation over the passes (n − 1); 0 for one pass. */
-  std: number;
-  min: number;
-  max: number;
-}
+/** The spread of a run's independent passes (lib/reports/spread.ts). */
+export type { RepeatSpread };
 
 export interface ResultCell {
   /** Mean over instances of the success rate across its k trajectories, in percent. */

@@ -17,8 +17,7 @@ import { PAPER_COLUMNS, type PaperColumnKey } from "../bfcl/paper";
 import { OVERALL_WEIGHTS } from "../bfcl/aggregate";
 import { TAU2_DOMAIN_LABELS, type Tau2Domain } from "../tau2/datasets";
 import { bfclRow, BFCL_METRIC_PREFIX, type MetricPointRow } from "./bfcl";
-import type { RepeatSpread } from "./document";
-import { spreadOf, spreadText } from "./repeats";
+import { spreadOf, spreadText, type RepeatSpread } from "./spread";
 import { TAU2_METRIC_PREFIX, TAU2_REPORT_DOMAINS, tau2Row } from "./tau2";
 import type { VitaTable } from "./vitabench";
 
