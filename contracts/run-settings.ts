@@ -28,6 +28,7 @@ export const runSettingSections: { key: string; label: string; keys: string[]; c
   { key: "optim", label: "Optimisation", keys: ["optim"] },
   { key: "schedule", label: "Schedule", keys: ["schedule"] },
   { key: "eval", label: "Evaluation", keys: ["trialsPerTask", "repeats", "fidelityProbe", "testTime"] },
+  { key: "benchmarks", label: "Benchmark services", keys: ["finmcp", "bfcl"], collapsed: true },
   { key: "sampling", label: "Sampling per role", keys: ["sampling"], collapsed: true },
 ];
 
@@ -139,6 +140,18 @@ export const runSettingMeta: Record<string, SettingMeta> = {
 
   trialsPerTask: { label: "Trials per task", unit: "trials" },
   repeats: { label: "Independent passes", unit: "passes" },
+  "finmcp.environment": { label: "FinMCP tools answered by" },
+  "finmcp.folder": { label: "FinMCP data folder", advanced: true },
+  "finmcp.toolSchema": { label: "FinMCP tool schema file", advanced: true },
+  "finmcp.maxToolCalls": { label: "Calls per turn (max_tool_num)", unit: "calls", advanced: true },
+  "finmcp.mcpAttempts": { label: "MCP attempts per call", unit: "attempts", advanced: true },
+  "finmcp.mcpCallTimeoutS": { label: "MCP call time limit", unit: "s", advanced: true },
+  "bfcl.search": { label: "Web search node" },
+  "bfcl.search.node": { label: "Node" },
+  "bfcl.search.model": { label: "Engine" },
+  "bfcl.embedding": { label: "Embedding model" },
+  "bfcl.embedding.node": { label: "Node" },
+  "bfcl.embedding.model": { label: "Model" },
   fidelityProbe: { label: "Fidelity probe" },
   "testTime.enabled": { label: "Test-time rehearsal" },
   "testTime.attempts": { label: "Rehearsal attempts", unit: "attempts", advanced: true },

@@ -106,6 +106,12 @@ export interface TaskSpec {
    */
   maxActsPerUserTurn?: number;
   /**
+   * A reply's calls run only while the calls already run in its user turn are at most this many; a reply after that
+   * is kept with its calls unrun and ends the episode as `max_tool_calls` (FinMCP-Bench's max_tool_num of 20: upstream
+   * starts a new round while its running count of executed calls is ≤ 20).
+   */
+  maxExecutedCallsPerUserTurn?: number;
+  /**
    * A reply whose user-visible text contains one of these ends the episode as `agent_stop` once it is appended (its
    * calls are not run): the agent's own end of the conversation (VitaBench's "###STOP###").
    */

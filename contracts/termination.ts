@@ -34,6 +34,8 @@ export const Termination = {
   agentStop: "agent_stop",
   /** TaskInstance.maxEpisodeSteps: upstream's step limit was reached. */
   maxSteps: "max_steps",
+  /** TaskInstance.maxExecutedCallsPerUserTurn: a reply came after the turn's bound of executed calls (its calls not run). */
+  maxToolCalls: "max_tool_calls",
   /** The episode's environment itself failed (EnvironmentFailure: did not start, crashed, hung, broke its protocol). */
   environmentError: (code: string) => `environment_error:${code}`,
 } as const;

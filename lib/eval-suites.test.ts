@@ -37,7 +37,7 @@ describe("schedule.evalSuites in the run-config schema", () => {
       { path: "schedule.evalSuites.9.colour", message: "unknown setting" },
       { path: "schedule.evalSuites.2.name", message: "lowercase letters, digits, - and _ (at most 40, starting with a letter or digit)" },
       { path: "schedule.evalSuites.3.name", message: '"reward" is a metric namespace of every evaluation; choose another name' },
-      { path: "schedule.evalSuites.9.dataset", message: "must be builtin:<name>, tau2:retail|airline|telecom|all, bfcl:<category or group>[,…], vitabench:<domain>[/<lang>], dataset:<id> or mcp:<server>/<dataset>" },
+      { path: "schedule.evalSuites.9.dataset", message: "must be builtin:<name>, tau2:retail|airline|telecom|all, bfcl:<category or group>[,…], vitabench:<domain>[/<lang>], finmcp:<file>, dataset:<id> or mcp:<server>/<dataset>" },
       { path: "schedule.evalSuites.9.repeats", message: "Number must be greater than or equal to 1" },
       { path: "schedule.evalSuites.1.name", message: 'suite name "a" is already used by suite 0' },
       { path: "schedule.evalSuites.1.dataset", message: 'unknown built-in domain "nope" (built in: builtin:shop)' },

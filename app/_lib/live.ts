@@ -46,6 +46,7 @@ export const liveRoutes: Record<ChangeEvent["t"], LiveRoute[]> = {
     { path: "trajectories.errored", match: "runId", delayMs: 2000, spreadMs: 1500 },
     { path: "runs.worldModel", match: "runId", delayMs: 2000, spreadMs: 1500 },
     { path: "runs.bfcl", match: "runId", delayMs: 2000, spreadMs: 1500 },
+    { path: "runs.finmcp", match: "runId", delayMs: 2000, spreadMs: 1500 },
     { path: "runs.evaluations", match: "id", delayMs: 2000, spreadMs: 1500 },
     { path: "studies.keys", delayMs: 2000, spreadMs: 1500 },
     { path: "studies.series", delayMs: 2000, spreadMs: 1500 },

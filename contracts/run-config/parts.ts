@@ -61,8 +61,8 @@ export type PolicyModel = z.infer<typeof policyModelSchema>;
 
 /** The forms of a dataset reference (data.dataset, and each evaluation suite's dataset). */
 export const DATASET_REF =
-  /^(builtin:[a-z0-9_-]+|tau2:(retail|airline|telecom|all)|bfcl:[a-z_]+(,[a-z_]+)*|vitabench:[a-z_]+(\/[a-z]+)?|dataset:[A-Za-z0-9_-]+|mcp:[a-z0-9][a-z0-9_-]{0,62}\/[A-Za-z0-9_-]{1,100})$/;
-export const DATASET_REF_MESSAGE = "must be builtin:<name>, tau2:retail|airline|telecom|all, bfcl:<category or group>[,…], vitabench:<domain>[/<lang>], dataset:<id> or mcp:<server>/<dataset>";
+  /^(builtin:[a-z0-9_-]+|tau2:(retail|airline|telecom|all)|bfcl:[a-z_]+(,[a-z_]+)*|vitabench:[a-z_]+(\/[a-z]+)?|finmcp:[A-Za-z0-9_.-]{1,100}|dataset:[A-Za-z0-9_-]+|mcp:[a-z0-9][a-z0-9_-]{0,62}\/[A-Za-z0-9_-]{1,100})$/;
+export const DATASET_REF_MESSAGE = "must be builtin:<name>, tau2:retail|airline|telecom|all, bfcl:<category or group>[,…], vitabench:<domain>[/<lang>], finmcp:<file>, dataset:<id> or mcp:<server>/<dataset>";
 
 /**
  * Suite names become metric namespaces (`val/<name>/…`) and trajectory phases (`suite:<name>`): short,

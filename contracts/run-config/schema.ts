@@ -9,6 +9,7 @@ import { BFCL_DATASET_PREFIX, bfclConfigProblem } from "../../lib/bfcl/categorie
 import { tau2DomainsOf, tau2UserHasTools } from "../../lib/tau2/datasets";
 import { parseVitaDataset, VITA_DATASET_PREFIX } from "../../lib/vitabench/datasets";
 import { RUN_CONFIG_SCHEMA_VERSION, paradigms, builtinDomainNames, BUILTIN_DATASET_PREFIX, type Paradigm, nodeModelSchema, type NodeModel, policyModelSchema, DATASET_REF, DATASET_REF_MESSAGE, MAX_EVAL_SUITES, evalSuiteSchema, type EvalSuite, samplingSchema, lossAggModes, klTypes, trainSampling, evalSampling, testTimeModes, testTimeSampling } from "./parts";
+import { FINMCP_DATASET_PREFIX, FINMCP_DEFAULT_FOLDER, FINMCP_DEFAULT_SCHEMA, FINMCP_ENVIRONMENT, FINMCP_MAX_TOOL_CALLS, parseFinmcpDataset } from "../../lib/finmcp/datasets";
 
 export const runConfigSchema = z
   .object({
@@ -246,6 +247,53 @@ export const runConfigSchema = z
       })
       .default({}),
 
+    /** FinMCP-Bench (finmcp:<file>): what answers the tools, where the data is, upstream's bound on calls. */
+    finmcp: z
+      .object({
+        environment: z
+          .string()
+          .regex(FINMCP_ENVIRONMENT, "replay or mcp:<server> (a registered MCP server)")
+          .optional()
+          .describe(
+            "What answers FinMCP-Bench's tool calls: mcp:<server> (a registered MCP server — upstream's protocol; its tool schemas come with the server) or replay (each call answered with the recorded output of the matching gold call, labelled as a replay wherever its numbers appear)",
+          ),
+        folder: z
+          .string()
+          .regex(/^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}$/, "a folder name inside the data directory")
+          .default(FINMCP_DEFAULT_FOLDER)
+          .describe("Folder of $ENVACE_DATA_DIR holding the sample files (the user supplies upstream's files; finmcp-synthetic holds the synthetic stand-ins)"),
+        toolSchema: z
+          .string()
+          .regex(/^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}$/, "a file name inside the FinMCP folder")
+          .default(FINMCP_DEFAULT_SCHEMA)
+          .describe("The OpenAI tools file sent with every request in replay mode (upstream's MCP_SCHEMA file; an MCP server gives its own)"),
+        maxToolCalls: z
+          .number()
+          .int()
+          .min(1)
+          .max(1000)
+          .default(FINMCP_MAX_TOOL_CALLS)
+          .describe("Upstream's max_tool_num: a new round of calls starts only while the calls run in the turn are at most this many"),
+        mcpAttempts: z.number().int().min(1).max(100).default(30).describe("Attempts per MCP tool call before it answers [error] (upstream's mcp_max_retries)"),
+        mcpCallTimeoutS: z.number().min(1).max(600).default(10).describe("Time limit of one MCP tool call attempt (upstream's per-call timeout)"),
+      })
+      .default({})
+      .describe("FinMCP-Bench runs (data.dataset finmcp:<file>)"),
+
+    /** BFCL's agentic back ends that need outside services: a web search node and an embedding node. */
+    bfcl: z
+      .object({
+        search: nodeModelSchema
+          .extend({ model: z.string().min(1).max(200).default("duckduckgo").describe("The search engine the node is asked for (upstream: SerpAPI's duckduckgo)") })
+          .optional()
+          .describe("A registered search node (kind search: a SerpAPI-compatible HTTP search API) for BFCL's web_search categories; without one they are not run"),
+        embedding: nodeModelSchema
+          .optional()
+          .describe("An embedding model on an OpenAI-compatible node (/v1/embeddings; upstream: all-MiniLM-L6-v2) for BFCL's memory_vector; without one it is not run"),
+      })
+      .default({})
+      .describe("BFCL web search and vector memory"),
+
     /** tau2-style evaluation: trials per task for pass^k. */
     trialsPerTask: z
       .number()
@@ -338,6 +386,18 @@ export const runConfigSchema = z
       }
       if (!cfg.reward.judge) {
         ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["reward", "judge"], message: "VitaBench is scored by an LLM judge: set a judge node and model" });
+      }
+    }
+    if (cfg.data.dataset.startsWith(FINMCP_DATASET_PREFIX)) {
+      const parsed = parseFinmcpDataset(cfg.data.dataset);
+      if (!parsed.ok) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["data", "dataset"], message: parsed.message });
+      if (cfg.kind !== "eval") ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["kind"], message: "FinMCP-Bench is an evaluation benchmark: launch it with kind eval" });
+      if (!cfg.finmcp.environment) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: ["finmcp", "environment"],
+          message: "choose what answers the tools: mcp:<server> (a registered MCP server, upstream's protocol) or replay (the recorded gold outputs)",
+        });
       }
     }
     if (cfg.optim.clipLow >= 1) {

@@ -21,6 +21,8 @@ import { tau2TasksProblem } from "../tau2/validate";
 import { parseVitaDataset, VITA_DATASET_PREFIX, type VitaDataset } from "../vitabench/datasets";
 import { loadVitaTasks, VitaDataError, type VitaTask } from "../vitabench/tasks";
 import type { LaunchProblem } from "./problems";
+import { finmcpProblems } from "./finmcp";
+import { FINMCP_DATASET_PREFIX } from "../finmcp/datasets";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -172,6 +174,7 @@ export async function datasetVerdict(prisma: PrismaClient, config: RunConfig): P
   const unmeasured: DatasetView = { kind: "unmeasured" };
   if (ref.startsWith("tau2:")) return tau2Verdict(config);
   if (ref.startsWith(VITA_DATASET_PREFIX)) return vitaVerdict(config);
+  if (ref.startsWith(FINMCP_DATASET_PREFIX)) return { problems: await finmcpProblems(prisma, config), view: unmeasured };
   if (ref.startsWith("dataset:")) {
     const row = await importedDataset(prisma, ref.slice("dataset:".length));
     if (!row) return { problems: [dataset(`no imported dataset "${ref.slice("dataset:".length)}" (import it on the Datasets page, then refer to it by id or name)`)], view: unmeasured };

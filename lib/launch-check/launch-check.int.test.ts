@@ -61,6 +61,28 @@ describe("the launch check", () => {
     expect(await problems({ data: { dataset: "dataset:short-prompts" } })).toEqual([]);
   });
 
+  it("FinMCP-Bench: the sample file, its task positions, the replay's schema file or a registered MCP server with tools — each refusal names what it needs", async () => {
+    const base: RunConfigInput = { kind: "eval", data: { dataset: "finmcp:samples" }, finmcp: { environment: "replay", folder: "finmcp-synthetic" } };
+    expect(await problems(base)).toEqual([]);
+    expect(await problems({ ...base, data: { dataset: "finmcp:benchmark_final" }, finmcp: { environment: "replay" } })).toEqual([
+      { path: "data.dataset", message: expect.stringMatching(/^FinMCP-Bench needs .*\/finmcp\/benchmark_final\.json: supply upstream's file .*CC-BY-NC-SA-4\.0/) },
+    ]);
+    expect(await problems({ ...base, data: { dataset: "finmcp:samples", instanceIds: ["2", "6"] } })).toEqual([{ path: "data.instanceIds", message: expect.stringMatching(/"6" is not a sample position of .*samples\.json \(0 to 5\)/) }]);
+    expect(await problems({ ...base, finmcp: { environment: "replay", folder: "finmcp-synthetic", toolSchema: "qieman_schema.json" } })).toEqual([
+      { path: "finmcp.toolSchema", message: expect.stringMatching(/needs .*qieman_schema\.json: supply upstream's MCP_SCHEMA file/) },
+    ]);
+    expect(await problems({ ...base, finmcp: { environment: "mcp:qieman", folder: "finmcp-synthetic" } })).toEqual([
+      { path: "finmcp.environment", message: expect.stringMatching(/^no MCP server named "qieman" is registered/) },
+    ]);
+    // Registered, but it has listed no tools yet (FinMCP sends the server's schemas with every request); then with tools.
+    await prisma.mcpServer.create({ data: { name: "qieman", transport: "http", url: "http://127.0.0.1:9/mcp" } });
+    expect(await problems({ ...base, finmcp: { environment: "mcp:qieman", folder: "finmcp-synthetic" } })).toEqual([
+      { path: "finmcp.environment", message: expect.stringMatching(/^MCP server qieman has listed no tools yet: run Test on the MCP servers page/) },
+    ]);
+    await prisma.mcpServer.update({ where: { name: "qieman" }, data: { tools: [{ name: "SearchNews", inputSchema: { type: "object" } }] } });
+    expect(await problems({ ...base, finmcp: { environment: "mcp:qieman", folder: "finmcp-synthetic" } })).toEqual([]);
+  });
+
   it("every node the config names is registered, on its own field", async () => {
     expect(
       await problems({

@@ -6,7 +6,10 @@ import type { BfclTable } from "./bfcl";
 import type { Tau2Table } from "./tau2";
 import type { TestTimeTable } from "./test-time";
 import type { VitaTable } from "./vitabench";
+import type { Table1 } from "./table1";
+import type { FinmcpTable } from "./finmcp";
 import { describeErrored } from "../outcomes";
+import type { RepeatSpread } from "./spread";
 
 export interface OutcomeCount {
   runId: string;
@@ -47,16 +50,8 @@ export interface ReportRun {
   evaluated: { phase: "eval" | "train"; step: number } | null;
 }
 
-/** The spread of a run's independent passes (lib/reports/repeats.ts): their mean, sample std, lowest and highest value. */
-export interface RepeatSpread {
-  /** Passes with a value. */
-  passes: number;
-  mean: number;
-  /** Sample standard deviation over the passes (n − 1); 0 for one pass. */
-  std: number;
-  min: number;
-  max: number;
-}
+/** The spread of a run's independent passes (lib/reports/spread.ts). */
+export type { RepeatSpread };
 
 export interface ResultCell {
   /** Mean over instances of the success rate across its k trajectories, in percent. */
@@ -115,6 +110,10 @@ export interface ReportDocument {
   tau2?: Tau2Table | null;
   /** Table 1's VitaBench group for the runs that evaluated on VitaBench (lib/reports/vitabench.ts); absent or null otherwise. */
   vitabench?: VitaTable | null;
+  /** The paper's Table 1 (BFCL V4, τ²-Bench, VitaBench, Overall), one row per evaluated policy (lib/reports/table1.ts); absent or null otherwise. */
+  table1?: Table1 | null;
+  /** The paper's Table 2 (FinMCP-Bench: TR, TP, TF1 and the per-group blocks; lib/reports/finmcp.ts); absent or null otherwise. */
+  finmcp?: FinmcpTable | null;
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
@@ -197,6 +196,10 @@ export function scrubForShare(doc: ReportDocument): ReportDocument {
     ...(doc.vitabench
       ? { vitabench: { ...doc.vitabench, rows: doc.vitabench.rows.map((row) => ({ ...row, cells: row.cells.map((c) => ({ ...c, runId: c.runId === null ? null : a(c.runId) })) })) } }
       : {}),
+    ...(doc.table1
+      ? { table1: { ...doc.table1, rows: doc.table1.rows.map((row) => ({ ...row, provenance: row.provenance.map((p) => ({ ...p, runs: p.runs.map((r) => ({ ...r, id: a(r.id) })) })) })) } }
+      : {}),
+    ...(doc.finmcp ? { finmcp: { rows: doc.finmcp.rows.map((row) => ({ ...row, runId: a(row.runId) })) } } : {}),
     testTime: doc.testTime
       ? {
           ...doc.testTime,

@@ -11,6 +11,8 @@ import { testTimeCsvRows, testTimeLatex, testTimeMarkdown } from "./test-time";
 import { bfclCsvRows, bfclLatex, bfclMarkdown } from "./bfcl";
 import { tau2CsvRows, tau2Latex, tau2Markdown } from "./tau2";
 import { vitaCsvRows, vitaLatex, vitaMarkdown } from "./vitabench";
+import { table1CsvRows, TABLE1_CSV_HEADER, table1Latex, table1Markdown } from "./table1";
+import { FINMCP_CSV_HEADER, finmcpCsvRows, finmcpLatex, finmcpMarkdown } from "./finmcp";
 import { OVERALL, PARTIAL_OVERALL_MARK, marksAsData, overallMark, resultMarks, type ResultMetric } from "./marks";
 import { applyEdits, mdText, safeNotesEdits, type Edit } from "./markdown-safe";
 
@@ -137,6 +139,8 @@ export function toMarkdown(doc: ReportDocument): string {
   const notes = doc.notes.trim() ? expandNotes(doc) : "";
   if (layout.notesFirst && notes) lines.push(notes, "");
   if (layout.showTable) lines.push(...(layout.notesFirst ? ["## Results", ""] : []), ...markdownTable(doc.table), "", ...leftOutMarkdown(doc.table));
+  if (doc.table1) lines.push(...table1Markdown(doc.table1), "");
+  if (doc.finmcp) lines.push(...finmcpMarkdown(doc.finmcp), "");
   if (doc.testTime) lines.push(...testTimeMarkdown(doc.testTime), "");
   if (doc.bfcl) lines.push(...bfclMarkdown(doc.bfcl), "");
   if (doc.tau2) lines.push(...tau2Markdown(doc.tau2), "");
@@ -204,6 +208,16 @@ export function toCsv(doc: ReportDocument): string {
       if (row.overall?.repeats) lines.push(spreadLine(row.runName, "Overall", row.overall.repeats, ""));
     }
   }
+  if (doc.table1) {
+    // Table 1 follows as its own block: a line per evaluated policy, every column with its mark, the provenance as columns.
+    lines.push("", TABLE1_CSV_HEADER.join(","));
+    for (const r of table1CsvRows(doc.table1)) lines.push(r.map(csvField).join(","));
+  }
+  if (doc.finmcp) {
+    // Table 2 (FinMCP-Bench): a line per run's overall block, then one per group block; `replay` says how the tools were answered.
+    lines.push("", FINMCP_CSV_HEADER.join(","));
+    for (const r of finmcpCsvRows(doc.finmcp)) lines.push(r.map(csvField).join(","));
+  }
   if (doc.testTime) {
     // Table 3 follows as its own block: setting, benchmark, k, instances, Avg@k, n (episodes that ran), errored, its 95 % interval.
     lines.push("", ["test_time_setting", "benchmark", "k", "instances", "avg_at_k", "n", "errored", "ci95_low", "ci95_high"].join(","));
@@ -266,6 +280,8 @@ export function toLatex(doc: ReportDocument): string {
   out.push("\\bottomrule", "\\end{tabular}");
   if (marks.footnote) out.push("\\par\\smallskip{\\footnotesize \\dag{} " + latexEscape(marks.footnote.slice(PARTIAL_OVERALL_MARK.length).trim()) + "}");
   out.push("\\end{table}");
+  if (doc.table1) out.push("", ...table1Latex(doc.table1, latexEscape));
+  if (doc.finmcp) out.push("", ...finmcpLatex(doc.finmcp, latexEscape));
   if (doc.testTime) out.push("", ...testTimeLatex(doc.testTime));
   if (doc.bfcl) out.push("", ...bfclLatex(doc.bfcl, latexEscape));
   if (doc.tau2) out.push("", ...tau2Latex(doc.tau2, latexEscape));

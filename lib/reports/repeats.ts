@@ -5,27 +5,14 @@
  * task within ONE pass, over which pass^k (τ²) and pass@k are computed. Pure.
  */
 import type { BfclTable, MetricPointRow } from "./bfcl";
-import type { RepeatSpread, ResultTable } from "./document";
+import type { ResultTable } from "./document";
+import { spreadOf, type RepeatSpread } from "./spread";
 
-export type { RepeatSpread };
+export { spreadOf, spreadText, type RepeatSpread } from "./spread";
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
-/** Mean, spread and count of the passes' values, or null without any. */
-export function spreadOf(values: readonly number[]): RepeatSpread | null {
-  const v = values.filter((x) => Number.isFinite(x));
-  if (v.length === 0) return null;
-  const mean = v.reduce((s, x) => s + x, 0) / v.length;
-  const variance = v.length > 1 ? v.reduce((s, x) => s + (x - mean) ** 2, 0) / (v.length - 1) : 0;
-  return { passes: v.length, mean, std: Math.sqrt(variance), min: Math.min(...v), max: Math.max(...v) };
-}
-
 const rounded = (s: RepeatSpread): RepeatSpread => ({ passes: s.passes, mean: round2(s.mean), std: round2(s.std), min: round2(s.min), max: round2(s.max) });
-
-/** "45.0 ± 7.1 (40.0–50.0, 2 passes)": a cell's value with its spread, as the exports print it. */
-export function spreadText(s: RepeatSpread, digits = 1): string {
-  return `${s.mean.toFixed(digits)} ± ${s.std.toFixed(digits)} (${s.min.toFixed(digits)}–${s.max.toFixed(digits)}, ${s.passes} passes)`;
-}
 
 /** One pass's result table of one run (the table built from that pass's trajectories alone). */
 export interface PassTable {

@@ -20,6 +20,8 @@ export interface VitaRunInput {
   status: string;
   /** The run's parsed config (runs whose config does not parse are left out by the caller). */
   config: RunConfig;
+  /** 'run "x" step 40' when the run evaluated a training run's checkpoint: a policy of its own, never merged with the base model's. */
+  checkpoint?: string | null;
 }
 
 export interface VitaCell {
@@ -91,7 +93,8 @@ export function buildVitaTable(runs: readonly VitaRunInput[], points: readonly M
     if (run.config.kind !== "eval") continue;
     const parsed = parseVitaDataset(run.config.data.dataset);
     if (!parsed.ok) continue;
-    const policy = nodeModel(run.config.policy);
+    const base = nodeModel(run.config.policy);
+    const policy = run.checkpoint ? `checkpoint of ${run.checkpoint} (${base})` : base;
     const judge = nodeModel(run.config.reward.judge);
     const key = JSON.stringify([policy, judge, parsed.dataset.lang]);
     const g = groups.get(key) ?? { policy, judge, lang: parsed.dataset.lang, runs: [] };

@@ -157,3 +157,29 @@ describe("WorldContext", () => {
     expect(prereqExecuted).toEqual(["alpha", "alpha"]);
   });
 });
+
+describe("a bound on executed calls per user turn (maxExecutedCallsPerUserTurn)", () => {
+  /** Replies with `batch` calls every time: the loop ends only through the bound. */
+  function batchPolicy(batch: number): PolicyClient {
+    return { generate: async (req) => fakeGeneration(JSON.stringify(req.messages), Array.from({ length: batch }, () => call("alpha")).join("")) };
+  }
+
+  it("runs a reply's calls while at most N ran in the turn, then keeps the next reply with its calls unrun (upstream: tool_num <= 20)", async () => {
+    const executed: string[] = [];
+    const r = await runOne(scriptedInstance(executed, { followUpUserMessages: [], maxExecutedCallsPerUserTurn: 20 }), batchPolicy(1));
+    // Calls run at counts 0..20 before each batch: 21 in all; the 22nd reply's call stays unrun.
+    expect(executed).toHaveLength(21);
+    expect(r.terminationReason).toBe(Termination.maxToolCalls);
+    const acts = r.state.records.filter((x) => x.role === "act");
+    expect(acts).toHaveLength(22);
+    expect(acts[21]!.calls).toHaveLength(1);
+    expect(r.state.messages[r.state.messages.length - 1]!.role).toBe("assistant");
+  });
+
+  it("counts calls, not replies: a batch of 3 starts while the count is ≤ 4", async () => {
+    const executed: string[] = [];
+    const r = await runOne(scriptedInstance(executed, { followUpUserMessages: [], maxExecutedCallsPerUserTurn: 4 }), batchPolicy(3));
+    expect(executed).toHaveLength(6);
+    expect(r.terminationReason).toBe(Termination.maxToolCalls);
+  });
+});

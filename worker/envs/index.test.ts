@@ -22,7 +22,7 @@ describe("the environment registry", () => {
     expect(environmentKindOf("mcp:memory/tasks").prefix).toBe("mcp:");
     expect(environmentKindOf("vitabench:delivery/en").prefix).toBe("vitabench:");
     expect(() => environmentKindOf("bogus:x" as RunConfig["data"]["dataset"])).toThrow(
-      /not available to the engine \(supported: builtin:<name>, tau2:<retail\|airline\|telecom\|all>, bfcl:<category or group>\[,…\], vitabench:<delivery\|instore\|ota\|cross>\[\/<zh\|en>\], dataset:<id or name>, mcp:<server>\/<dataset id or name>\)/,
+      /not available to the engine \(supported: builtin:<name>, tau2:<retail\|airline\|telecom\|all>, bfcl:<category or group>\[,…\], vitabench:<delivery\|instore\|ota\|cross>\[\/<zh\|en>\], finmcp:<file>, dataset:<id or name>, mcp:<server>\/<dataset id or name>\)/,
     );
   });
 

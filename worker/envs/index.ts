@@ -10,10 +10,11 @@ import type { EnvironmentContext, EnvironmentKind, RunEnvironment } from "./envi
 import { mcpEnvironments } from "./mcp/environment";
 import { tau2Environments } from "./tau2/environment";
 import { vitaEnvironments } from "./vitabench/environment";
+import { finmcpEnvironments } from "./finmcp/environment";
 
 export type { ContextAwarePolicy, EnvironmentContext, EnvironmentKind, NodePolicy, RunEnvironment } from "./environment";
 
-const kinds: readonly EnvironmentKind[] = [builtinEnvironments, tau2Environments, bfclEnvironments, vitaEnvironments, importedDatasets, mcpEnvironments];
+const kinds: readonly EnvironmentKind[] = [builtinEnvironments, tau2Environments, bfclEnvironments, vitaEnvironments, finmcpEnvironments, importedDatasets, mcpEnvironments];
 
 /** The kind serving a dataset reference; throws a message listing the available forms. */
 export function environmentKindOf(dataset: RunConfig["data"]["dataset"]): EnvironmentKind {

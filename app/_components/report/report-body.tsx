@@ -14,6 +14,8 @@ import { TestTimeTableView } from "./test-time-table";
 import { BfclTableView } from "./bfcl-table";
 import { Tau2TableView } from "./tau2-table";
 import { VitaTableView } from "./vitabench-table";
+import { Table1View } from "./table1-table";
+import { FinmcpTableView } from "./finmcp-table";
 
 export { ResultTableView } from "./result-table";
 
@@ -38,6 +40,18 @@ export function ReportBody({ doc, linkRuns }: { doc: ReportDocument; linkRuns: b
         <section aria-labelledby="report-results">
           <h2 id="report-results">Results</h2>
           <ResultTableView doc={doc} linkRuns={linkRuns} />
+        </section>
+      )}
+      {doc.table1 && (
+        <section aria-labelledby="report-table1">
+          <h2 id="report-table1">Table 1</h2>
+          <Table1View table={doc.table1} linkRuns={linkRuns} />
+        </section>
+      )}
+      {doc.finmcp && (
+        <section aria-labelledby="report-finmcp">
+          <h2 id="report-finmcp">FinMCP-Bench (Table 2)</h2>
+          <FinmcpTableView table={doc.finmcp} linkRuns={linkRuns} />
         </section>
       )}
       {doc.testTime && (

@@ -13,6 +13,7 @@ import { runChartKind } from "../../_components/charts/chart-math";
 import { CheckpointEvaluations, RunCheckpoints, RunNodes } from "./run-checkpoints";
 import { WorldModelView } from "./world-model";
 import { BfclResults } from "./bfcl-results";
+import { FinmcpResults } from "./finmcp-results";
 import { ErroredEpisodes } from "./errored-episodes";
 import { RunEvaluations } from "./run-evaluations";
 import { RunPasses } from "./run-passes";
@@ -139,6 +140,7 @@ export function RunView({ id }: { id: string }) {
       <ErroredEpisodes runId={r.id} />
       {passes > 1 && <RunPasses runId={r.id} passes={passes} />}
       <BfclResults runId={r.id} />
+      <FinmcpResults runId={r.id} />
       <RunEvaluations runId={r.id} />
       <section aria-labelledby="run-charts-heading">
         <h2 id="run-charts-heading">Charts</h2>

@@ -20,6 +20,9 @@ import { buildVitaTable, VITA_METRIC_PREFIX, type VitaTable } from "../../../lib
 import { parseRunConfig } from "../../../contracts/run-config";
 import { noteBfclPasses, poolBfclPasses, withRepeats } from "../../../lib/reports/repeats";
 import { multiPass, passTables } from "./repeats";
+import { buildTable1, type Table1 } from "../../../lib/reports/table1";
+import type { FinmcpTable } from "../../../lib/reports/finmcp";
+import { finmcpRows } from "./finmcp";
 
 /** Charts a report shows, when the runs have them: the first matching key per pattern, at most four. */
 const CHART_PATTERNS = [/^reward\/mean$/, /^val\/avg@\d+$/, /^val\/pass@\d+$/, /^fidelity\/mean$/, /^judge\/pass_rate$/];
@@ -42,6 +45,10 @@ interface Snapshot {
   tau2?: Tau2Table | null;
   /** Table 1's VitaBench group, when the runs include VitaBench evaluations; absent in older snapshots. */
   vitabench?: VitaTable | null;
+  /** The paper's Table 1 over every benchmark group, one row per evaluated policy; absent in older snapshots. */
+  table1?: Table1 | null;
+  /** The paper's Table 2 (FinMCP-Bench), when the runs include FinMCP evaluations; absent in older snapshots. */
+  finmcp?: FinmcpTable | null;
 }
 
 /** Results of a set of runs, computed now, with the charts the notes embed. Deleted runs are left out. */
@@ -109,7 +116,18 @@ export async function computeResults(runIds: string[], embeddedChartKeys: string
     select: { runId: true, key: true, step: true, value: true },
   });
   const vitabench = buildVitaTable(parsedRuns, poolBfclPasses(vitaPoints, multiPassRuns).points);
-  return { version: 1, generatedAt: new Date().toISOString(), runs, table, charts, testTime, bfcl, tau2, vitabench };
+  // Table 1: a row per evaluated policy from all its runs; the spread of multi-pass runs from their passes' own points.
+  const passSteps = new Map(sets.filter(multiPass).map((s) => [s.runId, Array.from({ length: s.step - s.fromStep + 1 }, (_, i) => s.fromStep + i)]));
+  const table1 = buildTable1({
+    runs: parsedRuns,
+    points: [...pooled.points, ...poolBfclPasses(tau2Points, multiPassRuns).points],
+    passPoints: [...bfclPoints, ...tau2Points, ...vitaPoints],
+    passes: passSteps,
+    vitabench,
+  });
+  const finRows = await finmcpRows(parsedRuns);
+  const finmcp = finRows.length ? { rows: finRows } : null;
+  return { version: 1, generatedAt: new Date().toISOString(), runs, table, charts, testTime, bfcl, tau2, vitabench, table1, finmcp };
 }
 
 const reportSelect = {
@@ -141,6 +159,8 @@ async function documentOf(report: Pick<ReportRow, "title" | "body" | "runIds" | 
     bfcl: results.bfcl ?? null,
     tau2: results.tau2 ?? null,
     vitabench: results.vitabench ?? null,
+    table1: results.table1 ?? null,
+    finmcp: results.finmcp ?? null,
   };
 }
 

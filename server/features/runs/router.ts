@@ -1,5 +1,6 @@
 import { router } from "../../trpc/init";
 import { bfcl } from "./procedures/bfcl";
+import { finmcp } from "./procedures/finmcp";
 import { cancel } from "./procedures/cancel";
 import { checkpoints } from "./procedures/checkpoints";
 import { create } from "./procedures/create";
@@ -15,4 +16,4 @@ import { resume } from "./procedures/resume";
 import { launchTestTimeComparisonProcedure } from "./procedures/test-time-comparison";
 import { worldModelProcedure } from "./procedures/world-model";
 
-export const runsRouter = router({ create, list, get, evaluations, checkpointEvaluations, cancel, resume, logs, metrics, nodes, checkpoints, passes, worldModel: worldModelProcedure, launchTestTimeComparison: launchTestTimeComparisonProcedure, bfcl });
+export const runsRouter = router({ create, list, get, evaluations, checkpointEvaluations, cancel, resume, logs, metrics, nodes, checkpoints, passes, worldModel: worldModelProcedure, launchTestTimeComparison: launchTestTimeComparisonProcedure, bfcl, finmcp });

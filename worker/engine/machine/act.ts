@@ -70,8 +70,13 @@ export function onAct(state: RolloutState, output: GenerateResult): RolloutState
     if (state.scripted) return endTurn(replied, false);
     return { ...replied, status: "interacting" };
   }
+  // A bound on executed calls per turn (FinMCP's max_tool_num): a reply after the turn ran more than it keeps its calls unrun and ends the episode.
+  if (state.maxExecutedCallsPerUserTurn !== undefined && state.turnCalls > state.maxExecutedCallsPerUserTurn) {
+    return stepTaken(terminate({ ...base, messages, records }, Termination.maxToolCalls));
+  }
   const built: RolloutState = {
     ...base,
+    turnCalls: state.turnCalls + calls.length,
     messages,
     records,
     pendingCalls: calls,

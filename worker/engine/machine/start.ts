@@ -25,6 +25,8 @@ export function startRollout(instance: TaskInstance, options: RolloutOptions, ro
     ...(instance.toolsByUserTurn ? { toolsByUserTurn: instance.toolsByUserTurn } : {}),
     ...(instance.maxActsPerUserTurn !== undefined ? { maxActsPerUserTurn: instance.maxActsPerUserTurn } : {}),
     turnActs: 0,
+    ...(instance.maxExecutedCallsPerUserTurn !== undefined ? { maxExecutedCallsPerUserTurn: instance.maxExecutedCallsPerUserTurn } : {}),
+    turnCalls: 0,
     answerOnly: instance.answerOnly === true,
     ...(instance.agentStopTokens?.length ? { agentStopTokens: instance.agentStopTokens } : {}),
     ...(instance.maxEpisodeSteps !== undefined ? { maxEpisodeSteps: instance.maxEpisodeSteps } : {}),

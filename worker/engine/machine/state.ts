@@ -48,6 +48,10 @@ export interface RolloutState {
   maxActsPerUserTurn?: number;
   /** Act steps in the current user turn. */
   turnActs: number;
+  /** TaskInstance.maxExecutedCallsPerUserTurn. */
+  maxExecutedCallsPerUserTurn?: number;
+  /** Calls sent to be executed in the current user turn. */
+  turnCalls: number;
   /** TaskInstance.answerOnly: the first reply ends the episode, its calls are never executed. */
   answerOnly: boolean;
   /** TaskInstance.agentStopTokens. */

@@ -37,6 +37,7 @@ export function endTurn(state: RolloutState, stop: boolean, reason?: string): Ro
     userTurnIndex: state.userTurnIndex + 1,
     turnStartIndex: messages.length - 1,
     turnActs: 0,
+    turnCalls: 0,
   };
   const records = record(withUser, { role: "user", microStep: state.microSteps, text: followUp, ...noTokens, valid: true });
   return toAwaitCaller({ ...withUser, records });
@@ -62,6 +63,7 @@ export function onUser(state: RolloutState, rawText: unknown, stop?: string, act
     userTurnIndex: first ? state.userTurnIndex : state.userTurnIndex + 1,
     turnStartIndex: messages.length - 1,
     turnActs: 0,
+    turnCalls: 0,
   };
   let withActions = withUser;
   for (const a of actions) {
