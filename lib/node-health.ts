@@ -10,7 +10,8 @@ import { parseNodeSettings, type NodeSettings } from "../contracts/node-settings
 import { runDoctor, type DoctorReport, parseDoctorReport, summariseReport } from "./node-doctor";
 import { decryptSecret } from "./secrets";
 
-export const nodeKinds = ["embedded", "openai", "tinker"] as const;
+/** search: a web-search API in SerpAPI's shape (BFCL's web-search category, `bfcl.search.node`). */
+export const nodeKinds = ["embedded", "openai", "tinker", "search"] as const;
 export type NodeKind = (typeof nodeKinds)[number];
 
 /**
@@ -125,8 +126,8 @@ export interface PingProblem {
  */
 export async function pingNode(node: { kind: NodeKind; baseUrl: string; apiKey?: string | null }, timeoutMs = 3000): Promise<PingProblem | null> {
   const base = node.baseUrl.replace(/\/+$/, "");
-  const tinker = node.kind !== "openai";
-  const url = tinker ? `${base}/api/v1/healthz` : `${base}/v1/models`;
+  const tinker = node.kind === "tinker" || node.kind === "embedded";
+  const url = node.kind === "search" ? `${base}/` : tinker ? `${base}/api/v1/healthz` : `${base}/v1/models`;
   const headers: Record<string, string> = node.apiKey ? (tinker ? { "x-api-key": node.apiKey } : { authorization: `Bearer ${node.apiKey}` }) : {};
   try {
     const res = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
