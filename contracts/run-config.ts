@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { BFCL_DATASET_PREFIX, bfclConfigProblem } from "../lib/bfcl/categories";
+import { bfclResourcesOf } from "../lib/bfcl/not-run";
 import { tau2DomainsOf, tau2UserHasTools } from "../lib/tau2/datasets";
 import { parseVitaDataset, VITA_DATASET_PREFIX } from "../lib/vitabench/datasets";
 
@@ -174,6 +175,25 @@ export const runConfigSchema = z
         seed: z.number().int().min(0).default(0).describe("Seed of task sampling; a step's tasks are a pure function of (seed, step)"),
       })
       .default({}),
+
+    /**
+     * Outside resources of BFCL's web-search and memory_vector categories (lib/bfcl/not-run.ts): without
+     * them those categories are reported as not run. The launch check verifies the nodes.
+     */
+    bfcl: z
+      .object({
+        search: z
+          .object({ node: z.string().min(1).describe("A registered node of kind search (a SerpAPI-compatible search API; its key is the node's API key)") })
+          .strict()
+          .optional()
+          .describe("Search back end of BFCL's web_search categories (unset: they are not run)"),
+        embeddings: nodeModelSchema
+          .optional()
+          .describe("Embedding node and model of BFCL's memory_vector (an OpenAI-compatible /v1/embeddings, e.g. vLLM serving sentence-transformers/all-MiniLM-L6-v2, upstream's model; unset: not run)"),
+      })
+      .strict()
+      .optional()
+      .describe("Outside resources of BFCL's web search and vector memory (bfcl: datasets only)"),
 
     rollout: z
       .object({
@@ -439,8 +459,11 @@ export const runConfigSchema = z
       }
     }
     if (cfg.data.dataset.startsWith(BFCL_DATASET_PREFIX)) {
-      const problem = bfclConfigProblem(cfg.data.dataset, cfg.kind);
+      const problem = bfclConfigProblem(cfg.data.dataset, cfg.kind, bfclResourcesOf(cfg.bfcl));
       if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["data", "dataset"], message: problem });
+    }
+    if (cfg.bfcl && (cfg.bfcl.search || cfg.bfcl.embeddings) && !cfg.data.dataset.startsWith(BFCL_DATASET_PREFIX) && !cfg.schedule.evalSuites.some((s) => s.dataset.startsWith(BFCL_DATASET_PREFIX))) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["bfcl"], message: "bfcl.search and bfcl.embeddings are for BFCL datasets (bfcl:…); this run names none" });
     }
     for (const issue of evalSuiteIssues(cfg)) ctx.addIssue({ code: z.ZodIssueCode.custom, ...issue });
     if (cfg.policy.checkpoint && cfg.kind !== "eval") {
@@ -474,6 +497,7 @@ function evalSuiteIssues(cfg: {
   data: { dataset: string };
   schedule: { evalOwnSplit: boolean; evalSuites: EvalSuite[] };
   rollout: { paradigm: Paradigm; simulator?: NodeModel; userSimulator?: NodeModel };
+  bfcl?: { search?: unknown; embeddings?: unknown };
 }): { path: (string | number)[]; message: string }[] {
   const issues: { path: (string | number)[]; message: string }[] = [];
   const suites = cfg.schedule.evalSuites;
@@ -504,7 +528,7 @@ function evalSuiteIssues(cfg: {
       }
     }
     if (suite.dataset.startsWith(BFCL_DATASET_PREFIX)) {
-      const problem = bfclConfigProblem(suite.dataset, "eval");
+      const problem = bfclConfigProblem(suite.dataset, "eval", bfclResourcesOf(cfg.bfcl));
       if (problem) issues.push({ path: at("dataset"), message: problem });
     }
     if (suite.dataset === "tau2:retail" && !suite.userSimulator && !cfg.rollout.userSimulator) {

@@ -29,6 +29,7 @@ export const runSettingSections: { key: string; label: string; keys: string[]; c
   { key: "schedule", label: "Schedule", keys: ["schedule"] },
   { key: "eval", label: "Evaluation", keys: ["trialsPerTask", "repeats", "fidelityProbe", "testTime"] },
   { key: "sampling", label: "Sampling per role", keys: ["sampling"], collapsed: true },
+  { key: "bfcl", label: "BFCL web search and vector memory", keys: ["bfcl"], collapsed: true },
 ];
 
 /**
@@ -46,6 +47,12 @@ export const runSettingMeta: Record<string, SettingMeta> = {
   "policy.checkpoint.step": { label: "Step", unit: "step" },
 
   "data.dataset": { label: "Dataset" },
+
+  "bfcl.search": { label: "Search node (web search)" },
+  "bfcl.search.node": { label: "Node" },
+  "bfcl.embeddings": { label: "Embedding node (memory_vector)" },
+  "bfcl.embeddings.node": { label: "Node" },
+  "bfcl.embeddings.model": { label: "Embedding model" },
   "data.split": { label: "Split" },
   "data.instanceIds": { label: "Task ids", advanced: true },
   "data.poolSize": { label: "Task pool size", unit: "tasks" },

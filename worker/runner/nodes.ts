@@ -61,6 +61,7 @@ export async function trainingPolicyFor(
   onWarning?: (message: string) => void,
   opts: { sampleOnly?: boolean; samplerPath?: string } = {},
 ): Promise<TinkerPolicy> {
+  if (node.kind === "search") throw new Error(`node "${node.name}" is a search API; training needs a Tinker-compatible node (embedded, Tinker or SkyRL tx)`);
   if (node.kind === "openai") {
     throw new Error(`node "${node.name}" is OpenAI-compatible only; training needs a Tinker-compatible node (embedded, Tinker or SkyRL tx)`);
   }
