@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmbeddingsDouble, type EmbeddingsDouble } from "../../../../test/doubles/embeddings-node";
 import { createEmbeddingClient, EmbeddingCallError } from "../../../clients/embeddings";
-import { EmbeddingCache, MemoryVector, normalise } from "./vector";
+import { memoryExecutor } from "../run/memory";
+import { EmbeddingCache, MemoryVector, MissingEmbedding, normalise } from "./vector";
 
 // Fixed vectors: the top-k order and scores below are worked out by hand from them.
 const VECTORS: Record<string, number[]> = {
@@ -82,6 +83,25 @@ describe("MemoryAPI_vector (faiss IndexFlatIP over normalised vectors, top_k = 5
     expect(JSON.parse(await run(b, "archival_memory_retrieve", { query: "pets", top_k: 1 })).result[0].id).toBe(0);
   });
 
+  it("asks for a text's vector before changing anything, so a call can be run again once it is fetched", async () => {
+    // Upstream's call-string rewriting stores "LDL (bad" as "LDL(bad": the vector needed is the rewritten text's.
+    const m = new MemoryVector(cache);
+    const ex = memoryExecutor("t", m);
+    const args = JSON.stringify({ text: "my LDL (bad cholesterol) is 130" });
+    await cache.ensure(m.textsToEmbed(["my LDL (bad cholesterol) is 130"]));
+    let missing = "";
+    try {
+      ex.execute("archival_memory_add", args);
+    } catch (err) {
+      missing = (err as MissingEmbedding).text;
+    }
+    expect(missing).toBe("my LDL(bad cholesterol) is 130");
+    expect(m.snapshot().archival_memory).toEqual({ next_id: 0, store: [] });
+    await cache.ensure([missing]);
+    expect(ex.execute("archival_memory_add", args)).toBe('{"id": 0}');
+    expect(m.archivalMemory.texts()).toEqual(["my LDL(bad cholesterol) is 130"]);
+  });
+
   it("fetches each text once, in batches, and validates the node's replies", async () => {
     const before = double.requests.length;
     await cache.ensure(["user likes cats", "user likes cats", "brand new"]);
@@ -91,7 +111,7 @@ describe("MemoryAPI_vector (faiss IndexFlatIP over normalised vectors, top_k = 5
     const bad = createEmbeddingClient({ baseUrl: double.url, apiKey: "k", model: "other-model", nodeName: "emb", sleep: async () => {} });
     await expect(bad(["x"])).rejects.toThrow(EmbeddingCallError);
     await expect(bad(["x"])).rejects.toThrow(/embedding node "emb" \(model other-model\) answered 404: .*does not exist/);
-    expect(() => cache.vector("never fetched")).toThrow(/ensure first/);
+    expect(() => cache.vector("never fetched")).toThrow(MissingEmbedding);
     expect(Array.from(normalise([3, 4]))).toEqual([Math.fround(0.6), Math.fround(0.8)]);
   });
 });

@@ -19,8 +19,19 @@ import { error, MAX_ARCHIVAL_MEMORY_ENTRY_LENGTH, MAX_ARCHIVAL_MEMORY_SIZE, MAX_
 
 /** Unit vectors for texts, answered from vectors already fetched. */
 export interface TextEmbedder {
-  /** The L2-normalised float32 embedding of `text`; throws when it was not fetched first. */
+  /** The L2-normalised float32 embedding of `text`; throws `MissingEmbedding` when it was not fetched first. */
   vector(text: string): Float32Array;
+}
+
+/**
+ * A text the call needs whose vector was not fetched (e.g. upstream's call-string rewriting changed the text:
+ * `"LDL (bad"` is stored as `"LDL(bad"`). The back end mutates nothing before asking for a vector, so the
+ * caller fetches it and runs the call again.
+ */
+export class MissingEmbedding extends Error {
+  constructor(readonly text: string) {
+    super(`no embedding fetched for a text of ${text.length} characters (EmbeddingCache.ensure first)`);
+  }
 }
 
 /** L2-normalises as sentence-transformers does (`x / max(‖x‖, 1e-12)`), in float32. */
@@ -64,7 +75,7 @@ export class EmbeddingCache implements TextEmbedder {
 
   vector(text: string): Float32Array {
     const v = this.vectors.get(text);
-    if (!v) throw new Error(`no embedding fetched for a text of ${text.length} characters (EmbeddingCache.ensure first)`);
+    if (!v) throw new MissingEmbedding(text);
     return v;
   }
 }
@@ -117,8 +128,8 @@ export class VectorStore {
     if (textLength(textValue) > this.maxEntryLength) return error(`Entry length exceeds maximum length of ${this.maxEntryLength} characters.`);
     if (this.store.size >= this.maxSize) return error(`Memory size exceeds maximum size of ${this.maxSize} entries.`);
     const text = requireText(textValue);
+    this.embedder.vector(text); // before any change: a missing vector is fetched and the call run again
     const id = this.nextId++;
-    this.embedder.vector(text);
     this.store.set(id, text);
     this.order.push(id);
     return PyDict.fromObject({ id: BigInt(id) });

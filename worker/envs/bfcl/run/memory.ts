@@ -19,7 +19,7 @@ import { createScope, DEFAULT_MODEL_NAME } from "../world";
 import { BfclInstanceSet, errorText, type CallTarget } from "../execute";
 import { evaluateAgenticEntry } from "../memory/agentic";
 import { createMemoryBackend, MemoryPyError } from "../memory/backends";
-import { MemoryVector, type EmbeddingCache } from "../memory/vector";
+import { MemoryVector, MissingEmbedding, type EmbeddingCache } from "../memory/vector";
 import { EmbeddingCallError } from "../../../clients/embeddings";
 import type { ChainBackend } from "../memory/chain";
 import { ZeroDivisionError } from "../memory/bm25";
@@ -96,17 +96,27 @@ function memoryWorld(id: string, backend: Backend, messages: ChatMessage[], onCl
   return {
     messages,
     async execute(name, argumentsJson) {
-      if (backend instanceof MemoryVector) {
-        if (!embeddings) throw new Error("memory_vector needs an embedding node (bfcl.embeddings)");
+      if (!(backend instanceof MemoryVector)) return executor.execute(name, argumentsJson);
+      if (!embeddings) throw new Error("memory_vector needs an embedding node (bfcl.embeddings)");
+      const ensure = async (texts: string[]) => {
         try {
-          await embeddings.ensure(textsFor(backend, argumentsJson));
+          await embeddings.ensure(texts);
         } catch (err) {
           // The embedding node failed, not the policy: the episode is an environment error, left out of the scores.
-          if (err instanceof EmbeddingCallError) throw new EnvironmentFailure("EMBEDDINGS_FAILED", (err as Error).message);
+          if (err instanceof EmbeddingCallError) throw new EnvironmentFailure("EMBEDDINGS_FAILED", err.message);
           throw err;
         }
+      };
+      await ensure(textsFor(backend, argumentsJson));
+      // Upstream's call-string rewriting may change a text argument: fetch what the call actually embeds, then run it again.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return executor.execute(name, argumentsJson);
+        } catch (err) {
+          if (!(err instanceof MissingEmbedding) || attempt >= 100) throw err;
+          await ensure([err.text]);
+        }
       }
-      return executor.execute(name, argumentsJson);
     },
     snapshot: () => backend.snapshot(),
     close: onClose,
