@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseRunConfig } from "../../contracts/run-config";
 import { bfclConfigProblem, bfclDataset, parseBfclDataset } from "./categories";
+import { bfclNodeRefsOf } from "./not-run";
 
 const errorsOf = (input: unknown) => {
   const r = parseRunConfig(input);
@@ -42,6 +43,11 @@ describe("BFCL datasets (bfcl:<category or group>[,…])", () => {
       { path: "data.dataset", message: expect.stringMatching(/BFCL training runs on the multi-turn categories only .*live_simple is for evaluation runs/) },
     ]);
     expect(bfclConfigProblem("bfcl:multi_turn", "train")).toBeNull();
+    expect(bfclNodeRefsOf({ bfcl: { search: { node: "serp" }, embeddings: { node: "emb", model: "m" } } })).toEqual([
+      { node: "serp", role: "bfcl.search" },
+      { node: "emb", role: "bfcl.embeddings" },
+    ]);
+    expect(bfclNodeRefsOf({ bfcl: "damaged" })).toEqual([]);
     // bfcl.search / bfcl.embeddings make the categories runnable, and belong to BFCL datasets only
     expect(errorsOf({ kind: "eval", data: { dataset: "bfcl:memory_vector" }, bfcl: { embeddings: { node: "vllm-emb", model: "sentence-transformers/all-MiniLM-L6-v2" } } })).toEqual([]);
     expect(errorsOf({ kind: "eval", data: { dataset: "bfcl:web_search" }, bfcl: { search: { node: "serp" } } })).toEqual([]);

@@ -36,3 +36,12 @@ export function notRunReason(category: string, resources: BfclResources = NO_BFC
   if (category === "memory_vector") return resources.embeddings ? null : NOT_RUN_REASONS.memory_vector;
   return resources.search ? null : NOT_RUN_REASONS[category];
 }
+
+/** The nodes a stored run config's `bfcl` settings name, with the setting (for the guard that refuses to delete a node a run needs). */
+export function bfclNodeRefsOf(config: unknown): { node: string; role: string }[] {
+  const bfcl = config && typeof config === "object" ? (config as { bfcl?: { search?: { node?: unknown }; embeddings?: { node?: unknown } } }).bfcl : undefined;
+  const refs: { node: string; role: string }[] = [];
+  if (typeof bfcl?.search?.node === "string") refs.push({ node: bfcl.search.node, role: "bfcl.search" });
+  if (typeof bfcl?.embeddings?.node === "string") refs.push({ node: bfcl.embeddings.node, role: "bfcl.embeddings" });
+  return refs;
+}
