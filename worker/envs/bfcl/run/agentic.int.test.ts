@@ -63,18 +63,18 @@ describe.skipIf(!hasBfclData())("BFCL web search and vector memory", () => {
       respond: (req) => `<think>\n</think>\n\n${reply(req)}`,
     });
     function reply(req: VllmRequest): string {
-        const after = req.messages.slice(lastUserIndex(req) + 1).filter((m) => m.role === "tool");
-        const user = String(req.messages[lastUserIndex(req)].content);
-        const tools = (req.tools ?? []).map((t) => t.function.name);
-        if (tools.includes("search_engine_query")) {
-          if (after.length === 0) return call("search_engine_query", { keywords: user, max_results: 1 });
-          if (after.length === 1) return call("fetch_url_content", { url: /'href': '([^']+)'/.exec(String(after[0].content))![1], mode: "truncate" });
-          return `{'answer': '${answerOf.get(user)}', 'context': 'from the page'}`;
-        }
-        const isQuestion = String(req.messages[0].content).includes("For your final answer to the user");
-        if (!isQuestion) return after.length === 0 ? call("archival_memory_add", { text: user.slice(0, 1900) }) : "Noted.";
-        if (after.length === 0) return call("archival_memory_retrieve", { query: user, top_k: 3 });
-        return `{'answer': '${question.answers[0]}', 'context': 'from memory'}`;
+      const after = req.messages.slice(lastUserIndex(req) + 1).filter((m) => m.role === "tool");
+      const user = String(req.messages[lastUserIndex(req)].content);
+      const tools = (req.tools ?? []).map((t) => t.function.name);
+      if (tools.includes("search_engine_query")) {
+        if (after.length === 0) return call("search_engine_query", { keywords: user, max_results: 1 });
+        if (after.length === 1) return call("fetch_url_content", { url: /'href': '([^']+)'/.exec(String(after[0].content))![1], mode: "truncate" });
+        return `{'answer': '${answerOf.get(user)}', 'context': 'from the page'}`;
+      }
+      const isQuestion = String(req.messages[0].content).includes("For your final answer to the user");
+      if (!isQuestion) return after.length === 0 ? call("archival_memory_add", { text: user.slice(0, 1900) }) : "Noted.";
+      if (after.length === 0) return call("archival_memory_retrieve", { query: user, top_k: 3 });
+      return `{'answer': '${question.answers[0]}', 'context': 'from memory'}`;
     }
     await prisma.node.create({ data: { name: "gt", kind: "openai", baseUrl: policy.url, settings: { openai: { maxConcurrency: 4 } } } });
     await markDoctorPassed(prisma, "gt", ["scripted"]);
