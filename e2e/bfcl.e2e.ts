@@ -37,7 +37,7 @@ test.describe.serial("BFCL evaluation", () => {
     await expect(picker.locator('input[name="bfcl-multi_turn_long_context"]')).toBeChecked();
     for (const c of ["multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context"]) await picker.locator(`input[name="bfcl-${c}"]`).uncheck();
     await picker.locator('input[name="bfcl-simple_python"]').check();
-    // Web search cannot run offline: offered, disabled, with the reason.
+    // Web search needs a search node (bfcl.search): offered, disabled, with the reason.
     await expect(picker.locator('input[name="bfcl-web_search_base"]')).toBeDisabled();
     await expect(picker.getByTestId("bfcl-picker-summary")).toContainText("bfcl:simple_python,multi_turn_base");
     // Task ids are an advanced Data setting (collapsed): the picker's link opens it and focuses the field.

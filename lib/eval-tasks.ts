@@ -12,6 +12,7 @@
 import type { RunConfig } from "../contracts/run-config";
 import { BFCL_V4_ENTRY_COUNTS } from "./bfcl/aggregate";
 import { BFCL_DATASET_PREFIX, parseBfclDataset } from "./bfcl/categories";
+import { bfclResourcesOf } from "./bfcl/not-run";
 import { parseVitaDataset, VITA_DATASET_PREFIX, VITA_TASKS_PER_FILE } from "./vitabench/datasets";
 
 export interface EvaluationTasks {
@@ -28,7 +29,7 @@ export function evaluationTasks(config: RunConfig): EvaluationTasks {
   const bfcl = dataset.startsWith(BFCL_DATASET_PREFIX);
   if (instanceIds.length) return { count: bfcl ? new Set(instanceIds).size : instanceIds.length, atMost: false, source: "data.instanceIds" };
   if (bfcl) {
-    const parsed = parseBfclDataset(dataset);
+    const parsed = parseBfclDataset(dataset, bfclResourcesOf(config.bfcl));
     const count = parsed.ok ? parsed.selection.runnable.reduce((n, c) => n + BFCL_V4_ENTRY_COUNTS[c], 0) : 0;
     return { count, atMost: false, source: `every task of ${dataset}` };
   }

@@ -6,12 +6,13 @@
  * launch gate (runs.create) and the worker before a run all use it.
  */
 import type { Prisma, PrismaClient } from "@prisma/client";
-import { nodeEndpoint } from "./node-url";
+import { nodeBaseUrl, nodeEndpoint } from "./node-url";
 import { parseNodeSettings, type NodeSettings } from "../contracts/node-settings";
 import { runDoctor, type DoctorReport, parseDoctorReport, summariseReport } from "./node-doctor";
 import { decryptSecret } from "./secrets";
 
-export const nodeKinds = ["embedded", "openai", "tinker"] as const;
+/** search: a web-search API in SerpAPI's shape (BFCL's web-search category, `bfcl.search.node`). */
+export const nodeKinds = ["embedded", "openai", "tinker", "search"] as const;
 export type NodeKind = (typeof nodeKinds)[number];
 
 /**
@@ -125,10 +126,10 @@ export interface PingProblem {
  * few seconds while a run waits on the node.
  */
 export async function pingNode(node: { kind: NodeKind; baseUrl: string; apiKey?: string | null }, timeoutMs = 3000): Promise<PingProblem | null> {
-  const tinker = node.kind !== "openai";
+  const tinker = node.kind === "tinker" || node.kind === "embedded";
   let url: string;
   try {
-    url = tinker ? nodeEndpoint(node.baseUrl, "api/v1/healthz") : nodeEndpoint(node.baseUrl, "v1/models");
+    url = node.kind === "search" ? `${nodeBaseUrl(node.baseUrl)}/` : tinker ? nodeEndpoint(node.baseUrl, "api/v1/healthz") : nodeEndpoint(node.baseUrl, "v1/models");
   } catch (err) {
     return { problem: (err as Error).message, slow: false };
   }

@@ -16,6 +16,7 @@ const label: Record<DoctorReport["checks"][number]["check"], string> = {
   chat: "Chat round trip",
   "tool-calling": "Tool calling",
   reasoning: "Reasoning fields",
+  search: "Search round trip",
 };
 
 /** One line for the table: ok, or the first check that blocks some role. */

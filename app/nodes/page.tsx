@@ -9,7 +9,7 @@ import { NODE_ADD_RULE, NODE_EDIT_RULE, NODE_REMOVE_RULE, NODE_TEST_RULE } from 
 import { DoctorReports, DoctorSummary } from "./doctor-report";
 import { draftOf, fieldKeyOf, NodeSettingsEditor, settingsFromDraft, type SettingsDraft, type SettingsErrors } from "./node-settings-editor";
 
-type Kind = "openai" | "tinker" | "embedded";
+type Kind = "openai" | "tinker" | "embedded" | "search";
 
 /** Server field errors → the form's keys: top-level fields as they are, settings.* by the settings editor's keys. */
 function serverErrors(err: unknown): { fields: SettingsErrors; form: string | null } {
@@ -110,6 +110,7 @@ function AddNode({ onDone }: { onDone: () => void }) {
             <option value="openai">OpenAI-compatible (vLLM, SGLang, OpenAI)</option>
             <option value="tinker">Tinker-compatible (Tinker, SkyRL tx)</option>
             <option value="embedded">Embedded (both protocols)</option>
+            <option value="search">Search API (SerpAPI-compatible; BFCL web search)</option>
           </select>
         </label>
         <label>
@@ -124,10 +125,12 @@ function AddNode({ onDone }: { onDone: () => void }) {
           API key (write-only) <input name="apiKey" type="password" autoComplete="off" />
         </label>
       </div>
-      <details>
-        <summary>Settings (models and their renderers, {kind === "openai" ? "OpenAI" : kind === "tinker" ? "Tinker" : "Tinker and OpenAI"} client)</summary>
-        <NodeSettingsEditor kind={kind} draft={draft} errors={settingsPart(errors)} onChange={setDraft} />
-      </details>
+      {kind !== "search" && (
+        <details>
+          <summary>Settings (models and their renderers, {kind === "openai" ? "OpenAI" : kind === "tinker" ? "Tinker" : "Tinker and OpenAI"} client)</summary>
+          <NodeSettingsEditor kind={kind as Exclude<Kind, "search">} draft={draft} errors={settingsPart(errors)} onChange={setDraft} />
+        </details>
+      )}
       {formError && (
         <p className="error" role="alert">
           {formError}
@@ -219,7 +222,7 @@ function EditNode({ node, onDone, onCancel }: { node: EditableNode; onDone: () =
           </label>
         )}
       </div>
-      <NodeSettingsEditor kind={node.kind as Kind} draft={draft} errors={settingsPart(errors)} onChange={setDraft} />
+      {node.kind !== "search" && <NodeSettingsEditor kind={node.kind as Exclude<Kind, "search">} draft={draft} errors={settingsPart(errors)} onChange={setDraft} />}
       {formError && (
         <p className="error" role="alert">
           {formError}

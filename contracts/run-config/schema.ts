@@ -10,6 +10,7 @@ import { tau2DomainsOf, tau2UserHasTools } from "../../lib/tau2/datasets";
 import { parseVitaDataset, VITA_DATASET_PREFIX } from "../../lib/vitabench/datasets";
 import { RUN_CONFIG_SCHEMA_VERSION, paradigms, builtinDomainNames, BUILTIN_DATASET_PREFIX, type Paradigm, nodeModelSchema, type NodeModel, policyModelSchema, DATASET_REF, DATASET_REF_MESSAGE, MAX_EVAL_SUITES, evalSuiteSchema, type EvalSuite, samplingSchema, lossAggModes, klTypes, trainSampling, evalSampling, testTimeModes, testTimeSampling } from "./parts";
 import { FINMCP_DATASET_PREFIX, FINMCP_DEFAULT_FOLDER, FINMCP_DEFAULT_SCHEMA, FINMCP_ENVIRONMENT, FINMCP_MAX_TOOL_CALLS, parseFinmcpDataset } from "../../lib/finmcp/datasets";
+import { bfclResourcesOf } from "../../lib/bfcl/not-run";
 
 export const runConfigSchema = z
   .object({
@@ -52,6 +53,25 @@ export const runConfigSchema = z
         seed: z.number().int().min(0).default(0).describe("Seed of task sampling; a step's tasks are a pure function of (seed, step)"),
       })
       .default({}),
+
+    /**
+     * Outside resources of BFCL's web-search and memory_vector categories (lib/bfcl/not-run.ts): without
+     * them those categories are reported as not run. The launch check verifies the nodes.
+     */
+    bfcl: z
+      .object({
+        search: z
+          .object({ node: z.string().min(1).describe("A registered node of kind search (a SerpAPI-compatible search API; its key is the node's API key)") })
+          .strict()
+          .optional()
+          .describe("Search back end of BFCL's web_search categories (unset: they are not run)"),
+        embeddings: nodeModelSchema
+          .optional()
+          .describe("Embedding node and model of BFCL's memory_vector (an OpenAI-compatible /v1/embeddings, e.g. vLLM serving sentence-transformers/all-MiniLM-L6-v2, upstream's model; unset: not run)"),
+      })
+      .strict()
+      .optional()
+      .describe("Outside resources of BFCL's web search and vector memory (bfcl: datasets only)"),
 
     rollout: z
       .object({
@@ -280,20 +300,6 @@ export const runConfigSchema = z
       .default({})
       .describe("FinMCP-Bench runs (data.dataset finmcp:<file>)"),
 
-    /** BFCL's agentic back ends that need outside services: a web search node and an embedding node. */
-    bfcl: z
-      .object({
-        search: nodeModelSchema
-          .extend({ model: z.string().min(1).max(200).default("duckduckgo").describe("The search engine the node is asked for (upstream: SerpAPI's duckduckgo)") })
-          .optional()
-          .describe("A registered search node (kind search: a SerpAPI-compatible HTTP search API) for BFCL's web_search categories; without one they are not run"),
-        embedding: nodeModelSchema
-          .optional()
-          .describe("An embedding model on an OpenAI-compatible node (/v1/embeddings; upstream: all-MiniLM-L6-v2) for BFCL's memory_vector; without one it is not run"),
-      })
-      .default({})
-      .describe("BFCL web search and vector memory"),
-
     /** tau2-style evaluation: trials per task for pass^k. */
     trialsPerTask: z
       .number()
@@ -364,8 +370,11 @@ export const runConfigSchema = z
       }
     }
     if (cfg.data.dataset.startsWith(BFCL_DATASET_PREFIX)) {
-      const problem = bfclConfigProblem(cfg.data.dataset, cfg.kind);
+      const problem = bfclConfigProblem(cfg.data.dataset, cfg.kind, bfclResourcesOf(cfg.bfcl));
       if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["data", "dataset"], message: problem });
+    }
+    if (cfg.bfcl && (cfg.bfcl.search || cfg.bfcl.embeddings) && !cfg.data.dataset.startsWith(BFCL_DATASET_PREFIX) && !cfg.schedule.evalSuites.some((s) => s.dataset.startsWith(BFCL_DATASET_PREFIX))) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["bfcl"], message: "bfcl.search and bfcl.embeddings are for BFCL datasets (bfcl:…); this run names none" });
     }
     for (const issue of evalSuiteIssues(cfg)) ctx.addIssue({ code: z.ZodIssueCode.custom, ...issue });
     if (cfg.policy.checkpoint && cfg.kind !== "eval") {
@@ -411,6 +420,7 @@ function evalSuiteIssues(cfg: {
   data: { dataset: string };
   schedule: { evalOwnSplit: boolean; evalSuites: EvalSuite[] };
   rollout: { paradigm: Paradigm; simulator?: NodeModel; userSimulator?: NodeModel };
+  bfcl?: { search?: unknown; embeddings?: unknown };
 }): { path: (string | number)[]; message: string }[] {
   const issues: { path: (string | number)[]; message: string }[] = [];
   const suites = cfg.schedule.evalSuites;
@@ -441,7 +451,7 @@ function evalSuiteIssues(cfg: {
       }
     }
     if (suite.dataset.startsWith(BFCL_DATASET_PREFIX)) {
-      const problem = bfclConfigProblem(suite.dataset, "eval");
+      const problem = bfclConfigProblem(suite.dataset, "eval", bfclResourcesOf(cfg.bfcl));
       if (problem) issues.push({ path: at("dataset"), message: problem });
     }
     if (suite.dataset === "tau2:retail" && !suite.userSimulator && !cfg.rollout.userSimulator) {

@@ -5,7 +5,7 @@
  * the worker's BFCL environment and the BFCL report.
  */
 import { SCORING_CATEGORIES, type ScoringCategory } from "./aggregate";
-import { isNotRunCategory, NOT_RUN_REASONS } from "./not-run";
+import { NO_BFCL_RESOURCES, notRunReason, type BfclResources } from "./not-run";
 
 export const BFCL_DATASET_PREFIX = "bfcl:";
 
@@ -33,15 +33,15 @@ export const BFCL_GROUPS: Record<string, readonly ScoringCategory[]> = {
 
 /** One line of help per group, for the form. */
 export const BFCL_GROUP_LABELS: Record<string, string> = {
-  all: "every category (web search and memory_vector are reported as not run)",
+  all: "every category (web search needs a search node and memory_vector an embedding node; without them they are reported as not run)",
   single_turn: "non-live, live, irrelevance and relevance",
   non_live: "Non-live AST: simple (Python, Java, JavaScript), multiple, parallel, parallel multiple",
   simple: "simple Python, Java and JavaScript",
   live: "Live AST: simple, multiple, parallel, parallel multiple",
   irrelevance: "irrelevance and live irrelevance",
   multi_turn: "Multi-turn: base, miss_func, miss_param, long_context",
-  memory: "Memory: kv, vector (not run), rec_sum",
-  web_search: "Web search (not run offline)",
+  memory: "Memory: kv, vector (needs an embedding node), rec_sum",
+  web_search: "Web search: base and no-snippet (needs a search node)",
   agentic: "web search and memory",
 };
 
@@ -60,12 +60,12 @@ export interface BfclSelection {
   categories: BfclCategory[];
   /** The ones this product runs. */
   runnable: BfclCategory[];
-  /** The ones it cannot run offline, with the reason (reported as not run, never as 0). */
+  /** The ones it cannot run without a resource the run lacks, with the reason (reported as not run, never as 0). */
   notRun: BfclNotRun[];
 }
 
-/** `bfcl:<item>[,<item>…]` → the categories it names, or a message saying what is wrong. */
-export function parseBfclDataset(dataset: string): { ok: true; selection: BfclSelection } | { ok: false; message: string } {
+/** `bfcl:<item>[,<item>…]` → the categories it names (runnable with `resources`), or a message saying what is wrong. */
+export function parseBfclDataset(dataset: string, resources: BfclResources = NO_BFCL_RESOURCES): { ok: true; selection: BfclSelection } | { ok: false; message: string } {
   if (!dataset.startsWith(BFCL_DATASET_PREFIX)) return { ok: false, message: `${dataset} is not a BFCL dataset (bfcl:<category or group>[,…])` };
   const items = dataset.slice(BFCL_DATASET_PREFIX.length).split(",");
   const unknown = items.filter((i) => !isBfclCategory(i) && !Object.hasOwn(BFCL_GROUPS, i));
@@ -78,8 +78,11 @@ export function parseBfclDataset(dataset: string): { ok: true; selection: BfclSe
   }
   const named = new Set(items.flatMap((i) => (isBfclCategory(i) ? [i] : BFCL_GROUPS[i])));
   const categories = SCORING_CATEGORIES.filter((c) => named.has(c));
-  const notRun = categories.filter(isNotRunCategory).map((category) => ({ category, reason: NOT_RUN_REASONS[category] }));
-  const runnable = categories.filter((c) => !isNotRunCategory(c));
+  const notRun = categories.flatMap((category) => {
+    const reason = notRunReason(category, resources);
+    return reason ? [{ category, reason }] : [];
+  });
+  const runnable = categories.filter((c) => notRunReason(c, resources) === null);
   if (runnable.length === 0) {
     return { ok: false, message: `nothing to run: ${notRun.map((n) => `${n.category} ${n.reason}`).join("; ")}` };
   }
@@ -87,8 +90,8 @@ export function parseBfclDataset(dataset: string): { ok: true; selection: BfclSe
 }
 
 /** Why a run config's BFCL dataset is not acceptable for its kind, or null. Training runs on the multi-turn categories. */
-export function bfclConfigProblem(dataset: string, kind: "train" | "eval"): string | null {
-  const parsed = parseBfclDataset(dataset);
+export function bfclConfigProblem(dataset: string, kind: "train" | "eval", resources: BfclResources = NO_BFCL_RESOURCES): string | null {
+  const parsed = parseBfclDataset(dataset, resources);
   if (!parsed.ok) return parsed.message;
   if (kind === "train") {
     const other = parsed.selection.categories.filter((c) => !isMultiTurnCategory(c));

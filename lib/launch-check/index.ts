@@ -30,6 +30,7 @@ import { parseRunConfig, type RunConfig } from "../../contracts/run-config";
 import { unknownSettingMessage, unknownSettings } from "../../contracts/run-settings";
 import { refusalFor, type DoctorReport } from "../node-doctor";
 import { nodeFieldOf, nodeRefsOf, type NodeRef } from "../node-refs";
+import { bfclResourceProblems } from "./bfcl";
 import { resolveRenderer } from "../renderers";
 import { suiteProblemPath, suiteRunConfig } from "../eval-suites";
 import type { Actor } from "../permissions";
@@ -121,6 +122,7 @@ async function configProblems(
   reportOf: (node: LaunchNode, model: string) => Promise<DoctorReport | null>,
 ): Promise<LaunchProblem[]> {
   const { problems, view } = await datasetVerdict(prisma, config);
+  problems.push(...(await bfclResourceProblems(config, prisma)));
 
   const refs = nodeRefsOf(config, { suites: false });
   const rows = await prisma.node.findMany({

@@ -7,6 +7,7 @@
 import { nodeSettingsSchema, type NodeSettings } from "../../contracts/node-settings";
 import { openAIChecks } from "./openai";
 import { type DoctorFacts, type DoctorReport, reportOk } from "./report";
+import { searchChecks } from "./search";
 import { tinkerChecks } from "./tinker";
 
 export * from "./report";
@@ -14,7 +15,7 @@ export { DOCTOR_MESSAGES, DOCTOR_MAX_TOKENS, MIN_ORDER_GAIN_NATS, notTextReason 
 export { DOCTOR_TOOL } from "./openai";
 
 export interface DoctorTarget {
-  kind: "embedded" | "openai" | "tinker";
+  kind: "embedded" | "openai" | "tinker" | "search";
   url: string;
   apiKey?: string;
   /** The registered node's name (or the URL, from the shell): named in every reason. */
@@ -44,13 +45,15 @@ export async function runDoctor(target: DoctorTarget, model: string | null, opts
   if (target.kind === "tinker" || target.kind === "embedded") merge(await tinkerChecks({ url: target.url, apiKey: target.apiKey, nodeName: target.nodeName, settings }, model, o));
   if (target.kind === "openai" || target.kind === "embedded")
     merge(await openAIChecks({ kind: target.kind, url: target.url, apiKey: target.apiKey, nodeName: target.nodeName, settings }, model, o));
+  if (target.kind === "search") merge(await searchChecks({ url: target.url, apiKey: target.apiKey, nodeName: target.nodeName }, o));
   return {
     doctor: "node",
     node: target.nodeName,
     kind: target.kind,
     url: target.url,
     model,
-    ok: reportOk(checks),
+    // No run role is doctor-gated on a search node (BFCL checks it at launch): its one check decides.
+    ok: target.kind === "search" ? checks.every((c) => c.status === "ok") : reportOk(checks),
     checkedAt: new Date().toISOString(),
     durationMs: Date.now() - started,
     checks,

@@ -20,6 +20,8 @@ export const doctorCheckIds = [
   "chat",
   "tool-calling",
   "reasoning",
+  // search nodes (SerpAPI shape)
+  "search",
 ] as const;
 export type DoctorCheckId = (typeof doctorCheckIds)[number];
 
@@ -28,7 +30,7 @@ export type CheckStatus = (typeof checkStatuses)[number];
 
 export const doctorCheckSchema = z.object({
   check: z.enum(doctorCheckIds),
-  protocol: z.enum(["tinker", "openai"]),
+  protocol: z.enum(["tinker", "openai", "search"]),
   status: z.enum(checkStatuses),
   /** Why: what was found (ok), what is wrong and what to do (failed), why it did not run (skipped). */
   reason: z.string(),
@@ -53,7 +55,7 @@ export type DoctorFacts = z.infer<typeof doctorFactsSchema>;
 export const doctorReportSchema = z.object({
   doctor: z.literal("node"),
   node: z.string(),
-  kind: z.enum(["embedded", "openai", "tinker"]),
+  kind: z.enum(["embedded", "openai", "tinker", "search"]),
   url: z.string(),
   /** The model checked; null when none could be chosen (only the server-level checks ran). */
   model: z.string().nullable(),

@@ -16,7 +16,7 @@ import type { ChatClient } from "../engine/io";
 
 export interface ResolvedNode {
   name: string;
-  kind: "embedded" | "openai" | "tinker";
+  kind: "embedded" | "openai" | "tinker" | "search";
   baseUrl: string;
   apiKey?: string;
   settings: NodeSettings;
@@ -37,6 +37,7 @@ export async function resolveNode(prisma: PrismaClient, name: string, role: stri
 /** An OpenAI-compatible chat client for a model on the node, with the node's `openai` settings. */
 export function chatClientFor(node: ResolvedNode, model: string, timeoutMs?: number): ChatClient {
   if (node.kind === "tinker") throw new Error(`node "${node.name}" speaks only the training protocol; judges and simulators need an OpenAI-compatible node`);
+  if (node.kind === "search") throw new Error(`node "${node.name}" is a search API; judges and simulators need an OpenAI-compatible node`);
   return createOpenAIChatClient({
     baseUrl: nodeEndpoint(node.baseUrl, "v1"),
     apiKey: node.apiKey,
@@ -61,6 +62,7 @@ export async function trainingPolicyFor(
   onWarning?: (message: string) => void,
   opts: { sampleOnly?: boolean; samplerPath?: string } = {},
 ): Promise<TinkerPolicy> {
+  if (node.kind === "search") throw new Error(`node "${node.name}" is a search API; training needs a Tinker-compatible node (embedded, Tinker or SkyRL tx)`);
   if (node.kind === "openai") {
     throw new Error(`node "${node.name}" is OpenAI-compatible only; training needs a Tinker-compatible node (embedded, Tinker or SkyRL tx)`);
   }

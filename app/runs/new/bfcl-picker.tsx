@@ -2,7 +2,7 @@
 /**
  * Choosing BFCL v4 categories in the new-run form: the categories of each paper column as checkboxes (a whole
  * column at once, or one by one), written back into `data.dataset` as `bfcl:<group or category>,…`. Web
- * search and memory_vector cannot run offline: shown disabled with the reason. Training runs take the
+ * search and memory_vector need a node (the run's bfcl settings): shown disabled here with the reason. Training runs take the
  * multi-turn categories only. A subset of tasks goes in data.instanceIds.
  */
 import { BFCL_V4_ENTRY_COUNTS, type ScoringCategory } from "@/lib/bfcl/aggregate";
@@ -100,7 +100,7 @@ export function BfclPicker({
                 <label key={c} className="small" title={isNotRunCategory(c) ? `not run: ${NOT_RUN_REASONS[c]}` : undefined}>
                   <input type="checkbox" name={`bfcl-${c}`} checked={selected.has(c)} disabled={!allowed(c)} onChange={(e) => set([c], e.target.checked)} /> {c}
                   <span className="muted"> ({BFCL_V4_ENTRY_COUNTS[c]})</span>
-                  {isNotRunCategory(c) && <span className="muted"> — not run offline</span>}
+                  {isNotRunCategory(c) && <span className="muted"> — needs a node (BFCL web search and vector memory settings; name it in the dataset)</span>}
                   {!isNotRunCategory(c) && !allowed(c) && <span className="muted"> — evaluation only</span>}
                 </label>
               ))}

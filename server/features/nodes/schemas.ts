@@ -8,7 +8,7 @@ export const nodeOutput = z
   .object({
     id: z.string().uuid(),
     name: z.string().describe("What run configs name in policy.node, reward.judge.node, …"),
-    kind: storedEnum(["embedded", "openai", "tinker"]),
+    kind: storedEnum(["embedded", "openai", "tinker", "search"]),
     baseUrl: z.string(),
     models: z.array(z.string()),
     capabilities: jsonColumn(

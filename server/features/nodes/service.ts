@@ -14,6 +14,7 @@ import type { NodeSettings } from "../../../contracts/node-settings";
 import { doctorAndRecord, type NodeKind } from "../../../lib/node-health";
 import { parseDoctorReport, type DoctorReport } from "../../../lib/node-doctor";
 import { nodeRefsOf } from "../../../lib/node-refs";
+import { bfclNodeRefsOf } from "../../../lib/bfcl/not-run";
 import { prisma } from "../../../lib/db";
 import { DomainError, notFound } from "../../lib/errors";
 import { encryptSecret } from "../../../lib/secrets";
@@ -158,7 +159,7 @@ export async function removeNode(id: string, actor: Actor) {
       select: { id: true, name: true, status: true, config: true },
     });
     const users = active
-      .map((run) => ({ run, roles: nodeRefsOf(run.config).filter((r) => r.node === node.name).map((r) => r.role) }))
+      .map((run) => ({ run, roles: [...nodeRefsOf(run.config), ...bfclNodeRefsOf(run.config)].filter((r) => r.node === node.name).map((r) => r.role) }))
       .filter((u) => u.roles.length > 0);
     if (users.length > 0) {
       const listed = users.slice(0, 5).map((u) => `"${u.run.name}" (${u.run.status}; ${u.roles.join(", ")})`);

@@ -156,7 +156,7 @@ describe.skipIf(!hasBfclData())("the BFCL run environment", () => {
   it("logs the categories it cannot run, and evaluates a training run on a fixed sample", () => {
     const notes: string[] = [];
     bfclRunEnvironment(config({ data: { dataset: "bfcl:memory,simple_java" } }), (m) => notes.push(m));
-    expect(notes).toEqual([expect.stringMatching(/^BFCL memory_vector is not run: it needs the sentence-transformers model/)]);
+    expect(notes).toEqual([expect.stringMatching(/^BFCL memory_vector is not run: it needs an embedding node/)]);
     const train = parseRunConfig({ kind: "train", data: { dataset: "bfcl:multi_turn_base", instancesPerStep: 3 } });
     if (!train.ok) throw new Error("bad config");
     const trainNotes: string[] = [];

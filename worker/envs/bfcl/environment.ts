@@ -1,14 +1,22 @@
 /**
  * `bfcl:<categories or groups>` as a run environment (worker/envs/environment.ts):
  * - evaluation runs: every runnable category the dataset names (multi-turn, single-turn AST, irrelevance
- *   and relevance, memory_kv and memory_rec_sum), or the tasks `data.instanceIds` names; memory_vector and
- *   web search are logged and reported as not run, with the reason; the back ends answer for real
+ *   and relevance, memory_kv and memory_rec_sum; web search with a search node `bfcl.search`, memory_vector
+ *   with an embedding node `bfcl.embeddings`), or the tasks `data.instanceIds` names; without their node
+ *   web search and memory_vector are logged and reported as not run, with the reason; the back ends answer for real
  *   (environment paradigm); per-category scores and the paper's columns become the step's metrics;
  * - training runs: the multi-turn categories (the run-config schema refuses others), in any paradigm, with
  *   shadow execution against the real back ends in the rehearse paradigm.
  * BFCL has no training split: a training run evaluates on a fixed sample of its tasks (logged).
  */
+import type { PrismaClient } from "@prisma/client";
 import type { RunConfig } from "../../../contracts/run-config";
+import { createEmbeddingClient } from "../../clients/embeddings";
+import { createSearchTransport } from "../../clients/search-node";
+import { resolveNode } from "../../runner/nodes";
+import { EmbeddingCache } from "./memory/vector";
+import { isWebSearchCategory, webSearchInstances } from "./run/web-search";
+import type { WebSearchTransport } from "./web-search/api";
 import { BFCL_DATASET_PREFIX, isMultiTurnCategory, parseBfclDataset, type BfclCategory, type BfclSelection } from "../../../lib/bfcl/categories";
 import { seededShuffle, stepSeed, takeCyclic } from "../../../lib/random";
 import type { TaskInstance } from "../../engine/types";
@@ -27,6 +35,10 @@ import { singleTurnInstance } from "./run/single-turn";
 export interface BfclSource {
   /** Data directory (default: ENVACE_DATA_DIR/bfcl). */
   dataDir?: string;
+  /** The run's search back end (bfcl.search.node), for the web-search categories. */
+  search?: WebSearchTransport;
+  /** The run's embeddings (bfcl.embeddings), for memory_vector. */
+  embeddings?: EmbeddingCache;
 }
 
 const isMemory = (c: string): c is RunnableMemoryCategory => (RUNNABLE_MEMORY_CATEGORIES as readonly string[]).includes(c);
@@ -41,6 +53,14 @@ export function categoryInstances(category: BfclCategory, source: BfclSource = {
   }
   if (isSingleTurnCategory(category)) return loadSingleTurnCategory(category as SingleTurnCategory, source.dataDir).map(singleTurnInstance);
   if (isMemory(category)) return memoryInstances(category, source.dataDir);
+  if (category === "memory_vector") {
+    if (!source.embeddings) throw new Error("BFCL memory_vector needs an embedding node: set bfcl.embeddings {node, model}");
+    return memoryInstances(category, source.dataDir, source.embeddings);
+  }
+  if (isWebSearchCategory(category)) {
+    if (!source.search) throw new Error(`BFCL ${category} needs a search node: set bfcl.search.node`);
+    return webSearchInstances(category, source.search, source.dataDir);
+  }
   throw new Error(`BFCL category ${category} cannot be run here`);
 }
 
@@ -58,11 +78,28 @@ export function selectInstances(selection: BfclSelection, instanceIds: readonly 
   return [...new Set(instanceIds)].map((id) => byId.get(id)!);
 }
 
+/** The search and embedding clients of the nodes a run's `bfcl` settings name (the launch check verified their kinds). */
+export async function bfclResources(prisma: PrismaClient, config: RunConfig): Promise<BfclSource> {
+  const source: BfclSource = {};
+  if (config.bfcl?.search) {
+    const node = await resolveNode(prisma, config.bfcl.search.node, "bfcl.search");
+    if (node.kind !== "search") throw new Error(`bfcl.search.node: node "${node.name}" is of kind ${node.kind}, not a search node`);
+    source.search = createSearchTransport({ baseUrl: node.baseUrl, apiKey: node.apiKey, nodeName: node.name });
+  }
+  if (config.bfcl?.embeddings) {
+    const { model } = config.bfcl.embeddings;
+    const node = await resolveNode(prisma, config.bfcl.embeddings.node, "bfcl.embeddings");
+    if (node.kind !== "openai") throw new Error(`bfcl.embeddings.node: node "${node.name}" is of kind ${node.kind}; embeddings need an OpenAI-compatible node`);
+    source.embeddings = new EmbeddingCache(createEmbeddingClient({ baseUrl: node.baseUrl, apiKey: node.apiKey, model, nodeName: node.name }));
+  }
+  return source;
+}
+
 const seededPick = <T>(items: readonly T[], count: number, seed: number, step: number): T[] => takeCyclic(seededShuffle(items, stepSeed(seed, step)), count);
 
 /** The environment of one run. */
 export function bfclRunEnvironment(config: RunConfig, note: (message: string) => void = () => {}, source: BfclSource = {}): RunEnvironment {
-  const parsed = parseBfclDataset(config.data.dataset);
+  const parsed = parseBfclDataset(config.data.dataset, { search: Boolean(source.search), embeddings: Boolean(source.embeddings) });
   if (!parsed.ok) throw new Error(`data.dataset: ${parsed.message}`);
   const selection = parsed.selection;
   if (config.kind === "train" && selection.categories.some((c) => !isMultiTurnCategory(c))) {
@@ -100,5 +137,5 @@ export function bfclRunEnvironment(config: RunConfig, note: (message: string) =>
 export const bfclEnvironments: EnvironmentKind = {
   prefix: BFCL_DATASET_PREFIX,
   forms: "bfcl:<category or group>[,…]",
-  open: async ({ config, note }) => bfclRunEnvironment(config, note),
+  open: async ({ config, note, prisma }) => bfclRunEnvironment(config, note, await bfclResources(prisma, config)),
 };

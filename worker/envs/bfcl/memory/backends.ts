@@ -7,7 +7,7 @@
  *
  * Upstream keeps memory between the entries of a scenario in snapshot files (`<scenario>_final.json`); here a
  * snapshot is a plain value (`snapshot()` / `restore()`), so the caller decides where it lives.
- * `MemoryAPI_vector` (sentence-transformers + faiss) is not ported: see `lib/bfcl/not-run.ts`.
+ * `MemoryAPI_vector` is in vector.ts (its embeddings come from a node).
  */
 import { pyJsonDumps as pyJsonDumpsIndented } from "../../../../lib/python/json";
 import { PY_SPACE, pyLen, pyRe } from "../single-turn/pystr";
@@ -30,7 +30,7 @@ export class MemoryPyError extends Error {
   }
 }
 
-interface MethodSpec {
+export interface MethodSpec {
   params: { name: string; default?: PyValue }[];
   run: (...args: PyValue[]) => PyValue;
 }
@@ -42,7 +42,7 @@ const quoteNames = (names: string[]) => {
 
 /** What both back ends share: Python-style method binding and upstream's result-to-text rule. */
 export abstract class MemoryBackend {
-  abstract readonly className: "MemoryAPI_kv" | "MemoryAPI_rec_sum";
+  abstract readonly className: "MemoryAPI_kv" | "MemoryAPI_rec_sum" | "MemoryAPI_vector";
   protected abstract readonly methods: Record<string, MethodSpec>;
 
   methodNames(): string[] {
@@ -92,8 +92,8 @@ export abstract class MemoryBackend {
   abstract contextText(): string;
 }
 
-const status = (text: string) => PyDict.fromObject({ status: text });
-const error = (text: string) => PyDict.fromObject({ error: text });
+export const status = (text: string) => PyDict.fromObject({ status: text });
+export const error = (text: string) => PyDict.fromObject({ error: text });
 
 /** `str.split()` with Python's whitespace. */
 const pySplit = (s: string): string[] => s.split(pyRe(`${PY_SPACE}+`)).filter((t) => t !== "");

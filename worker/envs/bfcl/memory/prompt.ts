@@ -7,8 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { bfclDataDir, bfclFile, BfclFileError } from "../single-turn/files";
-import type { MemoryKv, MemoryRecSum } from "./backends";
-import type { MemoryScenario, RunnableMemoryCategory } from "./data";
+import type { MemoryCategory, MemoryScenario } from "./data";
 
 export interface MemoryPrompts {
   agentSettings: Record<string, string>;
@@ -51,7 +50,7 @@ export function loadMemoryPrompts(dir = bfclDataDir()): MemoryPrompts {
 const fill = (template: string, values: Record<string, string>) => template.replace(/\{(\w+)\}/g, (all, k: string) => values[k] ?? all);
 
 /** The memory system prompt for an entry of `category` in `scenario` with the back end's current memory. */
-export function memorySystemPrompt(prompts: MemoryPrompts, category: RunnableMemoryCategory, scenario: MemoryScenario, backend: MemoryKv | MemoryRecSum): string {
+export function memorySystemPrompt(prompts: MemoryPrompts, category: MemoryCategory, scenario: MemoryScenario, backend: { contextText(): string }): string {
   const setting = prompts.agentSettings[scenario];
   if (setting === undefined) throw new BfclFileError(`no agent setting for memory scenario ${scenario}`);
   const template = category.includes("rec_sum") ? prompts.unified : prompts.coreArchival;

@@ -146,7 +146,7 @@ describe.skipIf(!hasBfclData())("BFCL runs", () => {
       ["Irrelevance", 100],
       ["Avg", null],
     ]);
-    expect(row.columns.find((c) => c.key === "memory")).toMatchObject({ partial: 100, note: expect.stringMatching(/memory_vector \(needs the sentence-transformers/) });
+    expect(row.columns.find((c) => c.key === "memory")).toMatchObject({ partial: 100, note: expect.stringMatching(/memory_vector \(needs an embedding node/) });
     expect(row.notes.some((n) => n.startsWith("Subsets: simple_python 2 of 400 tasks"))).toBe(true);
 
     const logs = (await caller.runs.logs({ runId: run.id, limit: 500 })).map((l) => l.message);

@@ -13,26 +13,29 @@
  */
 import type { BfclOutcome } from "../../../../lib/bfcl/outcome";
 import type { ChatMessage, ToolSchema } from "../../../engine/io";
-import type { EpisodeScore, EpisodeScoreContext, TaskInstance, ToolEnvironment, WorldContext } from "../../../engine/types";
+import { EnvironmentFailure, type EpisodeScore, type EpisodeScoreContext, type TaskInstance, type ToolEnvironment, type WorldContext } from "../../../engine/types";
 import { functionDocSchema, readJsonLines as readBfclJsonLines, requireBfclPath, BfclDataError, type FunctionDoc } from "../data";
 import { createScope, DEFAULT_MODEL_NAME } from "../world";
 import { BfclInstanceSet, errorText, type CallTarget } from "../execute";
 import { evaluateAgenticEntry } from "../memory/agentic";
-import { createMemoryBackend, MemoryPyError, type MemoryKv, type MemoryRecSum } from "../memory/backends";
+import { createMemoryBackend, MemoryPyError } from "../memory/backends";
+import { MemoryVector, MissingEmbedding, type EmbeddingCache } from "../memory/vector";
+import { EmbeddingCallError } from "../../../clients/embeddings";
+import type { ChainBackend } from "../memory/chain";
 import { ZeroDivisionError } from "../memory/bm25";
 import { MemoryChain } from "../memory/chain";
-import { backendClassOf, loadMemoryQuestions, loadPrereqConversation, type MemoryQuestion, type MemoryScenario, type PrereqEntry, type RunnableMemoryCategory } from "../memory/data";
+import { backendClassOf, loadMemoryQuestions, loadPrereqConversation, type MemoryQuestion, type MemoryScenario, type PrereqEntry, type MemoryCategory } from "../memory/data";
 import { loadMemoryPrompts, memorySystemPrompt, withMemoryPrompt, type MemoryPrompts } from "../memory/prompt";
-import { PyDict, PyException } from "../../../../lib/python/values";
+import { PyDict, PyException, pyFromJsonText, type PyValue } from "../../../../lib/python/values";
 import { MAXIMUM_STEP_LIMIT, toOpenAiTools } from "../tools";
 import { BFCL_DATA_SOURCE_PREFIX, callString } from "./multi-turn";
 import { notScoredReason, outcomeVerdicts, shorten } from "../scoring/outcome";
 import { Termination } from "../../../engine/machine";
 
-type Backend = MemoryKv | MemoryRecSum;
+type Backend = ChainBackend;
 
 /** The memory back end's function documents (`multi_turn_func_doc/memory_kv.json`, `memory_rec_sum.json`) as OpenAI tools. */
-export function memoryTools(category: RunnableMemoryCategory, dataDir?: string): ToolSchema[] {
+export function memoryTools(category: MemoryCategory, dataDir?: string): ToolSchema[] {
   const file = requireBfclPath(`data/multi_turn_func_doc/${category}.json`, dataDir);
   const docs: FunctionDoc[] = readBfclJsonLines(file).map(({ line, raw }) => {
     const parsed = functionDocSchema.safeParse(raw);
@@ -76,11 +79,45 @@ export function memoryExecutor(id: string, backend: Backend): { execute(name: st
   };
 }
 
-function memoryWorld(id: string, backend: Backend, messages: ChatMessage[], onClose?: () => void): ToolEnvironment {
+/** The texts a memory_vector call needs embedded before it runs (its string arguments and the stored texts). */
+function textsFor(backend: MemoryVector, argumentsJson: string): string[] {
+  let args: PyValue[] = [];
+  try {
+    const parsed = pyFromJsonText(argumentsJson);
+    if (parsed instanceof PyDict) args = parsed.values();
+  } catch {
+    // not JSON: the executor answers with the error, nothing to embed
+  }
+  return backend.textsToEmbed(args);
+}
+
+function memoryWorld(id: string, backend: Backend, messages: ChatMessage[], onClose?: () => void, embeddings?: EmbeddingCache): ToolEnvironment {
   const executor = memoryExecutor(id, backend);
   return {
     messages,
-    execute: (name, argumentsJson) => executor.execute(name, argumentsJson),
+    async execute(name, argumentsJson) {
+      if (!(backend instanceof MemoryVector)) return executor.execute(name, argumentsJson);
+      if (!embeddings) throw new Error("memory_vector needs an embedding node (bfcl.embeddings)");
+      const ensure = async (texts: string[]) => {
+        try {
+          await embeddings.ensure(texts);
+        } catch (err) {
+          // The embedding node failed, not the policy: the episode is an environment error, left out of the scores.
+          if (err instanceof EmbeddingCallError) throw new EnvironmentFailure("EMBEDDINGS_FAILED", err.message);
+          throw err;
+        }
+      };
+      await ensure(textsFor(backend, argumentsJson));
+      // Upstream's call-string rewriting may change a text argument: fetch what the call actually embeds, then run it again.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return executor.execute(name, argumentsJson);
+        } catch (err) {
+          if (!(err instanceof MissingEmbedding) || attempt >= 100) throw err;
+          await ensure([err.text]);
+        }
+      }
+    },
     snapshot: () => backend.snapshot(),
     close: onClose,
   };
@@ -106,9 +143,12 @@ class MemoryRun {
   private readonly prereqs = new Map<MemoryScenario, PrereqEntry[]>();
 
   constructor(
-    readonly category: RunnableMemoryCategory,
+    readonly category: MemoryCategory,
     readonly dataDir?: string,
+    /** memory_vector's embeddings (the run's bfcl.embeddings node). */
+    readonly embeddings?: EmbeddingCache,
   ) {
+    if (category === "memory_vector" && !embeddings) throw new Error("BFCL memory_vector needs an embedding node: set bfcl.embeddings {node, model}");
     this.prompts = loadMemoryPrompts(dataDir);
     this.tools = memoryTools(category, dataDir);
   }
@@ -121,8 +161,12 @@ class MemoryRun {
 
   chain(trial: number): MemoryChain {
     let chain = this.chains.get(trial);
-    if (!chain) this.chains.set(trial, (chain = new MemoryChain(this.category)));
+    if (!chain) this.chains.set(trial, (chain = new MemoryChain(this.category, () => this.freshBackend())));
     return chain;
+  }
+
+  freshBackend(): Backend {
+    return this.category === "memory_vector" ? new MemoryVector(this.embeddings!) : createMemoryBackend(backendClassOf(this.category));
   }
 
   systemPrompt(scenario: MemoryScenario, backend: Backend): string {
@@ -147,7 +191,7 @@ class MemoryRun {
         create: () => {
           const backend = chain.forPrereq(entry.id, entry.scenario);
           const messages = asChat(withMemoryPrompt(this.prompts, entry.turns[0] ?? [], false, this.systemPrompt(entry.scenario, backend)));
-          return memoryWorld(entry.id, backend, messages, () => chain.finishPrereq(entry.scenario, backend));
+          return memoryWorld(entry.id, backend, messages, () => chain.finishPrereq(entry.scenario, backend), this.embeddings);
         },
       },
       // Prerequisite conversations are not scored (upstream leaves them out of every score).
@@ -190,7 +234,7 @@ function questionInstance(run: MemoryRun, q: MemoryQuestion): TaskInstance {
     id: q.id,
     dataSource: `${BFCL_DATA_SOURCE_PREFIX}${run.category}`,
     // Without a world (e.g. a rehearsed attempt) the prompt shows an empty memory.
-    messages: opening(createMemoryBackend(backendClassOf(run.category))),
+    messages: opening(run.freshBackend()),
     tools: run.tools,
     followUpUserMessages: q.question.slice(1).map((turn) => turn.map((m) => m.content).join("\n")),
     checklists: [],
@@ -200,14 +244,14 @@ function questionInstance(run: MemoryRun, q: MemoryQuestion): TaskInstance {
         if (!world) throw new Error(`${q.id}: a BFCL memory question needs its prerequisite conversations run first (no rollout context)`);
         await run.prerequisites(world, q.scenario);
         const backend = run.chain(world.rolloutIndex).forQuestion(q.id, q.scenario);
-        return memoryWorld(q.id, backend, opening(backend));
+        return memoryWorld(q.id, backend, opening(backend), undefined, run.embeddings);
       },
     },
     scoreEpisode: async (ctx) => scoreMemoryQuestion(run.category, q, ctx, await run.prerequisiteSummary(ctx.rolloutIndex ?? 0, q)),
   };
 }
 
-export function scoreMemoryQuestion(category: RunnableMemoryCategory, q: MemoryQuestion, ctx: EpisodeScoreContext, prerequisites?: BfclOutcome["prerequisites"]): EpisodeScore {
+export function scoreMemoryQuestion(category: MemoryCategory, q: MemoryQuestion, ctx: EpisodeScoreContext, prerequisites?: BfclOutcome["prerequisites"]): EpisodeScore {
   const base = { category, taskId: q.id, termination: ctx.terminationReason, ...(prerequisites ? { prerequisites } : {}) };
   const failedPrereq = prerequisites?.entries.find((e) => e.termination === Termination.generationFailed);
   const unscored = notScoredReason(ctx) ?? (failedPrereq ? `the prerequisite conversation ${failedPrereq.id} could not be run (the policy node failed to generate)` : null);
@@ -228,8 +272,8 @@ export function scoreMemoryQuestion(category: RunnableMemoryCategory, q: MemoryQ
 }
 
 /** Every question of a memory category (their prerequisite conversations run when the first one starts). */
-export function memoryInstances(category: RunnableMemoryCategory, dataDir?: string): TaskInstance[] {
-  const run = new MemoryRun(category, dataDir);
+export function memoryInstances(category: MemoryCategory, dataDir?: string, embeddings?: EmbeddingCache): TaskInstance[] {
+  const run = new MemoryRun(category, dataDir, embeddings);
   const questions = loadMemoryQuestions(category, dataDir);
   for (const scenario of new Set(questions.map((q) => q.scenario))) run.prereqEntries(scenario);
   return questions.map((q) => questionInstance(run, q));
