@@ -5,6 +5,11 @@ import { OutageNotice, shortMessage, whileDatabaseDown } from "./runner/durable"
 import { evalExecutor } from "./runner/executors/eval";
 import { trainExecutor } from "./runner/executors/train";
 import { RunWorker } from "./runner/worker";
+import { exitWithSupervisor } from "../lib/supervised";
+
+// Under `npm start`: a supervisor that died (kill -9) stops this worker the way SIGTERM does (also while it
+// still waits for the database at start-up).
+exitWithSupervisor({ log: (l) => console.warn(`[worker] ${l}`) });
 
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) {
