@@ -21,6 +21,7 @@ import { appendLog, cancelOrphanedRuns, claimRun, finishRun, heartbeat, reportPr
 import { CancelledError, type Executor, type RunContext } from "./context";
 import { OutageNotice, RunJournal, whileDatabaseDown } from "./durable";
 import { ClaimLostError } from "./persist";
+import { nodeSlotLeases } from "./node-slots";
 import { isDatabaseUnavailable } from "../../lib/db-errors";
 
 export interface WorkerOptions {
@@ -108,6 +109,7 @@ export class RunWorker {
     if (!drain) for (const c of this.active.values()) c.abort(new Error("worker stopping"));
     await Promise.race([Promise.all(this.slots), sleep(drain ? 60_000 : 5_000)]);
     await this.boss.stop({ graceful: false, wait: true, timeout: 5_000 }).catch(() => {});
+    await nodeSlotLeases(this.opts.prisma).close(); // this process's node leases, at once rather than at their expiry
   }
 
   private async sweep() {
