@@ -30,6 +30,7 @@ import type {
   TrainingDatum,
   ToolSchema,
 } from "../engine/io";
+import { leftTruncate } from "../engine/prompt-budget";
 import { type ChatRenderer, loadRenderer, policyRenderOptions, type RenderOptions } from "../../lib/renderers";
 import {
   type Datum,
@@ -191,7 +192,8 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
 
   async generate(req: GenerateRequest): Promise<GenerateResult> {
     // Rendered and tokenised once; these exact ids are sent, stored and trained.
-    const promptTokens = this.promptTokens(req.messages, req.tools);
+    // Simulator prompts are left-truncated to their budget, as the reference does (engine/prompt-budget.ts).
+    const promptTokens = leftTruncate(this.promptTokens(req.messages, req.tools), req.maxPromptTokens);
     let maxTokens = req.sampling.maxTokens;
     if (this.contextLength !== null) {
       // Prompt fills the context: nothing can be generated; report it as a length stop.

@@ -24,6 +24,11 @@ export interface GenerateRequest {
   /** Tool schemas for the act role (a chat template may place them in the system prompt). */
   tools?: ToolSchema[];
   sampling: SamplingOptions;
+  /**
+   * Keep only the last this-many tokens of the rendered prompt (the reference's `rollout_max_prompt_length`
+   * with `rollout_truncation=left`, applied to simulator prompts: envace-method.md §1.6). Absent: no cap.
+   */
+  maxPromptTokens?: number;
 }
 
 export interface GenerateResult {
