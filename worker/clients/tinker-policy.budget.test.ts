@@ -1,7 +1,7 @@
 /** TinkerPolicy.generate left-truncates a prompt to `maxPromptTokens` (the reference's simulator budget): what is sampled and trained is the tail. */
 import { afterEach, describe, expect, it } from "vitest";
 import { tinkerSamplerDouble } from "../../test/doubles/tinker-sampler";
-import { type HfChatRenderer, loadRenderer } from "../../lib/renderers";
+import { type HfChatRenderer, loadRenderer, policyRenderOptions } from "../../lib/renderers";
 import type { ChatMessage } from "../engine/io";
 import { TinkerPolicy } from "./tinker-policy";
 
@@ -31,5 +31,19 @@ describe("TinkerPolicy and the rehearse prompt budget", () => {
 
     const whole = await policy.generate({ role: "rehearse", messages, sampling, maxPromptTokens: full.length });
     expect(whole.promptTokens).toEqual(full);
+  });
+
+  it("thinking: false renders the prompt with Qwen3's thinking off (an empty think block closes the prompt); absent keeps the policy's", async () => {
+    const double = tinkerSamplerDouble({ model: "Qwen/Qwen3-8B", reply: () => ({ tokens: [...qwen.encode("Memo."), 151_645] }) });
+    const policy = await TinkerPolicy.create({ baseUrl: "http://tinker.test", model: "Qwen/Qwen3-8B", renderer: qwen, client: { fetch: double.fetch, heartbeatMs: 60_000 } });
+    policies.push(policy);
+    const messages: ChatMessage[] = [{ role: "system", content: "Write a memory." }, { role: "user", content: "Runs: …" }];
+    const sampling = { temperature: 0.01, topP: 1, maxTokens: 50 };
+    const off = await policy.generate({ role: "act", messages, sampling, thinking: false });
+    expect(off.promptTokens).toEqual(qwen.renderPrompt(messages, { ...policyRenderOptions(undefined, undefined), enableThinking: false }));
+    expect(qwen.decode(off.promptTokens)).toMatch(/<think>\n\n<\/think>\n\n$/);
+    const on = await policy.generate({ role: "act", messages, sampling });
+    expect(on.promptTokens).toEqual(policy.promptTokens(messages));
+    expect(on.promptTokens).not.toEqual(off.promptTokens);
   });
 });

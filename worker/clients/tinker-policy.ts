@@ -193,7 +193,8 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
   async generate(req: GenerateRequest): Promise<GenerateResult> {
     // Rendered and tokenised once; these exact ids are sent, stored and trained.
     // Simulator prompts are left-truncated to their budget, as the reference does (engine/prompt-budget.ts).
-    const promptTokens = leftTruncate(this.promptTokens(req.messages, req.tools), req.maxPromptTokens);
+    const options = req.thinking === false ? { ...this.renderOptions(req.tools), enableThinking: false } : this.renderOptions(req.tools);
+    const promptTokens = leftTruncate(this.renderer.renderPrompt(req.messages, options), req.maxPromptTokens);
     let maxTokens = req.sampling.maxTokens;
     if (this.contextLength !== null) {
       // Prompt fills the context: nothing can be generated; report it as a length stop.

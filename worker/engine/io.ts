@@ -29,6 +29,11 @@ export interface GenerateRequest {
    * with `rollout_truncation=left`, applied to simulator prompts: envace-method.md §1.6). Absent: no cap.
    */
   maxPromptTokens?: number;
+  /**
+   * false: render this prompt with thinking off (Qwen3 `enable_thinking: false`: the prompt closes an empty
+   * think block, so the reply is the answer itself), whatever the policy's own setting. Absent: the policy's.
+   */
+  thinking?: boolean;
 }
 
 export interface GenerateResult {
