@@ -56,7 +56,7 @@ describe("runTrainingStep", () => {
     expect(calls.samplerUpdates).toBe(1);
     expect(calls.saved).toEqual([]);
     expect(calls.fb).toHaveLength(1);
-    expect(calls.optim).toEqual([{ lr: 3e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, gradClip: 1 }]);
+    expect(calls.optim).toEqual([{ lr: quickstartPreset.optim!.lr, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, gradClip: 1 }]);
     expect(calls.fb[0].loss).toEqual({
       loss: "ppo",
       clipLow: 0.2,

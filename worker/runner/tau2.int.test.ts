@@ -192,10 +192,14 @@ describe("tau2 retail evaluation runs", () => {
     policy: { node: "embedded", model: "tiny-gpt" },
     data: { dataset: "tau2:retail", split: "train", instanceIds },
     trialsPerTask: 2,
-    rollout: { paradigm: "environment", userSimulator: { node: "embedded", model: "tiny-gpt" }, maxAssistantTurns: 2, maxUserTurns: 2, maxMicroSteps: 6 },
+    // The config names a registered node that passes the doctor (the worker checks it again before the first
+    // step); the double injected below is what answers.
+    rollout: { paradigm: "environment", userSimulator: { node: "scripted-user", model: "scripted" }, maxAssistantTurns: 2, maxUserTurns: 2, maxMicroSteps: 6 },
     sampling: { evalAct: { temperature: 0.6, topP: 0.95, maxTokens: 24 }, evalRehearse: { temperature: 0.6, topP: 0.95, maxTokens: 24 } },
   });
   async function withUserSimulator<T>(userSimulator: ChatClient, body: () => Promise<T>): Promise<T> {
+    if (await prisma.node.findUnique({ where: { name: "scripted-user" } })) await markDoctorPassed(prisma, "scripted-user", ["scripted"]);
+    else await registerCheckedNode(prisma, "scripted-user", ["scripted"], { kind: "openai" });
     const worker = new RunWorker({
       prisma,
       databaseUrl,
