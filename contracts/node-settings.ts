@@ -102,7 +102,7 @@ export const openAINodeSettingsSchema = z
       .min(1)
       .max(100_000)
       .default(64)
-      .describe("Most requests in flight to this node from one worker process, shared by every role (policy, judge, simulators) using it"),
+      .describe("Most requests in flight to this node from all workers together, shared by every role (policy, judge, simulators) using it"),
     maxRetries: z
       .number()
       .int()

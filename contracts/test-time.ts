@@ -23,12 +23,16 @@ export const testTimeRecordSchema = z.object({
       /** The whole feedback reply. */
       feedback: z.string(),
       feedbackError: z.string().optional(),
+      /** The feedback reply was cut off (unclosed thinking dropped, or the token limit hit). */
+      feedbackTruncated: z.boolean().optional(),
       /** Prompt + response tokens of the attempt (its generations, imagined user turns, assessment). */
       tokens: z.number().min(0),
     }),
   ),
   memory: z.string(),
   memoryError: z.string().optional(),
+  /** The memory reply was cut off: an unclosed thought was dropped, or it hit its token limit (what is kept is what it finished). */
+  memoryTruncated: z.boolean().optional(),
   privateTokens: z.number().min(0),
   committedParadigm: z.enum(paradigms),
   sampling: z.object({ act: samplingSchema, rehearse: samplingSchema, assessment: samplingSchema, memory: samplingSchema }),

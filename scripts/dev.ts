@@ -4,13 +4,14 @@
  * `npm start` serves a production build (built on first start); `npm run dev` uses `next dev`.
  *
  * The processes are supervised (scripts/lib/supervisor.ts): one that crashes is restarted with backoff
- * and logged while the others keep serving. Only Ctrl-C (SIGINT), SIGTERM or SIGHUP stops everything,
- * in order: web, worker, node, and Postgres last.
+ * and logged while the others keep serving; the embedded Postgres is one of them (scripts/postgres-service.ts).
+ * Only Ctrl-C (SIGINT), SIGTERM or SIGHUP stops everything, in order: web, worker, node, and Postgres last.
+ * If the supervisor itself dies (kill -9), every service stops on its own (lib/supervised.ts).
  */
 import fs from "node:fs";
 import path from "node:path";
 import { spawn } from "node:child_process";
-import { assertPortFree, ensureDatabase, repoRoot, type EmbeddedDb } from "./lib/database";
+import { assertPortFree, ensureDatabase, repoRoot, waitForDatabase, type EmbeddedDb } from "./lib/database";
 import { ensureSecret } from "./lib/secret";
 import { waitForHttp } from "./lib/processes";
 import { registerEmbeddedNode } from "./lib/register-node";
@@ -30,8 +31,9 @@ const supervisor = new Supervisor({ log });
 let db: EmbeddedDb | null = null;
 let build: ReturnType<typeof spawn> | null = null;
 const shutdown = stopOnSignals(supervisor, {
-  order: ["web", "worker", "node"],
+  order: ["web", "worker", "node", "database"],
   after: async () => {
+    // Only still running in-process if the stop came before the hand-over to the supervised service.
     await db?.stop();
   },
   onStopping: () => {
@@ -48,6 +50,21 @@ async function main() {
   db = await ensureDatabase({ onNote: log });
   if (shutdown.stopping()) return;
   log(process.env.DATABASE_URL ? "database: DATABASE_URL" : `database: embedded PostgreSQL in ${db.dataDir}`);
+  if (!process.env.DATABASE_URL) {
+    // Initialised and migrated above, in this process; from now on it runs as a supervised service, so a
+    // crashed Postgres is restarted like the rest, and it cannot outlive a dead supervisor.
+    await db.stop();
+    const url = db.url;
+    await supervisor.start({
+      name: "database",
+      ...tsEntry("scripts/postgres-service.ts"),
+      env: process.env,
+      cwd: repoRoot,
+      ready: (alive) => waitForDatabase(url, 60_000, alive),
+      stopTimeoutMs: 30_000,
+    });
+    if (shutdown.stopping()) return;
+  }
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATABASE_URL: db.url,

@@ -14,6 +14,10 @@ import next from "next";
 import { applyClientAddress, CLIENT_ADDRESS_HEADER, parseTrustedProxies } from "../lib/client-address";
 import { repoRoot } from "./lib/database";
 import { checkContinue, withBodyLimits } from "./lib/web-front";
+import { exitWithSupervisor } from "../lib/supervised";
+
+// Under `npm start`: a supervisor that died (kill -9) stops this process the way SIGTERM does.
+exitWithSupervisor();
 
 const dev = process.argv.includes("--dev");
 const port = Number(process.env.PORT ?? 3000);

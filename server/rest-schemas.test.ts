@@ -46,9 +46,9 @@ describe("REST output schemas cover their selects", () => {
     expect(keys(trajectoryDetailOutput)).toEqual([...Object.keys(trajectoryDetailSelect), "privateAttempts"].sort());
   });
 
-  it("nodes (the key itself never, whether one is set always; the owner as addedBy, settings and doctor reports, with the caller's rights)", () => {
+  it("nodes (the key itself never, whether one is set always; the owner as addedBy, settings and doctor reports, with the caller's rights; requests in flight / limit)", () => {
     const selected = Object.keys(nodeSelect).filter((k) => k !== "createdBy");
-    expect(keys(listedNodeOutput)).toEqual([...selected, "settings", "doctor", "addedBy", "hasApiKey", "canRemove", "canTest", "canEdit"].sort());
+    expect(keys(listedNodeOutput)).toEqual([...selected, "settings", "doctor", "addedBy", "hasApiKey", "canRemove", "canTest", "canEdit", "inFlight", "concurrencyLimit"].sort());
   });
 
   it("MCP servers (the launch columns, secrets encrypted, only as the public launch)", () => {

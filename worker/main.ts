@@ -5,6 +5,11 @@ import { OutageNotice, shortMessage, whileDatabaseDown } from "./runner/durable"
 import { evalExecutor } from "./runner/executors/eval";
 import { trainExecutor } from "./runner/executors/train";
 import { RunWorker } from "./runner/worker";
+import { exitWithSupervisor } from "../lib/supervised";
+
+// Under `npm start`: a supervisor that died (kill -9) stops this worker the way SIGTERM does (also while it
+// still waits for the database at start-up).
+exitWithSupervisor({ log: (l) => console.warn(`[worker] ${l}`) });
 
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) {
@@ -17,8 +22,8 @@ if (!process.env.ENVACE_SECRET) {
 }
 
 // A database outage must not end the worker (worker/runner/durable.ts). The one rejection nobody can
-// catch is pg-boss completing a job while the database is away (it does not await that call); the job
-// is then simply delivered again and finds its run finished. Anything else still ends the process.
+// catch is a pg-boss call it does not await failing while the database is away; a job left active is
+// simply delivered again after its expiry and finds its run claimed or finished. Anything else still ends the process.
 process.on("unhandledRejection", (reason) => {
   if (isDatabaseUnavailable(reason)) {
     console.warn(`[worker] database unavailable: ${shortMessage(reason)} (ignored; it will be retried)`);

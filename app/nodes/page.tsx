@@ -272,6 +272,7 @@ export default function NodesPage() {
             <th>Models</th>
             <th>Capabilities</th>
             <th>Health</th>
+            <th title="OpenAI-protocol requests in flight from every worker / the node's maxConcurrency">In flight</th>
             <th>Doctor</th>
             <th>Last seen</th>
             <th>Key</th>
@@ -295,6 +296,9 @@ export default function NodesPage() {
                   <td>
                     <span className={`status status-${n.health}`}>{n.health}</span>
                     <div className="small muted">{n.healthDetail}</div>
+                  </td>
+                  <td data-testid={`in-flight-${n.name}`}>
+                    {n.inFlight} / {n.concurrencyLimit}
                   </td>
                   <td>
                     <DoctorSummary reports={n.doctor} />{" "}
@@ -351,7 +355,7 @@ export default function NodesPage() {
                 </tr>
                 {editing === n.id && (
                   <tr>
-                    <td colSpan={11}>
+                    <td colSpan={12}>
                       <EditNode
                         node={n}
                         onCancel={() => setEditing(null)}
@@ -366,7 +370,7 @@ export default function NodesPage() {
                 )}
                 {open === n.id && (
                   <tr>
-                    <td colSpan={11}>
+                    <td colSpan={12}>
                       <DoctorReports reports={n.doctor} />
                     </td>
                   </tr>

@@ -35,6 +35,8 @@ export interface OpenAIChatOptions {
   settings?: Partial<OpenAINodeSettings>;
   /** Waits between retries (tests replace it); must reject when `signal` aborts. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The node's limit across processes (the worker's leases), on top of this process's own slots. */
+  sharedSlots?: SharedSlots;
 }
 
 /** A chat call that failed: `retryable` says whether the client would have tried again. */
@@ -247,6 +249,14 @@ function once(fn: () => void): () => void {
   };
 }
 
+/**
+ * Slots shared beyond this process (worker/runner/node-slots.ts: leases in Postgres, so a node's limit
+ * holds across every worker). Taken after the process's own slot, released with it.
+ */
+export interface SharedSlots {
+  acquire(signal?: AbortSignal): Promise<() => void>;
+}
+
 const slotsByNode = new Map<string, NodeSlots>();
 
 /** The process-wide slots of one node (created on first use; the latest settings set the limit). */
@@ -349,14 +359,22 @@ export class OpenAIChatClient implements ChatClient {
     const limits = this.deadlineMs(req);
     const { maxRetries, maxRetryWaitS } = this.settings;
     for (let attempt = 0; ; attempt++) {
-      const release = await this.slots.acquire(req.signal);
+      const releaseLocal = await this.slots.acquire(req.signal);
+      let releaseShared: () => void;
+      try {
+        releaseShared = this.opts.sharedSlots ? await this.opts.sharedSlots.acquire(req.signal) : () => {};
+      } catch (e) {
+        releaseLocal();
+        throw e;
+      }
       let error: unknown;
       try {
         return await this.attempt(body, limits, req.signal);
       } catch (e) {
         error = e;
       } finally {
-        release();
+        releaseShared();
+        releaseLocal();
       }
       const wait = this.retryWaitMs(error, attempt);
       if (wait === undefined || attempt >= maxRetries) throw this.describe(error, attempt + 1);

@@ -30,6 +30,28 @@ export async function assertPortFree(port: number, host = "127.0.0.1", what = "p
   });
 }
 
+/** Resolves once the database answers a query; rejects when `alive()` turns false or time is up. */
+export async function waitForDatabase(url: string, timeoutMs: number, alive: () => boolean = () => true): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = "";
+  while (Date.now() < deadline) {
+    if (!alive()) throw new Error("the database process exited");
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+    client.on("error", () => {});
+    try {
+      await client.connect();
+      await client.query("select 1");
+      return;
+    } catch (err) {
+      last = (err as Error).message;
+    } finally {
+      await client.end().catch(() => {});
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`the database did not answer within ${Math.round(timeoutMs / 1000)} s (${last})`);
+}
+
 /** Fail fast with a clear message when the database cannot be reached. */
 export async function assertDatabaseReachable(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
@@ -79,7 +101,7 @@ export interface EmbeddedLayout {
 export function embeddedLayout(env: Record<string, string | undefined> = process.env, root = repoRoot): EmbeddedLayout {
   const dotData = path.join(root, ".data");
   const runtimeDir = env.ENVACE_PG_RUNTIME_DIR || "/var/lib/envace-studio";
-  const passwordFile = path.join(dotData, "pg-password");
+  const passwordFile = env.ENVACE_PG_PASSWORD_FILE ? path.resolve(root, env.ENVACE_PG_PASSWORD_FILE) : path.join(dotData, "pg-password");
   if (env.ENVACE_PG_DATA_DIR) return { dataDir: path.resolve(root, env.ENVACE_PG_DATA_DIR), passwordFile, runtimeDir };
   const dataDir = path.join(dotData, "pg");
   if (postgresUserCanEnter(dotData)) return { dataDir, passwordFile, runtimeDir };
@@ -98,7 +120,7 @@ export async function ensureDatabase(opts: { port?: number; database?: string; o
   if (external) {
     await assertDatabaseReachable(external);
     await migrate(external);
-    return { url: external, dataDir: "", stop: async () => {}, start: async () => {} };
+    return { url: external, dataDir: "", stop: async () => {}, start: async () => {}, pid: () => undefined };
   }
   const layout = embeddedLayout();
   if (layout.relocated) opts.onNote?.(`embedded PostgreSQL data in ${layout.dataDir} (${layout.relocated}; ENVACE_PG_DATA_DIR chooses another place)`);

@@ -52,6 +52,8 @@ export interface EmbeddedPostgresOptions {
   ownProcessGroup?: boolean;
   /** Called with notes worth one log line (e.g. where the binaries are run from). */
   onNote?: (line: string) => void;
+  /** Called when the server, once started, exits without `stop()` (it crashed or was killed). */
+  onExit?: (code: number | null, signal: NodeJS.Signals | null) => void;
 }
 
 export interface EmbeddedDb {
@@ -62,6 +64,8 @@ export interface EmbeddedDb {
   stop(): Promise<void>;
   /** Start it again after `stop()` (same data, port and password). */
   start(): Promise<void>;
+  /** The server's pid while it runs (the embedded one only). */
+  pid(): number | undefined;
 }
 
 const LEGACY_PASSWORD = "postgres";
@@ -268,8 +272,12 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     }
   };
 
+  let started = false;
+  let stopRequested = false;
   const start = async () => {
     if (child) return;
+    started = false;
+    stopRequested = false;
     if (!(await portFree(opts.port))) {
       throw new EmbeddedPostgresError(`embedded PostgreSQL port ${opts.port} on 127.0.0.1 is already in use; stop the other process or set EMBEDDED_PG_PORT`);
     }
@@ -294,10 +302,15 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
         done = true;
         resolve();
       });
-      proc.on("exit", () => {
+      proc.on("exit", (code, signal) => {
         done = true;
+        const unexpected = child === proc && started && !stopRequested;
         if (child === proc) child = null;
         resolve();
+        if (unexpected) {
+          process.off("exit", onExit);
+          opts.onExit?.(code, signal);
+        }
       });
     });
     child = proc;
@@ -322,6 +335,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
           return connectWith(opts.port, password);
         });
         await client.end();
+        started = true;
         return;
       } catch (err) {
         const code = (err as { code?: string }).code;
@@ -344,6 +358,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     const proc = child;
     if (!proc) return;
     const gone = exited;
+    stopRequested = true;
     proc.kill("SIGINT"); // fast shutdown: roll back open transactions, disconnect clients, checkpoint
     const timer = setTimeout(() => proc.kill("SIGQUIT"), 30_000);
     await gone;
@@ -366,7 +381,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     await stop();
     throw err;
   }
-  return { url, dataDir, stop, start };
+  return { url, dataDir, stop, start, pid: () => child?.pid };
 }
 
 async function initCluster(o: { dataDir: string; ids: Ids | null; env: NodeJS.ProcessEnv; initdb: string; password: string; throwaway: boolean }) {

@@ -2,8 +2,11 @@
  * Process supervision for `npm start`: every service runs in its own process group (so a Ctrl-C in the
  * terminal reaches only the supervisor), a service that exits on its own is restarted with exponential
  * backoff and the restart is logged, and only `stop()` ends them — one at a time, in the order given.
+ * Each service gets a stdin pipe nothing writes to and ENVACE_SUPERVISED=1: when the supervisor dies
+ * (kill -9, OOM) the pipe closes and the service stops itself (lib/supervised.ts), leaving no orphan.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { SUPERVISED_ENV } from "../../lib/supervised";
 
 export interface ServiceSpec {
   name: string;
@@ -103,13 +106,15 @@ export class Supervisor {
     const { spec } = svc;
     const child = spawn(spec.command, spec.args, {
       cwd: spec.cwd,
-      env: spec.env,
-      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...spec.env, [SUPERVISED_ENV]: "1" },
+      // stdin: the service's lifeline; it closes when this process dies, however it dies.
+      stdio: ["pipe", "pipe", "pipe"],
       // Own process group: the terminal's Ctrl-C reaches the supervisor only, which stops services in order.
       detached: true,
     });
     svc.child = child;
     svc.startedAt = Date.now();
+    child.stdin!.on("error", () => {}); // never written; a service that exited closes its end
     child.stdout!.on("data", (c: Buffer) => this.write("stdout", prefixLines(spec.name, c)));
     child.stderr!.on("data", (c: Buffer) => this.write("stderr", prefixLines(spec.name, c)));
     svc.exited = new Promise<void>((resolve) => {

@@ -1,5 +1,5 @@
 import PgBoss from "pg-boss";
-import { RUN_QUEUE, type RunJob } from "../../contracts/jobs";
+import { RUN_QUEUE, runJobOptions, type RunJob } from "../../contracts/jobs";
 
 const globalForBoss = globalThis as unknown as { __envaceBoss?: Promise<PgBoss> };
 
@@ -21,9 +21,7 @@ type SqlExecutor = { $queryRawUnsafe: (sql: string, ...values: unknown[]) => Pro
 export async function sendRunJob(tx: SqlExecutor, job: RunJob): Promise<void> {
   const boss = await getBoss();
   await boss.send(RUN_QUEUE, job, {
-    retryLimit: 3,
-    retryDelay: 5,
-    expireInHours: 23,
+    ...runJobOptions(),
     db: { executeSql: async (text, values) => ({ rows: (await tx.$queryRawUnsafe(text, ...values)) as unknown[] }) },
   });
 }

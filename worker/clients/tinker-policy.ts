@@ -24,6 +24,7 @@
  * (both re-exported here).
  */
 import type { GenerateRequest, GenerateResult, LossConfig, OptimConfig, PolicyClient, TrainerClient, TrainingDatum, ToolSchema } from "../engine/io";
+import { leftTruncate } from "../engine/prompt-budget";
 import { type ChatRenderer, loadRenderer, policyRenderOptions, type RenderOptions } from "../../lib/renderers";
 import {
   type Datum,
@@ -177,7 +178,9 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
 
   async generate(req: GenerateRequest): Promise<GenerateResult> {
     // Rendered and tokenised once; these exact ids are sent, stored and trained.
-    const promptTokens = this.promptTokens(req.messages, req.tools);
+    // Simulator prompts are left-truncated to their budget, as the reference does (engine/prompt-budget.ts).
+    const options = req.thinking === false ? { ...this.renderOptions(req.tools), enableThinking: false } : this.renderOptions(req.tools);
+    const promptTokens = leftTruncate(this.renderer.renderPrompt(req.messages, options), req.maxPromptTokens);
     let maxTokens = req.sampling.maxTokens;
     if (this.contextLength !== null) {
       // Prompt fills the context: nothing can be generated; report it as a length stop.

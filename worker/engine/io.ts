@@ -24,6 +24,16 @@ export interface GenerateRequest {
   /** Tool schemas for the act role (a chat template may place them in the system prompt). */
   tools?: ToolSchema[];
   sampling: SamplingOptions;
+  /**
+   * Keep only the last this-many tokens of the rendered prompt (the reference's `rollout_max_prompt_length`
+   * with `rollout_truncation=left`, applied to simulator prompts: envace-method.md §1.6). Absent: no cap.
+   */
+  maxPromptTokens?: number;
+  /**
+   * false: render this prompt with thinking off (Qwen3 `enable_thinking: false`: the prompt closes an empty
+   * think block, so the reply is the answer itself), whatever the policy's own setting. Absent: the policy's.
+   */
+  thinking?: boolean;
 }
 
 export interface GenerateResult {

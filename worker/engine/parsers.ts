@@ -319,6 +319,18 @@ export function stripThink(text: string): string {
   return out + text.slice(from);
 }
 
+/**
+ * The visible text of a reply that must not carry half a thought (test-time feedback and memory): closed
+ * `<think>…</think>` blocks removed as `stripThink` does, and an unclosed `<think>` dropped with everything
+ * after it (a reply cut off while thinking). `unclosed` says whether that happened. The act and rehearse
+ * parsers keep `stripThink`'s reference behaviour.
+ */
+export function visibleText(text: string): { text: string; unclosed: boolean } {
+  const stripped = stripThink(text);
+  const open = stripped.indexOf("<think>");
+  return open < 0 ? { text: stripped, unclosed: false } : { text: stripped.slice(0, open), unclosed: true };
+}
+
 /** Parse the rehearse role's output into the tool response; first failing check wins. */
 export function parseRehearseOutput(rawText: string): RehearseParseResult {
   const fail = (code: RehearseErrorCode, message: string, details: Record<string, unknown>): RehearseParseResult => ({

@@ -245,7 +245,7 @@ async function driveRollout(
       const pending = need.shadow && env ? executeSafely(env, need.call) : undefined;
       let event: RolloutEvent;
       try {
-        const output = await clients.policy.generate({ role: "rehearse", messages: need.messages, sampling: config.sampling.rehearse });
+        const output = await clients.policy.generate({ role: "rehearse", messages: need.messages, sampling: config.sampling.rehearse, maxPromptTokens: config.options.promptBudgetTokens });
         event = { kind: "rehearse", output };
       } catch (e) {
         event = { kind: "rehearse_failed", ...failure(e) };
@@ -257,7 +257,7 @@ async function driveRollout(
     } else if (need.kind === "tool") {
       if (need.source === "environment") {
         const probe = need.probe
-          ? clients.policy.generate({ role: "rehearse", messages: need.probe, sampling: config.sampling.rehearse }).catch(() => undefined)
+          ? clients.policy.generate({ role: "rehearse", messages: need.probe, sampling: config.sampling.rehearse, maxPromptTokens: config.options.promptBudgetTokens }).catch(() => undefined)
           : undefined;
         const real: Execution = env ? await executeSafely(env, need.call) : { ok: true, content: toolErrorContent("NO_ENVIRONMENT", "this task has no executable environment") };
         const probed = await probe;

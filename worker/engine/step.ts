@@ -178,6 +178,8 @@ export function testTimeMetrics(trajectories: TrajectoryResult[]): Record<string
   m["testtime/attempts"] = attempts.length;
   m["testtime/feedback_failed"] = attempts.filter((a) => a.feedbackError !== undefined).length;
   m["testtime/memory_failed"] = records.filter((r) => r.memoryError !== undefined).length;
+  m["testtime/memory_truncated"] = records.filter((r) => r.memoryTruncated === true).length;
+  m["testtime/feedback_truncated"] = attempts.filter((a) => a.feedbackTruncated === true).length;
   addStats(m, "testtime/memory_chars", records.map((r) => r.memory.length));
   for (const a of attempts) m[`testtime/private_termination/${a.terminationReason}`] = (m[`testtime/private_termination/${a.terminationReason}`] ?? 0) + 1;
   return m;

@@ -374,3 +374,47 @@ describe("building blocks", () => {
     expect(parseFeedback("It worked.")).toEqual({ assessment: "It worked.", suggestion: "" });
   });
 });
+
+describe("test-time memory that is half a thought", () => {
+  it("an unclosed <think> is dropped from the memory and the feedback, recorded and counted; review prompts ask for no thinking", async () => {
+    const { policy, calls } = testTimePolicy({ memory: "MEMO: get_item first.\n<think>\nHmm, maybe I should also say that the cart" });
+    const inner = policy.generate.bind(policy);
+    let reviews = 0;
+    const cutPolicy: PolicyClient = {
+      async generate(req) {
+        if (phaseOf(req) === "assessment" && reviews++ === 0) return fakeGeneration("", "Assessment: fine.\nSuggestion: none.<think>\nbut wait, the order");
+        return inner(req);
+      },
+    };
+    const cfg = evalConfig({ testTime: { enabled: true, attempts: 2, mode: "sequential" } });
+    const res = await runEvaluation({ instances: [multiTurnTask()], config: cfg, policy: cutPolicy, stepIndex: 1 });
+    const t = res.trajectories[0]!;
+    expect(t.testTime!.memory).toBe("MEMO: get_item first.");
+    expect(t.testTime!.memoryTruncated).toBe(true);
+    // The committed execution's system prompt carries what was finished, never the half thought.
+    expect(t.messages[0]!.content).toContain(`${MEMORY_NOTE_HEADER}\nMEMO: get_item first.`);
+    expect(t.messages[0]!.content).not.toContain("<think>");
+    expect(t.testTime!.attempts[0]).toMatchObject({ feedback: "Assessment: fine.\nSuggestion: none.", suggestion: "none.", feedbackTruncated: true });
+    expect(t.testTime!.attempts[1]!.feedbackTruncated).toBeUndefined();
+    expect(res.metrics["testtime/memory_truncated"]).toBe(1);
+    expect(res.metrics["testtime/feedback_truncated"]).toBe(1);
+    // Assessment and memory are asked with thinking off; the attempts themselves keep the policy's setting.
+    const reviewCalls = calls.filter((c) => c.phase === "assessment" || c.phase === "memory");
+    expect(reviewCalls.length).toBeGreaterThan(0);
+    expect(reviewCalls.every((c) => c.req.thinking === false)).toBe(true);
+    expect(calls.filter((c) => c.phase === "private-act" || c.phase === "committed-act").every((c) => c.req.thinking === undefined)).toBe(true);
+  });
+
+  it("a memory cut at its token limit is kept but flagged", async () => {
+    const { policy } = testTimePolicy();
+    const inner = policy.generate.bind(policy);
+    const cutPolicy: PolicyClient = {
+      async generate(req) {
+        const out = await inner(req);
+        return phaseOf(req) === "memory" ? { ...out, finishReason: "length" } : out;
+      },
+    };
+    const res = await runEvaluation({ instances: [multiTurnTask()], config: evalConfig({ testTime: { enabled: true, attempts: 1, mode: "parallel" } }), policy: cutPolicy, stepIndex: 1 });
+    expect(res.trajectories[0]!.testTime).toMatchObject({ memory: "MEMO: get_item first, then add_to_cart", memoryTruncated: true });
+  });
+});

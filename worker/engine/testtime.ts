@@ -21,7 +21,7 @@ import type { Paradigm, TestTimeMode } from "../../contracts/run-config";
 import type { TestTimeRecord } from "../../contracts/test-time";
 import { condenseTranscript, type CondenseOptions } from "./condense";
 import type { ChatClient, ChatMessage, GenerateResult, PolicyClient, SamplingOptions } from "./io";
-import { stripThink } from "./parsers";
+import { stripThink, visibleText } from "./parsers";
 import type { JudgeTurnHook, RolloutClients, RolloutDriverConfig, RolloutJob, RolloutResult } from "./rollout";
 import { runOneRollout } from "./rollout";
 import type { LiveUser, TaskInstance } from "./types";
@@ -55,6 +55,8 @@ export interface AttemptFeedback {
   suggestion: string;
   /** The generation failed: why (the attempt then has no feedback). */
   error?: string;
+  /** The reply was cut off (unclosed thinking dropped, or its token limit hit). */
+  truncated?: boolean;
 }
 
 export interface PrivateAttempt {
@@ -194,10 +196,16 @@ export function parseFeedback(text: string): Pick<AttemptFeedback, "assessment" 
   return { assessment: (a?.[1] ?? (s ? "" : text)).trim(), suggestion: (s?.[1] ?? "").trim() };
 }
 
-async function ask(policy: PolicyClient, system: string, user: string, sampling: SamplingOptions): Promise<{ text: string; tokens: number } | { error: string }> {
+/**
+ * A review prompt (assessment, memory): asked with thinking off, since what it writes goes into later prompts
+ * whole and its budget is small; a reply that still ends inside a thought loses that part (`truncated`),
+ * as does one cut at the token limit (flagged too).
+ */
+async function ask(policy: PolicyClient, system: string, user: string, sampling: SamplingOptions): Promise<{ text: string; tokens: number; truncated: boolean } | { error: string }> {
   try {
-    const out = await policy.generate({ role: "act", messages: [{ role: "system", content: system }, { role: "user", content: user }], sampling });
-    return { text: stripThink(out.text).trim(), tokens: tokensOf(out) };
+    const out = await policy.generate({ role: "act", messages: [{ role: "system", content: system }, { role: "user", content: user }], sampling, thinking: false });
+    const visible = visibleText(out.text);
+    return { text: visible.text.trim(), tokens: tokensOf(out), truncated: visible.unclosed || out.finishReason === "length" };
   } catch (e) {
     return { error: e instanceof Error ? e.message : String(e) };
   }
@@ -255,7 +263,7 @@ export async function runTestTimeRehearsal(
       feedback = { text: "", assessment: "", suggestion: "", error: reply.error };
       side.push({ role: "act", error: { code: "GENERATION_FAILED", payload: reply.error } });
     } else {
-      feedback = { text: reply.text, ...parseFeedback(reply.text) };
+      feedback = { text: reply.text, ...parseFeedback(reply.text), ...(reply.truncated ? { truncated: true } : {}) };
       spent.tokens += reply.tokens;
       side.push({ role: "act" });
     }
@@ -298,10 +306,12 @@ export async function runTestTimeRehearsal(
       suggestion: a.feedback.suggestion,
       feedback: a.feedback.text,
       ...(a.feedback.error ? { feedbackError: a.feedback.error } : {}),
+      ...(a.feedback.truncated ? { feedbackTruncated: true } : {}),
       tokens: a.tokens,
     })),
     memory,
     ...("error" in memoryReply ? { memoryError: memoryReply.error } : {}),
+    ...(!("error" in memoryReply) && memoryReply.truncated ? { memoryTruncated: true } : {}),
     privateTokens,
     committedParadigm,
     sampling: s,

@@ -11,6 +11,7 @@ import path from "node:path";
 import { z } from "zod";
 import { DEFAULT_WEIGHTS_DIR, startNode } from "./server";
 import { trainThreadsSchema } from "./train";
+import { exitWithSupervisor } from "../../lib/supervised";
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8765),
@@ -25,6 +26,8 @@ const envSchema = z.object({
 });
 
 async function main() {
+  // Under `npm start`: a supervisor that died (kill -9) stops the node the way SIGTERM does.
+  exitWithSupervisor({ log: (l) => console.error(`[node] ${l}`) });
   const parsed = envSchema.safeParse(process.env);
   if (!parsed.success) {
     console.error(`invalid environment: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);

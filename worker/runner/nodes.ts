@@ -9,7 +9,8 @@ import { parseNodeSettings, type NodeSettings } from "../../contracts/node-setti
 import type { PolicyModel } from "../../contracts/run-config";
 import { attributeRenderer, resolveRenderer } from "../../lib/renderers";
 import { decryptSecret } from "../../lib/secrets";
-import { createOpenAIChatClient } from "../../lib/clients/openai-chat";
+import { createOpenAIChatClient, type SharedSlots } from "../../lib/clients/openai-chat";
+import { nodeSlotLeases } from "./node-slots";
 import { TinkerClient } from "../../lib/clients/tinker-client";
 import { TinkerPolicy } from "../clients/tinker-policy";
 import type { ChatClient } from "../engine/io";
@@ -20,17 +21,21 @@ export interface ResolvedNode {
   baseUrl: string;
   apiKey?: string;
   settings: NodeSettings;
+  /** The node's `openai.maxConcurrency` across every worker process (leases in Postgres). */
+  sharedSlots?: SharedSlots;
 }
 
 export async function resolveNode(prisma: PrismaClient, name: string, role: string): Promise<ResolvedNode> {
   const node = await prisma.node.findUnique({ where: { name }, select: { name: true, kind: true, baseUrl: true, apiKeyEnc: true, settings: true } });
   if (!node) throw new Error(`node "${name}" (${role}) is not registered; add it on the Nodes page`);
+  const settings = parseNodeSettings(node.name, node.settings);
   return {
     name: node.name,
     kind: node.kind as ResolvedNode["kind"],
     baseUrl: node.baseUrl,
     apiKey: node.apiKeyEnc ? decryptSecret(node.apiKeyEnc) : undefined,
-    settings: parseNodeSettings(node.name, node.settings),
+    settings,
+    sharedSlots: nodeSlotLeases(prisma, { logger: (m) => console.warn(`[worker] ${m}`) }).forNode(node.name, settings.openai.maxConcurrency),
   };
 }
 
@@ -44,6 +49,7 @@ export function chatClientFor(node: ResolvedNode, model: string, timeoutMs?: num
     model,
     nodeName: node.name,
     settings: node.settings.openai,
+    sharedSlots: node.sharedSlots,
     defaultTimeoutMs: timeoutMs,
   });
 }

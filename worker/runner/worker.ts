@@ -1,7 +1,8 @@
 /**
- * The job runner: consumes run jobs from pg-boss, claims each run exactly once, executes it with a
- * heartbeat (which also carries cancel requests), and sweeps runs orphaned by dead workers back
- * into the queue so they resume.
+ * The job runner: takes run jobs from pg-boss into a fixed number of slots (WORKER_CONCURRENCY), claims
+ * each run exactly once and completes its job, executes it with a heartbeat (which also carries cancel
+ * requests) while the slot stays taken for as long as the run goes on, and sweeps runs orphaned by dead
+ * workers back into the queue so they resume.
  *
  * Database outages of any length are ridden out (worker/runner/durable.ts): the run in flight keeps
  * going, its commits and its final status wait for the database, its log lines are queued; heartbeats,
@@ -14,12 +15,13 @@ import os from "node:os";
 import crypto from "node:crypto";
 import PgBoss from "pg-boss";
 import type { PrismaClient } from "@prisma/client";
-import { RUN_QUEUE, runJobSchema } from "../../contracts/jobs";
+import { RUN_QUEUE, runJobOptions, runJobSchema } from "../../contracts/jobs";
 import { parseRunConfig, type RunConfig } from "../../contracts/run-config";
 import { appendLog, cancelOrphanedRuns, claimRun, finishRun, heartbeat, reportProgress, takeOrphanedRuns } from "./lifecycle";
 import { CancelledError, type Executor, type RunContext } from "./context";
 import { OutageNotice, RunJournal, whileDatabaseDown } from "./durable";
 import { ClaimLostError } from "./persist";
+import { nodeSlotLeases } from "./node-slots";
 import { isDatabaseUnavailable } from "../../lib/db-errors";
 
 export interface WorkerOptions {
@@ -40,6 +42,7 @@ export class RunWorker {
   private boss: PgBoss;
   private sweepTimer?: NodeJS.Timeout;
   private active = new Map<string, AbortController>();
+  private slots: Promise<void>[] = [];
   private stopped = false;
   /** Aborted by stop(): ends every wait for the database. */
   private stopping = new AbortController();
@@ -64,11 +67,9 @@ export class RunWorker {
     await this.boss.start();
     await this.boss.createQueue(RUN_QUEUE);
     const concurrency = this.opts.concurrency ?? 2;
-    for (let i = 0; i < concurrency; i++) {
-      await this.boss.work(RUN_QUEUE, { batchSize: 1, pollingIntervalSeconds: this.opts.pollingIntervalSeconds ?? 1 }, async (jobs) => {
-        for (const job of jobs) await this.handle(job.data);
-      });
-    }
+    // Our own slots rather than pg-boss's `work`: pg-boss gives a handler only the job's expiry, then fails
+    // the job and polls again, so a run longer than that would free its slot (and be retried) while it goes on.
+    for (let i = 0; i < concurrency; i++) this.slots.push(this.slot());
     // From here on nothing throws: the sweep retries on its timer.
     const sweep = () =>
       this.sweep().then(
@@ -82,13 +83,33 @@ export class RunWorker {
     this.logger(`started (concurrency ${concurrency})`);
   }
 
+  /** One slot: take a job, hold the slot for as long as its run goes on, then take the next. */
+  private async slot() {
+    const pollMs = (this.opts.pollingIntervalSeconds ?? 1) * 1000;
+    while (!this.stopped) {
+      let job: PgBoss.Job<unknown> | undefined;
+      try {
+        [job] = await this.boss.fetch<unknown>(RUN_QUEUE, { batchSize: 1 });
+      } catch (err) {
+        if (!this.outage.failed(err)) this.logger(`taking a job failed: ${(err as Error).message}`);
+      }
+      if (!job) {
+        await sleep(pollMs, this.stopping.signal);
+        continue;
+      }
+      await this.handle(job);
+    }
+  }
+
   /** Stop taking jobs; in-flight runs are aborted and left for recovery unless `drain` is set. */
   async stop({ drain = false }: { drain?: boolean } = {}) {
     this.stopped = true;
     this.stopping.abort(new Error("worker stopping"));
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     if (!drain) for (const c of this.active.values()) c.abort(new Error("worker stopping"));
-    await this.boss.stop({ graceful: drain, wait: true, timeout: drain ? 60_000 : 5_000 }).catch(() => {});
+    await Promise.race([Promise.all(this.slots), sleep(drain ? 60_000 : 5_000)]);
+    await this.boss.stop({ graceful: false, wait: true, timeout: 5_000 }).catch(() => {});
+    await nodeSlotLeases(this.opts.prisma).close(); // this process's node leases, at once rather than at their expiry
   }
 
   private async sweep() {
@@ -100,30 +121,41 @@ export class RunWorker {
       // The run is queued now: its job must follow even if the database drops in between.
       const wait = { signal: this.stopping.signal };
       await whileDatabaseDown(() => appendLog(this.opts.prisma, runId, "warn", "worker lost (no heartbeat); the run is queued again and will resume"), wait);
-      await whileDatabaseDown(() => this.boss.send(RUN_QUEUE, { runId, reason: "recovered" }, { retryLimit: 3, retryDelay: 5, expireInHours: 23 }), wait);
+      await whileDatabaseDown(() => this.boss.send(RUN_QUEUE, { runId, reason: "recovered" }, runJobOptions()), wait);
       this.logger(`recovered orphaned run ${runId}`);
     }
   }
 
   /**
    * One job. Never rejects: whatever happens, the run ends with a recorded status (written when the
-   * database is there to take it) or is left to recovery; pg-boss then completes the job.
+   * database is there to take it) or is left to recovery. The job is completed as soon as the run is
+   * claimed (or found not to need this worker): from then on the claim, the heartbeat and the sweep hold the
+   * run at any length, and the job's expiry no longer matters.
    */
-  private async handle(data: unknown) {
-    const job = runJobSchema.safeParse(data);
-    if (!job.success) {
-      this.logger(`dropping malformed job: ${job.error.message}`);
-      return;
-    }
+  private async handle(job: PgBoss.Job<unknown>) {
     const { prisma } = this.opts;
     const wait = { signal: this.stopping.signal };
-    let claimed: Awaited<ReturnType<typeof claimRun>>;
-    try {
-      claimed = await whileDatabaseDown(() => claimRun(prisma, job.data.runId, this.workerId), wait);
-    } catch (err) {
-      this.logger(`could not claim run ${job.data.runId}: ${(err as Error).message}`);
+    const complete = () =>
+      void whileDatabaseDown(() => this.boss.complete(RUN_QUEUE, job.id), wait).catch((err) => {
+        // Left active: pg-boss delivers it again after its expiry, and that delivery finds the run held.
+        this.logger(`could not complete job ${job.id}: ${(err as Error).message}`);
+      });
+    const parsedJob = runJobSchema.safeParse(job.data);
+    if (!parsedJob.success) {
+      this.logger(`dropping malformed job: ${parsedJob.error.message}`);
+      complete();
       return;
     }
+    const data = parsedJob.data;
+    let claimed: Awaited<ReturnType<typeof claimRun>>;
+    try {
+      claimed = await whileDatabaseDown(() => claimRun(prisma, data.runId, this.workerId), wait);
+    } catch (err) {
+      // Stopping while the database is away: the job stays active and is delivered again after its expiry.
+      this.logger(`could not claim run ${data.runId}: ${(err as Error).message}`);
+      return;
+    }
+    complete();
     if (!claimed) return; // finished, cancelled, or held by a live worker: nothing to do
     const journal = new RunJournal(prisma, claimed.id, this.workerId, (m) => this.logger(m), this.stopping.signal);
     const finish = async (status: "succeeded" | "failed" | "cancelled", error?: string) => {
@@ -184,7 +216,7 @@ export class RunWorker {
     }, this.opts.heartbeatMs ?? 1000);
 
     try {
-      await ctx.log("info", `started on worker ${this.workerId} (attempt ${claimed.attempts}, ${job.data.reason})`);
+      await ctx.log("info", `started on worker ${this.workerId} (attempt ${claimed.attempts}, ${data.reason})`);
       await this.opts.selectExecutor(parsed.config)(ctx);
       if (controller.signal.aborted) throw controller.signal.reason ?? new CancelledError();
       await ctx.log("info", "run succeeded");
@@ -209,4 +241,18 @@ export class RunWorker {
       this.active.delete(claimed.id);
     }
   }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
 }

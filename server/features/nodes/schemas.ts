@@ -47,6 +47,8 @@ export const listedNodeOutput = checkedNodeOutput
     canRemove: z.boolean().describe("The caller may remove this node"),
     canTest: z.boolean().describe("The caller may probe this node"),
     canEdit: z.boolean().describe("The caller may change this node"),
+    inFlight: z.number().int().describe("OpenAI-protocol requests in flight to this node now, from every worker (live leases)"),
+    concurrencyLimit: z.number().int().describe("The node's openai.maxConcurrency: the most requests in flight from all workers together"),
   })
   .openapi({ ref: "ListedNode" });
 

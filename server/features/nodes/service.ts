@@ -10,7 +10,7 @@
  * every request to a node joins its path onto it.
  */
 import type { Prisma } from "@prisma/client";
-import type { NodeSettings } from "../../../contracts/node-settings";
+import { openAINodeSettingsSchema, type NodeSettings } from "../../../contracts/node-settings";
 import { doctorAndRecord, type NodeKind } from "../../../lib/node-health";
 import { parseDoctorReport, type DoctorReport } from "../../../lib/node-doctor";
 import { nodeRefsOf } from "../../../lib/node-refs";
@@ -61,8 +61,25 @@ export function withoutCredentials(url: string): string {
   }
 }
 
+/** Live request leases per node (worker/runner/node-slots.ts writes them). */
+async function inFlightByNode(): Promise<Map<string, number>> {
+  const rows = await prisma.$queryRaw<{ nodeName: string; n: number }[]>`
+    select "nodeName", count(*)::int as n from node_slot_lease where "expiresAt" >= now() group by "nodeName"`;
+  return new Map(rows.map((r) => [r.nodeName, r.n]));
+}
+
+/** The node's openai.maxConcurrency (its default when unset or unreadable). */
+function concurrencyLimit(settings: Prisma.JsonValue): number {
+  const openai = settings && typeof settings === "object" && !Array.isArray(settings) ? (settings as Record<string, unknown>).openai : undefined;
+  const parsed = openAINodeSettingsSchema.safeParse(openai ?? {});
+  return parsed.success ? parsed.data.maxConcurrency : openAINodeSettingsSchema.parse({}).maxConcurrency;
+}
+
 export async function listNodes(actor: Actor) {
-  const rows = await prisma.node.findMany({ orderBy: { name: "asc" }, select: { ...nodeSelect, settings: true, apiKeyEnc: true, doctorReports: reportSelect } });
+  const [rows, inFlight] = await Promise.all([
+    prisma.node.findMany({ orderBy: { name: "asc" }, select: { ...nodeSelect, settings: true, apiKeyEnc: true, doctorReports: reportSelect } }),
+    inFlightByNode(),
+  ]);
   // Only whether a key is set ever leaves the server; what the caller may do is said per node.
   return rows.map(({ apiKeyEnc, createdBy, doctorReports, ...n }) => ({
     ...n,
@@ -73,6 +90,8 @@ export async function listNodes(actor: Actor) {
     canRemove: mayRemoveNode({ createdById: n.createdById, createdBy }, actor),
     canEdit: mayEditNode({ createdById: n.createdById, createdBy }, actor),
     canTest: mayTestNode({ createdById: n.createdById, createdBy }, actor),
+    inFlight: inFlight.get(n.name) ?? 0,
+    concurrencyLimit: concurrencyLimit(n.settings),
   }));
 }
 

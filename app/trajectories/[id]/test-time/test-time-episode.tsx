@@ -158,7 +158,14 @@ export function TestTimeEpisodeView({ id }: { id: string }) {
           {record.memoryError ? (
             <p role="note" className="error">Writing the memory failed ({record.memoryError}): the committed execution ran without notes.</p>
           ) : record.memory ? (
-            <div className="tv-pre">{record.memory}</div>
+            <>
+              {record.memoryTruncated && (
+                <p role="note" className="small muted">
+                  The memory was cut off (its token limit, or an unfinished thought, which was dropped): the committed execution saw what is shown.
+                </p>
+              )}
+              <div className="tv-pre">{record.memory}</div>
+            </>
           ) : (
             <p className="muted">The policy wrote an empty memory: the committed execution ran without notes.</p>
           )}
