@@ -30,10 +30,16 @@ export function ObjectListField({
   const items = Array.isArray(value) ? (value as Record<string, unknown>[]) : [];
   const listError = errors[setting.key];
   const update = (index: number, item: Record<string, unknown>) => onChange(items.map((x, i) => (i === index ? item : x)));
+  const addId = `field-${setting.path.join("-")}-add`;
+  const addLabel = `Add ${setting.label.toLowerCase().replace(/s$/, "")}`;
   return (
     <div className={`field object-list ${listError ? "has-error" : ""}`} data-field={setting.key}>
-      <span className="label">{setting.label}</span>
+      {/* Labels the add button (its own aria-label keeps its name), as every other setting has a label. */}
+      <label htmlFor={addId}>{setting.label}</label>
       <span className="help">{setting.description}</span>
+      <span className="default" data-testid="setting-default">
+        {Array.isArray(setting.default) && setting.default.length > 0 ? `Default: ${setting.default.length} items` : "Default: none"}
+      </span>
       {items.map((item, index) => (
         <fieldset key={index} className="card object-list-item" data-testid="object-list-item">
           <legend>
@@ -53,8 +59,8 @@ export function ObjectListField({
           </button>
         </fieldset>
       ))}
-      <button type="button" onClick={() => onChange([...items, {}])} data-testid={`add-${setting.key}`}>
-        Add {setting.label.toLowerCase().replace(/s$/, "")}
+      <button type="button" id={addId} onClick={() => onChange([...items, {}])} data-testid={`add-${setting.key}`} aria-label={addLabel}>
+        {addLabel}
       </button>
       {listError && (
         <span role="alert" className="error">
