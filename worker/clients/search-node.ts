@@ -9,6 +9,7 @@
  * - page fetches as upstream's `requests.get(url, headers=<a browser's>, timeout=20, allow_redirects=True)`.
  */
 import { nodeEndpoint } from "../../lib/node-url";
+import { allowPrivateFetches, publicUrlProblem, type Resolve } from "./public-address";
 import type { PageOutcome, SearchOutcome, SearchParams, WebSearchTransport } from "../envs/bfcl/web-search/api";
 
 export interface SearchNodeOptions {
@@ -19,7 +20,14 @@ export interface SearchNodeOptions {
   maxRateLimitRetries?: number;
   sleep?: (ms: number) => Promise<void>;
   fetchImpl?: typeof fetch;
+  /** Page fetches may reach non-public addresses (default: ENVACE_WEB_FETCH_ALLOW_PRIVATE=1; public-address.ts). */
+  allowPrivateAddresses?: boolean;
+  /** Host name → addresses, for the public-address check (default: the system resolver). */
+  resolve?: Resolve;
 }
+
+/** Python requests' default bound on redirects (upstream fetches with requests). */
+const MAX_REDIRECTS = 30;
 
 /** Upstream's browser-like request headers for page fetches. */
 export const PAGE_HEADERS: Record<string, string> = {
@@ -76,9 +84,21 @@ export function createSearchTransport(opts: SearchNodeOptions): WebSearchTranspo
       }
     },
     async fetchPage(url): Promise<PageOutcome> {
+      const allowPrivate = opts.allowPrivateAddresses ?? allowPrivateFetches();
+      const signal = AbortSignal.timeout(20_000);
       try {
-        const res = await f(url, { headers: PAGE_HEADERS, redirect: "follow", signal: AbortSignal.timeout(20_000) });
-        return { url: res.url || url, status: res.status, reason: res.statusText, text: await res.text() };
+        // Redirects are followed here, each hop checked like the first URL (a public page may redirect inward).
+        let current = url;
+        for (let hop = 0; ; hop++) {
+          const problem = allowPrivate ? null : await publicUrlProblem(current, opts.resolve);
+          if (problem) return { exception: problem };
+          const res = await f(current, { headers: PAGE_HEADERS, redirect: "manual", signal });
+          const location = res.status >= 300 && res.status < 400 ? res.headers.get("location") : null;
+          if (!location) return { url: current, status: res.status, reason: res.statusText, text: await res.text() };
+          await res.arrayBuffer().catch(() => undefined);
+          if (hop >= MAX_REDIRECTS) return { exception: `Exceeded ${MAX_REDIRECTS} redirects.` };
+          current = new URL(location, current).toString();
+        }
       } catch (err) {
         const e = err as Error & { cause?: Error };
         return { exception: e.name === "TimeoutError" ? `Read timed out. (read timeout=20)` : (e.cause?.message ?? e.message) };

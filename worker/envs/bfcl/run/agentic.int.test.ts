@@ -103,7 +103,7 @@ describe.skipIf(!hasBfclData())("BFCL web search and vector memory", () => {
   });
 
   it("runs web_search_base, web_search_no_snippet and memory_vector tasks against the doubles", { timeout: 600_000 }, async () => {
-    worker = spawnTsx("worker/main.ts", { DATABASE_URL: databaseUrl, ENVACE_SECRET: process.env.ENVACE_SECRET, WORKER_CONCURRENCY: "1" });
+    worker = spawnTsx("worker/main.ts", { DATABASE_URL: databaseUrl, ENVACE_SECRET: process.env.ENVACE_SECRET, WORKER_CONCURRENCY: "1", ENVACE_WEB_FETCH_ALLOW_PRIVATE: "1" });
     const caller = await callerFor(member.headers);
     const ids = [...web.map((q) => q.id), web[0].id.replace("web_search_base", "web_search_no_snippet"), question.id];
     const run = await caller.runs.create({

@@ -23,7 +23,7 @@ beforeAll(async () => {
         : Array.from({ length: 12 }, (_, i) => ({ title: `${q} ${i}`, link: `${base}/pages/tea`, snippet: `about ${q} (${i})` })),
   });
   noSleep = [];
-  const transport = createSearchTransport({ baseUrl: double.url, apiKey: "serp-key", nodeName: "serp", maxRateLimitRetries: 2, sleep: async (ms) => void noSleep.push(ms) });
+  const transport = createSearchTransport({ baseUrl: double.url, apiKey: "serp-key", nodeName: "serp", maxRateLimitRetries: 2, sleep: async (ms) => void noSleep.push(ms), allowPrivateAddresses: true });
   api = new WebSearchApi(transport, true);
   noSnippet = new WebSearchApi(transport, false);
 });
