@@ -23,15 +23,16 @@ describe("Tinker protobuf wire format", () => {
       data: [{ tokens: [5], loss_fn_inputs: { t: { data: [7], dtype: "int64" } } }],
     });
     // model_id=1 "m" | seq_id=2 1 | loss_fn=4 "ppo" | forward_only=6 true | data=3 Datum{
-    //   model_input=1 Chunk{encoded_text=1 {tokens=1 int32le(5)}}, loss_fn_inputs=2 {"t": Tensor{dense=1 int64le(7), dtype=3 INT64}}}
+    //   model_input=1 Chunk{encoded_text=1 {tokens=1 int32le(5)}}, loss_fn_inputs=2 {"t": Tensor{dense=1 int64le(7), dtype=3 INT64, shape=4 packed [1]}}}
+    // The shape is the SDK's list(array.shape): [1] for one value (an empty shape would be a scalar).
     const golden = [
       "0a016d",
       "1001",
       "220370706f",
       "3001",
-      "1a1d",
+      "1a20",
       "0a08" + "0a06" + "0a04" + "05000000",
-      "1211" + "0a0174" + "120c" + "0a08" + "0700000000000000" + "1802",
+      "1214" + "0a0174" + "120f" + "0a08" + "0700000000000000" + "1802" + "220101",
     ].join("");
     expect(hex(bytes)).toBe(golden);
   });
@@ -88,5 +89,8 @@ describe("Tinker protobuf wire format", () => {
 
   it("refuses what it cannot represent", () => {
     expect(() => decodeForwardBackwardRequest(new Uint8Array([0x1a, 0x02, 0x0a]))).toThrow();
+    // A shape that does not hold the values sent.
+    const wrong = encodeForwardBackwardRequest({ model_id: "m", seq_id: 1, loss_fn: "ppo", forward_only: false, data: [{ tokens: [5, 6], loss_fn_inputs: { advantages: { data: [1, 2], dtype: "float32", shape: [3] } } }] });
+    expect(() => decodeForwardBackwardRequest(wrong)).toThrow("datum 0: loss_fn_inputs.advantages: shape [3] does not hold its 2 values");
   });
 });

@@ -6,7 +6,8 @@
  *
  * Encoding rules: token ids are little-endian int32 bytes; dense tensors are float32 or int64 bytes
  * (int64 written as two little-endian 32-bit halves); result tensors of all datums are concatenated
- * with int64 byte offsets (num_datums + 1 entries). The schema is parsed once by protobufjs.
+ * with int64 byte offsets (num_datums + 1 entries). Request tensors carry their shape as the SDK sends it
+ * (`list(array.shape)`: [n] for the 1-D loss inputs). The schema is parsed once by protobufjs.
  */
 import protobuf from "protobufjs";
 
@@ -218,7 +219,7 @@ function datumMessages(data: ProtoDatumInput[]) {
   };
   return data.map((d) => ({
     model_input: [{ encoded_text: { tokens: int32Bytes(d.tokens) } }],
-    loss_fn_inputs: Object.fromEntries(Object.entries(d.loss_fn_inputs).map(([name, t]) => [name, { dense: bytesOf(t), dtype: t.dtype === "int64" ? DTYPE.INT64 : DTYPE.FLOAT32, shape: t.shape ?? [] }])),
+    loss_fn_inputs: Object.fromEntries(Object.entries(d.loss_fn_inputs).map(([name, t]) => [name, { dense: bytesOf(t), dtype: t.dtype === "int64" ? DTYPE.INT64 : DTYPE.FLOAT32, shape: t.shape ?? [t.data.length] }])),
   }));
 }
 
@@ -273,6 +274,7 @@ interface RawTensor {
   dense?: Uint8Array;
   sparse_csr?: unknown;
   dtype?: number;
+  shape?: number[];
 }
 interface RawChunk {
   encoded_text?: { tokens?: Uint8Array };
@@ -300,7 +302,13 @@ export function decodeForwardBackwardRequest(body: Uint8Array): DecodedForwardBa
     for (const [name, t] of Object.entries(d.loss_fn_inputs)) {
       if (t.sparse_csr) throw new Error(`datum ${i}: loss_fn_inputs.${name}: sparse tensors are not supported`);
       if (t.dtype !== DTYPE.FLOAT32 && t.dtype !== DTYPE.INT64) throw new Error(`datum ${i}: loss_fn_inputs.${name}: dtype ${t.dtype} is not float32 or int64`);
-      inputs[name] = readByDtype(t.dense ?? new Uint8Array(), t.dtype);
+      const values = readByDtype(t.dense ?? new Uint8Array(), t.dtype);
+      // A shape, when given (the SDK always gives one), must hold exactly the values sent.
+      const shape = t.shape ?? [];
+      if (shape.length > 0 && shape.reduce((a, b) => a * b, 1) !== values.data.length) {
+        throw new Error(`datum ${i}: loss_fn_inputs.${name}: shape [${shape.join(", ")}] does not hold its ${values.data.length} values`);
+      }
+      inputs[name] = values;
     }
     return { tokens, loss_fn_inputs: inputs };
   });
