@@ -234,6 +234,9 @@ async function main() {
 
     console.log(`total ${((performance.now() - started) / 1000).toFixed(0)} s`);
     await prisma.$disconnect();
+    // The in-process callers opened the change feed; closed here, it does not keep reconnecting to the
+    // Postgres stopped below (the bench used to print its result and never exit).
+    await (await import("../server/events")).closeChangeFeed();
     console.log(
       JSON.stringify({
         bench: "ui",

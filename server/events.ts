@@ -154,6 +154,17 @@ export function getChangeFeed(): ChangeFeed {
   return globalForEvents.__envaceChangeFeed;
 }
 
+/**
+ * Close the process's change feed (a script that used server code in-process, before it stops its Postgres:
+ * an open feed would keep reconnecting to the stopped database and hold the process alive). A later
+ * getChangeFeed opens a new one.
+ */
+export async function closeChangeFeed(): Promise<void> {
+  const feed = globalForEvents.__envaceChangeFeed;
+  globalForEvents.__envaceChangeFeed = undefined;
+  await feed?.close();
+}
+
 // ---------- shutdown: open event streams must not hold the server open ----------
 
 const shutdownListeners = new Set<() => void>();
