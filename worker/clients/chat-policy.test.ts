@@ -156,8 +156,8 @@ function meaning(t: TrajectoryResult) {
   };
 }
 
-describe("an OpenAI-served policy and a Tinker-served one produce the same trajectories", () => {
-  it("evaluates shop tasks identically through the adapter and a vLLM-like node as with the model's own text", async () => {
+describe("an OpenAI-served policy and a Tinker-served one read replies alike", () => {
+  it("a model that answers the same thing gives the same shop trajectories through the adapter and a vLLM-like node as with its own text", async () => {
     const parsed = parseRunConfig({ ...quickstartPreset, kind: "eval", trialsPerTask: 1 });
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
     const config = parsed.config;

@@ -13,8 +13,10 @@
  *
  *   <think>\n{reasoning}\n</think>\n\n{content}\n<tool_call>\n{"name": …, "arguments": …}\n</tool_call>…
  *
- * so an OpenAI-served policy and a Tinker-served one produce the same trajectories. Text only (no token
- * ids or logprobs): such a policy can be evaluated, not trained.
+ * so the engine reads the same calls and text from a reply either way. The prompt is not the same: the
+ * server renders the messages with the model's chat template (Qwen3's drops earlier turns' think blocks),
+ * a Tinker-served policy is rendered by lib/renderers; a model that reads its context may answer
+ * differently (docs/ARCHITECTURE.md). Text only (no token ids or logprobs): evaluated, not trained.
  */
 import type { ChatClient, ChatMessage, ChatReply, GenerateRequest, GenerateResult, PolicyClient } from "../engine/io";
 
