@@ -105,9 +105,14 @@ test.describe.serial("train, then evaluate the trained policy", () => {
     const benchmark = card.locator("#benchmark");
     await expect(benchmark).toHaveValue("builtin:shop");
     // (Imported datasets and MCP servers follow when other tests left some.)
-    expect((await benchmark.locator("optgroup").evaluateAll((groups) => groups.map((g) => g.getAttribute("label")))).slice(0, 3)).toEqual(["BFCL v4", "τ²-bench", "Built-in domains"]);
+    expect((await benchmark.locator("optgroup").evaluateAll((groups) => groups.map((g) => g.getAttribute("label")))).slice(0, 4)).toEqual(["BFCL v4", "τ²-bench", "VitaBench", "Built-in domains"]);
     await expect(benchmark.locator("option", { hasText: "BFCL v4 (choose categories below)" })).toHaveCount(1);
     await expect(benchmark.locator("option", { hasText: "τ²-Bench retail" })).toHaveCount(1);
+    await expect(benchmark.locator("option", { hasText: "τ²-Bench (retail, telecom, airline)" })).toHaveCount(1);
+    await expect(benchmark.locator('optgroup[label="VitaBench"] option')).toHaveText([
+      "VitaBench delivery", "VitaBench in-store", "VitaBench OTA", "VitaBench cross-domain",
+      "VitaBench delivery (English)", "VitaBench in-store (English)", "VitaBench OTA (English)", "VitaBench cross-domain (English)",
+    ]);
     // Choosing BFCL shows its category picker; back to the shop for a short run.
     await benchmark.selectOption("bfcl:multi_turn");
     await expect(page.getByText("Multi-turn").first()).toBeVisible();

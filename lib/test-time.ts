@@ -22,7 +22,8 @@ export function benchmarkLabel(dataset: string): string {
   if (dataset.startsWith("tau2:")) return `τ²-Bench ${dataset.slice(5)}`;
   if (dataset.startsWith("vitabench:")) {
     const [domain, lang] = dataset.slice(10).split("/");
-    return `VitaBench ${domain === "cross" ? "cross-domain" : domain}${lang === "en" ? " (English)" : ""}`;
+    const name: Record<string, string> = { delivery: "delivery", instore: "in-store", ota: "OTA", cross: "cross-domain" };
+    return `VitaBench ${name[domain!] ?? domain}${lang === "en" ? " (English)" : ""}`;
   }
   if (dataset.startsWith("bfcl:")) {
     const rest = dataset.slice(5);
