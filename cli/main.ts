@@ -10,7 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
 import { Command, CommanderError, Option } from "commander";
-import { presets, type PresetKey } from "../contracts/run-config";
+import { presets } from "../contracts/run-config";
 import { checkpointEvaluationConfig } from "../lib/checkpoint-eval";
 import { formatSettingValue, runSettings, runSettingSections, settingTitle } from "../contracts/run-settings";
 import { terminalStatuses } from "../contracts/jobs";
@@ -18,9 +18,10 @@ import { ApiClient, ApiError } from "./client";
 import { credentialsPath, loadCredentials, removeCredentials, saveCredentials } from "./credentials";
 import { followEvents } from "./events";
 import { registrationBody, serverLine, toolsView, type McpServer, type McpTestResult, type RegisterOptions } from "./mcp";
-import { applyOverrides, parseOverride, UsageError, type Override } from "./overrides";
+import { applyOverrides, parseOverride, UsageError } from "./overrides";
 import { formatMetric, outcomeExitCodes, pickMetrics, renderProgress, type RunProgress } from "./progress";
 import { addStudyCommands } from "./studies-commands";
+import { baseConfigOf } from "./base-config";
 
 interface Run extends RunProgress {
   id: string;
@@ -260,20 +261,7 @@ Exit codes: 0 ok (runs watch: the run succeeded), 1 the command failed, 2 the wa
       "\nExamples:\n  envace runs create --preset quickstart --set schedule.steps=10 --name smoke\n  envace runs create --config run.json --set policy.node=gpu-1 --tag ablation\n  envace runs create --preset bfclEval --set data.instanceIds=multi_turn_base_0,multi_turn_base_1\n  envace runs create --preset bfclEval --set 'data.instanceIds=[\"multi_turn_base_0\"]'",
     )
     .action(async (opts: { config?: string; preset?: string; set?: string[]; name?: string; tag?: string[]; dryRun?: boolean; watch?: boolean }, cmd: Command) => {
-      if (!opts.config && !opts.preset) throw new UsageError("give --config FILE or --preset NAME");
-      let config: Record<string, unknown>;
-      let name: string;
-      if (opts.config) {
-        const file = readJsonFile(opts.config, "config file");
-        if (!file || typeof file !== "object" || Array.isArray(file)) throw new UsageError(`config file ${opts.config}: expected a JSON object of run settings`);
-        config = file as Record<string, unknown>;
-        name = path.basename(opts.config).replace(/\.json$/i, "");
-      } else {
-        config = structuredClone(presets[opts.preset as PresetKey].config) as Record<string, unknown>;
-        name = opts.preset!;
-      }
-      const overrides: Override[] = (opts.set ?? []).map((s) => parseOverride(s));
-      config = applyOverrides(config, overrides);
+      const { config, name } = baseConfigOf(opts, readJsonFile);
       if (opts.dryRun) {
         printJson(config);
         return;

@@ -3,13 +3,13 @@
  * setting=v1,v2 (repeatable) and --seeds), list them, show one with its per-benchmark table, and follow
  * one until every run has finished (exit 0 all succeeded, 2 one failed, 3 one was cancelled).
  */
-import path from "node:path";
 import { Command, Option } from "commander";
-import { presets, type PresetKey } from "../contracts/run-config";
+import { presets } from "../contracts/run-config";
 import { terminalStatuses } from "../contracts/jobs";
 import type { ApiClient } from "./client";
 import { followEvents } from "./events";
-import { applyOverrides, parseOverride, UsageError, type Override } from "./overrides";
+import { baseConfigOf } from "./base-config";
+import { UsageError } from "./overrides";
 import { parseGridArg, parseSeedsArg, studyExitCode, studyProgress, tableLines, type GridAxisArg, type StudyRunView, type StudyTableView } from "./studies";
 
 /** What the commands take from the program (cli/main.ts). */
@@ -33,24 +33,6 @@ interface Study {
   seeds: number[];
   runs: (StudyRunView & { cell: { values: Record<string, unknown>; seed: number } | null })[];
   groups: { label: string; runs: { id: string; seed: number }[] }[];
-}
-
-/** A base config from --config FILE or --preset NAME, with --set overrides, and the name it suggests. */
-function baseConfigOf(opts: { config?: string; preset?: string; set?: string[] }, readJsonFile: Deps["readJsonFile"]): { config: Record<string, unknown>; name: string } {
-  if (!opts.config && !opts.preset) throw new UsageError("give --config FILE or --preset NAME");
-  let config: Record<string, unknown>;
-  let name: string;
-  if (opts.config) {
-    const file = readJsonFile(opts.config, "config file");
-    if (!file || typeof file !== "object" || Array.isArray(file)) throw new UsageError(`config file ${opts.config}: expected a JSON object of run settings`);
-    config = file as Record<string, unknown>;
-    name = path.basename(opts.config).replace(/\.json$/i, "");
-  } else {
-    config = structuredClone(presets[opts.preset as PresetKey].config) as Record<string, unknown>;
-    name = opts.preset!;
-  }
-  const overrides: Override[] = (opts.set ?? []).map((s) => parseOverride(s));
-  return { config: applyOverrides(config, overrides), name };
 }
 
 /** Follow a study until every run has finished; the exit code says how they ended (studyExitCode). */
