@@ -3,11 +3,14 @@ import { Termination } from "../../../contracts/termination";
 import { compareResponses } from "../fidelity";
 import type { GenerateResult } from "../io";
 import { toolMessage } from "../messages";
-import { isToolErrorContent, parseRehearseOutput, safeParseJson } from "../parsers";
+import { isToolErrorContent, parseRehearseOutput, rehearseErrorCodes, safeParseJson } from "../parsers";
 import { atMicroStepCap, stepTaken, terminate, toAwaitCaller } from "./limits";
 import { generationFailure, generationFields, noTokens, record } from "./record";
 import type { TurnRecord, TurnRole } from "./records";
 import type { RolloutEvent, RolloutState } from "./state";
+
+/** A tool message carrying one of these ends a rehearse-paradigm episode as a rehearse parse error. */
+const REHEARSE_CODES: ReadonlySet<string> = new Set(rehearseErrorCodes);
 
 /** Error code of a tool message content holding `error_tool_call` (nested object or plain string). */
 function toolErrorCode(content: string): string {
@@ -32,16 +35,8 @@ function flushToolResponses(state: RolloutState): RolloutState {
   });
   const next: RolloutState = { ...state, messages, pendingCalls: [], responses: [], realResponses: [], cursor: 0 };
   if (failedCode !== undefined) {
-    const rehearseCodes = new Set([
-      "EMPTY_SIMULATOR_OUTPUT",
-      "NO_EXECUTION_RESULT_TAG_FOUND",
-      "EXECUTION_RESULT_TAG_MALFORMED",
-      "SIMULATOR_JSON_DECODE_ERROR",
-      "INVALID_EXECUTION_RESULT_TYPE",
-      "NON_SERIALIZABLE_EXECUTION_RESULT",
-    ]);
     const reason =
-      state.options.paradigm === "rehearse" && rehearseCodes.has(failedCode)
+      state.options.paradigm === "rehearse" && REHEARSE_CODES.has(failedCode)
         ? Termination.rehearseParseError(failedCode)
         : Termination.toolError(failedCode);
     return stepTaken(terminate({ ...next, lastToolFailed: true, lastErrorCode: failedCode }, reason));
