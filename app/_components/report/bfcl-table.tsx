@@ -2,6 +2,7 @@
 /** A report's BFCL block: the paper's BFCL V4 columns per run, with a note wherever a column was not run. */
 import Link from "next/link";
 import { bfclCellText, type BfclTable } from "../../../lib/reports/bfcl";
+import { RunNotes } from "./run-notes";
 
 export function BfclTableView({ table, linkRuns }: { table: BfclTable; linkRuns: boolean }) {
   return (
@@ -39,22 +40,7 @@ export function BfclTableView({ table, linkRuns }: { table: BfclTable; linkRuns:
           </tbody>
         </table>
       </div>
-      {table.rows.some((r) => r.notes.length > 0) && (
-        <div className="small" data-testid="bfcl-notes">
-          {table.rows
-            .filter((r) => r.notes.length > 0)
-            .map((r) => (
-              <div key={r.runId}>
-                <strong>{r.runName}</strong>
-                <ul>
-                  {r.notes.map((n) => (
-                    <li key={n}>{n}</li>
-                  ))}
-                </ul>
-              </div>
-            ))}
-        </div>
-      )}
+      <RunNotes rows={table.rows} testId="bfcl-notes" />
     </div>
   );
 }

@@ -2,6 +2,7 @@
 /** A report's τ²-Bench block: the paper's τ² group (Retail, Telecom, Airline, Avg) per run; — where a domain was not run. */
 import Link from "next/link";
 import { tau2CellText, type Tau2Table } from "../../../lib/reports/tau2";
+import { RunNotes } from "./run-notes";
 
 export function Tau2TableView({ table, linkRuns }: { table: Tau2Table; linkRuns: boolean }) {
   return (
@@ -43,22 +44,7 @@ export function Tau2TableView({ table, linkRuns }: { table: Tau2Table; linkRuns:
           </tbody>
         </table>
       </div>
-      {table.rows.some((r) => r.notes.length > 0) && (
-        <div className="small" data-testid="tau2-notes">
-          {table.rows
-            .filter((r) => r.notes.length > 0)
-            .map((r) => (
-              <div key={r.runId}>
-                <strong>{r.runName}</strong>
-                <ul>
-                  {r.notes.map((n) => (
-                    <li key={n}>{n}</li>
-                  ))}
-                </ul>
-              </div>
-            ))}
-        </div>
-      )}
+      <RunNotes rows={table.rows} testId="tau2-notes" />
     </div>
   );
 }
