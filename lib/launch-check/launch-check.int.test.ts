@@ -10,7 +10,7 @@ import { cm2Jsonl } from "../../test/fixtures/cm2";
 import { registerCheckedNode } from "../../test/fixtures/doctor-report";
 import { callerFor, prisma, resetDatabase, signUp, type TestUser } from "../../test/helpers";
 import { latestReport } from "../node-health";
-import { retailDataFiles } from "../tau2/tasks";
+import { dataDir as sharedDataDir, retailDataFiles } from "../tau2/tasks";
 import { existsSync } from "node:fs";
 import { launchProblems } from ".";
 
@@ -175,7 +175,7 @@ describe("the launch check", () => {
     ]);
   });
 
-  const vita = existsSync(`${process.env.ENVACE_DATA_DIR ?? ""}/vitabench/prompts`);
+  const vita = existsSync(`${sharedDataDir()}/vitabench/prompts`);
   it.runIf(vita)("VitaBench: a domain file not supplied is named with where it goes; its task ids; the user simulator's and the agent's first prompts against their nodes' contexts", async () => {
     await registerCheckedNode(prisma, "qwen-8k", ["Qwen/Qwen3-8B"], { kind: "openai", facts: { contextLength: 8192 } });
     const judge = { node: "judge", model: "judge-model" };
@@ -189,7 +189,7 @@ describe("the launch check", () => {
     expect(await problems(evalOn("vitabench:ota/en", {}, []))).toEqual([
       {
         path: "data.dataset",
-        message: `VitaBench ota (en) needs ota/tasks_en.json: supply upstream's data/vita/domains/ota/tasks_en.json as ${process.env.ENVACE_DATA_DIR}/vitabench/ota/tasks_en.json (not shipped with the product: it is 4 MiB or larger)`,
+        message: `VitaBench ota (en) needs ota/tasks_en.json: supply upstream's data/vita/domains/ota/tasks_en.json as ${sharedDataDir()}/vitabench/ota/tasks_en.json (not shipped with the product: it is 4 MiB or larger)`,
       },
     ]);
     expect(await problems(evalOn("vitabench:delivery/en", {}, ["10711001", "vitabench:delivery/en/10711002", "404"]))).toEqual([{ path: "data.instanceIds", message: 'no task "404" in delivery/tasks_en.json' }]);

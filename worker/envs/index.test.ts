@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { existsSync } from "node:fs";
 import { parseRunConfig, quickstartPreset, type RunConfig, type RunConfigInput } from "../../contracts/run-config";
 import { evaluationTasks, forcedEvaluationParadigm } from "../../lib/eval-tasks";
-import { retailDataFiles } from "../../lib/tau2/tasks";
+import { dataDir as sharedDataDir, retailDataFiles } from "../../lib/tau2/tasks";
 import { VITA_TASKS_PER_FILE } from "../../lib/vitabench/datasets";
 import { hasBfclData } from "../../test/fixtures/bfcl-data";
 import { environmentKindOf, openEnvironment } from ".";
@@ -67,7 +67,7 @@ describe("what the new-run form says an evaluation runs (lib/eval-tasks.ts)", ()
     await agree(evaluation({ data: { dataset: "tau2:retail", instanceIds: all.evalSet().slice(0, 6).map((i) => i.id) }, rollout: { userSimulator: { node: "u", model: "m" } } }));
   });
 
-  it.runIf(existsSync(`${process.env.ENVACE_DATA_DIR ?? "data"}/vitabench/delivery/tasks.json`))("VitaBench: every task of the domain's file, or the ids entered; the real tools", async () => {
+  it.runIf(existsSync(`${sharedDataDir()}/vitabench/delivery/tasks.json`))("VitaBench: every task of the domain's file, or the ids entered; the real tools", async () => {
     const needs = { rollout: { userSimulator: { node: "u", model: "m" } }, reward: { judge: { node: "j", model: "m" } } };
     const all = await agree(evaluation({ data: { dataset: "vitabench:delivery" }, ...needs }));
     expect(all.evalSet()).toHaveLength(VITA_TASKS_PER_FILE);

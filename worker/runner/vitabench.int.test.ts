@@ -16,10 +16,11 @@ import { startVllmDouble, type ScriptedModel, type VllmDouble, type VllmRequest 
 import { isJudgeRequest, isUserSimulatorRequest, vitaJudgeReply, vitaUserLine } from "../../test/doubles/vita-scripts";
 import { callerFor, eventually, prisma, resetDatabase, signUp, type TestUser } from "../../test/helpers";
 import { spawnTsx, type Child } from "../../test/processes";
+import { dataDir as sharedDataDir } from "../../lib/tau2/tasks";
 
 const databaseUrl = inject("databaseUrl");
-const dataDir = process.env.ENVACE_DATA_DIR;
-const shared = dataDir !== undefined && existsSync(`${dataDir}/vitabench/instore/tasks_en.json`);
+const dataDir = sharedDataDir();
+const shared = existsSync(`${dataDir}/vitabench/instore/tasks_en.json`);
 
 type Caller = Awaited<ReturnType<typeof callerFor>>;
 

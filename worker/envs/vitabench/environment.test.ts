@@ -15,9 +15,10 @@ import { runEvaluation } from "../../engine/step";
 import { environmentKindOf } from "../index";
 import { retryingInvalidReplies, vitaEnvironment, vitaEvalMetrics } from "./environment";
 import { FixedClock } from "./registry";
+import { dataDir as sharedDataDir } from "../../../lib/tau2/tasks";
 
-const dataDir = process.env.ENVACE_DATA_DIR;
-const shared = dataDir !== undefined && existsSync(`${dataDir}/vitabench/delivery/tasks_en.json`);
+const dataDir = sharedDataDir();
+const shared = existsSync(`${dataDir}/vitabench/delivery/tasks_en.json`);
 const fixture = (name: string) => readFileSync(new URL(`../../../test/fixtures/vitabench/${name}`, import.meta.url), "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
 
 const TASK = "10711001";

@@ -3,9 +3,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { runJudgeCase } from "./cli/judge-prompts";
 import { applyVerdicts, finalScore, initialRubrics, JudgeReplyError, parseJudgeReply, slidingWindows } from "./evaluator";
+import { dataDir as sharedDataDir } from "../../../lib/tau2/tasks";
 
 const fixture = (name: string) => readFileSync(new URL(`../../../test/fixtures/vitabench/${name}`, import.meta.url), "utf8").split("\n").filter((l) => l.trim());
-const shared = existsSync(`${process.env.ENVACE_DATA_DIR ?? "data"}/vitabench/delivery/tasks.json`);
+const shared = existsSync(`${sharedDataDir()}/vitabench/delivery/tasks.json`);
 
 describe("VitaBench judge", () => {
   it.skipIf(!shared)("renders every window's system and user prompt and the final verdict as upstream", async () => {

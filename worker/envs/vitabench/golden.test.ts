@@ -6,11 +6,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { runCallsCase } from "./cli/calls";
+import { dataDir as sharedDataDir } from "../../../lib/tau2/tasks";
 
 const fixture = (name: string) => new URL(`../../../test/fixtures/vitabench/${name}`, import.meta.url);
 const lines = (name: string) => readFileSync(fixture(name), "utf8").split("\n").filter((l) => l.trim());
-const dataDir = process.env.ENVACE_DATA_DIR;
-const shared = dataDir !== undefined && existsSync(`${dataDir}/vitabench/delivery/tasks.json`);
+const dataDir = sharedDataDir();
+const shared = existsSync(`${dataDir}/vitabench/delivery/tasks.json`);
 
 function compare(casesFile: string, goldenFile: string) {
   const golden = lines(goldenFile).map((l) => JSON.parse(l) as { case: string; index: number; content: string; error: boolean; state_hash: string });

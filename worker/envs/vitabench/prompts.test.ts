@@ -6,10 +6,11 @@ import { runUserPromptCase } from "./cli/user-prompt";
 import { createWorld } from "./index";
 import { FixedClock } from "./registry";
 import { PyDict } from "../../../lib/python/values";
+import { dataDir as sharedDataDir } from "../../../lib/tau2/tasks";
 
 const fixture = (name: string) => new URL(`../../../test/fixtures/vitabench/${name}`, import.meta.url);
 const lines = (name: string) => readFileSync(fixture(name), "utf8").split("\n").filter((l) => l.trim());
-const shared = existsSync(`${process.env.ENVACE_DATA_DIR ?? "data"}/vitabench/delivery/tasks.json`);
+const shared = existsSync(`${sharedDataDir()}/vitabench/delivery/tasks.json`);
 
 describe("VitaBench episode prompts and tools", () => {
   it.skipIf(!shared)("renders the user simulator's and the agent's system prompts as upstream (persona = str(user_profile), time with weekday)", () => {
