@@ -3,43 +3,11 @@
  * taken to be UTC (the product runs with TZ=UTC): `strftime`, `strptime` (CPython's `_strptime`
  * regexes and error texts), `timestamp()`, `fromtimestamp()`, comparison, `min`/`max`.
  */
+import { daysInMonth as daysIn, fromOrdinal, toOrdinal } from "./calendar";
 import { PyObject, pyStrRepr, pyTypeName, typeError, valueError, type PyValue } from "./values";
 
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
 const WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
-
-const isLeap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-const daysIn = (y: number, m: number) => (m === 2 && isLeap(y) ? 29 : DAYS_IN_MONTH[m - 1]);
-
-/** Days since 0001-01-01 (proleptic Gregorian, ordinal 1 = that day). */
-function toOrdinal(y: number, m: number, d: number): number {
-  const y1 = y - 1;
-  let days = y1 * 365 + Math.floor(y1 / 4) - Math.floor(y1 / 100) + Math.floor(y1 / 400);
-  for (let i = 1; i < m; i++) days += daysIn(y, i);
-  return days + d;
-}
-
-function fromOrdinal(n: number): [number, number, number] {
-  // 400-year cycles have 146097 days.
-  let n0 = n - 1;
-  const n400 = Math.floor(n0 / 146097);
-  n0 -= n400 * 146097;
-  const n100 = Math.floor(n0 / 36524);
-  n0 -= n100 * 36524;
-  const n4 = Math.floor(n0 / 1461);
-  n0 -= n4 * 1461;
-  const n1 = Math.floor(n0 / 365);
-  n0 -= n1 * 365;
-  let year = n400 * 400 + n100 * 100 + n4 * 4 + n1 + 1;
-  if (n1 === 4 || n100 === 4) return [year - 1, 12, 31];
-  let month = 1;
-  while (n0 >= daysIn(year, month)) {
-    n0 -= daysIn(year, month);
-    month++;
-  }
-  return [year, month, n0 + 1];
-}
 
 const EPOCH_ORDINAL = toOrdinal(1970, 1, 1);
 const pad = (n: number, width: number) => String(n).padStart(width, "0");

@@ -17,27 +17,12 @@
  * - `dbHash`: sha256 of `json.dumps(model_dump(), sort_keys=True, default=str)`, tau2's `get_dict_hash`.
  */
 import { createHash } from "node:crypto";
+import { daysInMonth, fromOrdinal, toOrdinal } from "../../../../lib/python/calendar";
 import { compareCodePoints, pyFloatRepr, pyJsonString } from "../../../../lib/python/json";
 import { intText, PyDict, PyException as PyError, PyObject, PySet, PyTuple, pyStr as pyValueStr, pyRepr as pyValueRepr, valueError, type PyValue } from "../../../../lib/python/values";
 
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-const isLeap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-export const daysInMonth = (y: number, m: number) => (m === 2 && isLeap(y) ? 29 : DAYS_IN_MONTH[m - 1]!);
+export { daysInMonth };
 const pad = (n: number, w = 2) => String(n).padStart(w, "0");
-
-function toOrdinal(y: number, m: number, d: number): number {
-  const y1 = y - 1;
-  let days = y1 * 365 + Math.floor(y1 / 4) - Math.floor(y1 / 100) + Math.floor(y1 / 400);
-  for (let i = 1; i < m; i++) days += daysInMonth(y, i);
-  return days + d;
-}
-
-function fromOrdinal(n: number): [number, number, number] {
-  // Through UTC milliseconds: exact for the proleptic Gregorian calendar in Date's range.
-  const ms = (n - toOrdinal(1970, 1, 1)) * 86_400_000;
-  const d = new Date(ms);
-  return [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate()];
-}
 
 /** `datetime.date`. */
 export class PyDate {
