@@ -14,10 +14,9 @@
 import type { BfclOutcome } from "../../../../lib/bfcl/outcome";
 import type { ChatMessage, ToolSchema } from "../../../engine/io";
 import { EnvironmentFailure, type EpisodeScore, type EpisodeScoreContext, type TaskInstance, type ToolEnvironment, type WorldContext } from "../../../engine/types";
-import { functionDocSchema, readJsonLines as readBfclJsonLines, requireBfclPath, BfclDataError, type FunctionDoc } from "../data";
+import { BfclDataError } from "../data";
 import { createScope, DEFAULT_MODEL_NAME } from "../world";
 import { BfclInstanceSet, errorText, type CallTarget } from "../execute";
-import { evaluateAgenticEntry } from "../memory/agentic";
 import { createMemoryBackend, MemoryPyError } from "../memory/backends";
 import { MemoryVector, MissingEmbedding, type EmbeddingCache } from "../memory/vector";
 import { EmbeddingCallError } from "../../../clients/embeddings";
@@ -27,22 +26,17 @@ import { MemoryChain } from "../memory/chain";
 import { backendClassOf, loadMemoryQuestions, loadPrereqConversation, type MemoryQuestion, type MemoryScenario, type PrereqEntry, type MemoryCategory } from "../memory/data";
 import { loadMemoryPrompts, memorySystemPrompt, withMemoryPrompt, type MemoryPrompts } from "../memory/prompt";
 import { PyDict, PyException, pyFromJsonText, type PyValue } from "../../../../lib/python/values";
-import { MAXIMUM_STEP_LIMIT, toOpenAiTools } from "../tools";
+import { MAXIMUM_STEP_LIMIT } from "../tools";
 import { BFCL_DATA_SOURCE_PREFIX, callString } from "./multi-turn";
-import { notScoredReason, outcomeVerdicts, shorten } from "../scoring/outcome";
+import { notScoredReason, shorten } from "../scoring/outcome";
+import { functionDocTools, scoreAgenticEpisode } from "./agentic-episode";
 import { Termination } from "../../../engine/machine";
 
 type Backend = ChainBackend;
 
 /** The memory back end's function documents (`multi_turn_func_doc/memory_kv.json`, `memory_rec_sum.json`) as OpenAI tools. */
 export function memoryTools(category: MemoryCategory, dataDir?: string): ToolSchema[] {
-  const file = requireBfclPath(`data/multi_turn_func_doc/${category}.json`, dataDir);
-  const docs: FunctionDoc[] = readBfclJsonLines(file).map(({ line, raw }) => {
-    const parsed = functionDocSchema.safeParse(raw);
-    if (!parsed.success) throw new BfclDataError(`${file}:${line}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`);
-    return parsed.data;
-  });
-  return toOpenAiTools(docs) as ToolSchema[];
+  return functionDocTools(`data/multi_turn_func_doc/${category}.json`, dataDir);
 }
 
 /** A memory back end as a target of upstream's call-string executor (its Python exceptions as `PyException`). */
@@ -255,20 +249,7 @@ export function scoreMemoryQuestion(category: MemoryCategory, q: MemoryQuestion,
   const base = { category, taskId: q.id, termination: ctx.terminationReason, ...(prerequisites ? { prerequisites } : {}) };
   const failedPrereq = prerequisites?.entries.find((e) => e.termination === Termination.generationFailed);
   const unscored = notScoredReason(ctx) ?? (failedPrereq ? `the prerequisite conversation ${failedPrereq.id} could not be run (the policy node failed to generate)` : null);
-  if (unscored) {
-    const outcome: BfclOutcome = { ...base, scored: false, notScoredReason: unscored, valid: false };
-    return { reward: 0, error: unscored, verdicts: outcomeVerdicts(outcome, ctx), detail: { bfcl: outcome } };
-  }
-  const steps = ctx.records.filter((r) => r.role === "act").map((r) => r.text);
-  const verdict = evaluateAgenticEntry(q.id, [steps], q.answers);
-  const outcome: BfclOutcome = {
-    ...base,
-    scored: true,
-    valid: verdict.valid,
-    ...(verdict.answerText !== undefined ? { answer: shorten(verdict.answerText, 2000) } : {}),
-    ...(verdict.valid ? {} : { check: { errorType: verdict.errorType ?? "agentic:failed", message: verdict.error ?? "failed", details: [`expected one of: ${q.answers.join(" | ")}`] } }),
-  };
-  return { reward: verdict.valid ? 1 : 0, success: verdict.valid, verdicts: outcomeVerdicts(outcome, ctx), detail: { bfcl: outcome } };
+  return scoreAgenticEpisode(base, q.answers, ctx, unscored);
 }
 
 /** Every question of a memory category (their prerequisite conversations run when the first one starts). */

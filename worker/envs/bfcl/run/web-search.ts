@@ -10,17 +10,15 @@
  * policy is not to blame), left out of the scores.
  */
 import { z } from "zod";
-import type { BfclOutcome } from "../../../../lib/bfcl/outcome";
 import type { ToolSchema } from "../../../engine/io";
 import { EnvironmentFailure, type EpisodeScore, type EpisodeScoreContext, type TaskInstance } from "../../../engine/types";
 import { SearchRateLimited } from "../../../clients/search-node";
-import { functionDocSchema, readJsonLines as readBfclJsonLines, requireBfclPath, BfclDataError, type FunctionDoc } from "../data";
-import { evaluateAgenticEntry } from "../memory/agentic";
 import { loadMemoryPrompts } from "../memory/prompt";
 import { bfclDataDir, bfclFile, BfclFileError, readJsonLines } from "../single-turn/files";
-import { MAXIMUM_STEP_LIMIT, toOpenAiTools } from "../tools";
+import { MAXIMUM_STEP_LIMIT } from "../tools";
 import { WebSearchApi, type WebSearchTransport } from "../web-search/api";
-import { notScoredReason, outcomeVerdicts, shorten } from "../scoring/outcome";
+import { notScoredReason } from "../scoring/outcome";
+import { functionDocTools, scoreAgenticEpisode } from "./agentic-episode";
 import { BFCL_DATA_SOURCE_PREFIX, callString } from "./multi-turn";
 
 export const WEB_SEARCH_CATEGORIES = ["web_search_base", "web_search_no_snippet"] as const;
@@ -55,32 +53,11 @@ export function loadWebSearchQuestions(category: WebSearchCategory, dir = bfclDa
 
 /** `multi_turn_func_doc/web_search.json` as OpenAI tools. */
 export function webSearchTools(dataDir?: string): ToolSchema[] {
-  const file = requireBfclPath("data/multi_turn_func_doc/web_search.json", dataDir);
-  const docs: FunctionDoc[] = readBfclJsonLines(file).map(({ line, raw }) => {
-    const parsed = functionDocSchema.safeParse(raw);
-    if (!parsed.success) throw new BfclDataError(`${file}:${line}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`);
-    return parsed.data;
-  });
-  return toOpenAiTools(docs) as ToolSchema[];
+  return functionDocTools("data/multi_turn_func_doc/web_search.json", dataDir);
 }
 
 export function scoreWebSearchQuestion(category: WebSearchCategory, q: WebSearchQuestion, ctx: EpisodeScoreContext): EpisodeScore {
-  const base = { category, taskId: q.id, termination: ctx.terminationReason };
-  const unscored = notScoredReason(ctx);
-  if (unscored) {
-    const outcome: BfclOutcome = { ...base, scored: false, notScoredReason: unscored, valid: false };
-    return { reward: 0, error: unscored, verdicts: outcomeVerdicts(outcome, ctx), detail: { bfcl: outcome } };
-  }
-  const steps = ctx.records.filter((r) => r.role === "act").map((r) => r.text);
-  const verdict = evaluateAgenticEntry(q.id, [steps], q.answers);
-  const outcome: BfclOutcome = {
-    ...base,
-    scored: true,
-    valid: verdict.valid,
-    ...(verdict.answerText !== undefined ? { answer: shorten(verdict.answerText, 2000) } : {}),
-    ...(verdict.valid ? {} : { check: { errorType: verdict.errorType ?? "agentic:failed", message: verdict.error ?? "failed", details: [`expected one of: ${q.answers.join(" | ")}`] } }),
-  };
-  return { reward: verdict.valid ? 1 : 0, success: verdict.valid, verdicts: outcomeVerdicts(outcome, ctx), detail: { bfcl: outcome } };
+  return scoreAgenticEpisode({ category, taskId: q.id, termination: ctx.terminationReason }, q.answers, ctx, notScoredReason(ctx));
 }
 
 /** Every question of a web-search category, answered through `transport`. */
