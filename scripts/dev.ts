@@ -11,7 +11,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { spawn } from "node:child_process";
-import { assertPortFree, ensureDatabase, repoRoot, waitForDatabase, type EmbeddedDb } from "./lib/database";
+import { assertPortFree, ensureDatabase, POSTGRES_SERVICE_STOP, repoRoot, waitForDatabase, type EmbeddedDb } from "./lib/database";
 import { ensureSecret } from "./lib/secret";
 import { waitForHttp } from "./lib/processes";
 import { registerEmbeddedNode } from "./lib/register-node";
@@ -61,7 +61,7 @@ async function main() {
       env: process.env,
       cwd: repoRoot,
       ready: (alive) => waitForDatabase(url, 60_000, alive),
-      stopTimeoutMs: 30_000,
+      ...POSTGRES_SERVICE_STOP,
     });
     if (shutdown.stopping()) return;
   }

@@ -142,3 +142,10 @@ export async function ensureDatabase(opts: { port?: number; database?: string; o
   }
   return db;
 }
+
+/**
+ * How the supervisor stops the embedded Postgres service (scripts/postgres-service.ts), shared by `npm start`
+ * and its tests: a long grace period (a checkpoint may be running), and SIGINT — PostgreSQL's fast shutdown —
+ * for a server the service left running when it was killed with -9 (SIGTERM would wait for every client).
+ */
+export const POSTGRES_SERVICE_STOP = { stopTimeoutMs: 30_000, leftoverSignal: "SIGINT" } as const;

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { spawn, type ChildProcess } from "node:child_process";
 
 export interface Managed {
@@ -52,4 +53,54 @@ export function stopAll(procs: Managed[], signal: NodeJS.Signals = "SIGTERM"): P
         }),
     ),
   ).then(() => {});
+}
+
+/**
+ * Whether a process is running. A zombie (exited, not yet reaped — an orphan's exit waits on PID 1, which
+ * in some containers reaps late or never) is not: signal 0 still reaches it, so /proc says what it is.
+ */
+export function processRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const state = procState(pid);
+  return state !== "Z" && state !== "X";
+}
+
+/** Whether any process of the group is running (zombies aside, as `processRunning`). */
+export function processGroupRunning(group: number): boolean {
+  try {
+    process.kill(-group, 0);
+  } catch {
+    return false;
+  }
+  let entries: string[];
+  try {
+    entries = fs.readdirSync("/proc");
+  } catch {
+    return true; // no /proc: signal 0 is all there is
+  }
+  for (const name of entries) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = readStat(Number(name));
+    if (stat && stat.pgrp === group && stat.state !== "Z" && stat.state !== "X") return true;
+  }
+  return false;
+}
+
+function readStat(pid: number): { state: string; pgrp: number } | null {
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so split after the last ")".
+    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    return { state: fields[0]!, pgrp: Number(fields[2]) };
+  } catch {
+    return null;
+  }
+}
+
+function procState(pid: number): string | null {
+  return readStat(pid)?.state ?? null;
 }

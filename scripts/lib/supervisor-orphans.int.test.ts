@@ -1,6 +1,7 @@
 /**
  * `npm start`'s supervision, the failures of a long-lived installation (real child processes, the real
- * embedded Postgres service): a Postgres that dies is restarted like any other service; a supervisor killed
+ * embedded Postgres service): a Postgres that dies is restarted like any other service, and one whose service
+ * process was killed with -9 is shut down before the restart, so it never keeps the port; a supervisor killed
  * with SIGKILL leaves no service process and no port behind.
  */
 import fs from "node:fs";
@@ -9,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { processRunning } from "./processes";
 import { freePort, spawnTsx, type Child } from "../../test/processes";
 
 async function until<T>(what: string, check: () => T | null | undefined | false | Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
@@ -21,14 +23,7 @@ async function until<T>(what: string, check: () => T | null | undefined | false 
   }
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const alive = processRunning;
 
 const portFree = (port: number) =>
   new Promise<boolean>((resolve) => {
@@ -83,6 +78,19 @@ describe("the supervisor's failures", () => {
     const second = (await until("the new server's pid", () => postgresPids()[1]))!;
     expect(second).not.toBe(first);
     expect(alive(second)).toBe(true);
+    expect(await query()).toBe(1);
+  });
+
+  it("kill -9 of the Postgres service alone: the server it left is shut down, and a new one serves the port", async () => {
+    const before = started().at(-1)!;
+    expect(alive(before.postgres)).toBe(true);
+    process.kill(before.service, "SIGKILL");
+    await until("the database to come back", () => host.output().includes("[envace] database is back (restart 2)"), 90_000);
+    expect(host.output()).toMatch(new RegExp(`\\[envace\\] database left processes running \\(process group ${before.service}\\); stopping them \\(SIGINT\\) before the restart`));
+    expect(alive(before.postgres)).toBe(false);
+    const after = started().at(-1)!;
+    expect(after.postgres).not.toBe(before.postgres);
+    expect(alive(after.postgres)).toBe(true);
     expect(await query()).toBe(1);
   });
 

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { processRunning } from "./processes";
 import { freePort, spawnTsx } from "../../test/processes";
 import { restartDelayMs } from "./supervisor";
 
@@ -16,14 +17,7 @@ async function until<T>(what: string, check: () => T | null | undefined | false,
   }
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const alive = processRunning;
 
 describe("restart backoff", () => {
   it("doubles per consecutive crash up to the cap", () => {

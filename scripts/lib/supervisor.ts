@@ -7,6 +7,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { SUPERVISED_ENV } from "../../lib/supervised";
+import { processGroupRunning } from "./processes";
 
 export interface ServiceSpec {
   name: string;
@@ -18,8 +19,13 @@ export interface ServiceSpec {
   ready?: (alive: () => boolean) => Promise<void>;
   /** Runs after each successful `ready` (e.g. re-register the embedded node). */
   afterReady?: () => Promise<void>;
-  /** Grace period after SIGTERM before SIGKILL on stop (default 15 s). */
+  /** Grace period after SIGTERM before SIGKILL on stop (default 15 s); also for what a dead service left running. */
   stopTimeoutMs?: number;
+  /**
+   * The signal that stops what a service that died left running in its process group, before it is started
+   * again (default SIGTERM). PostgreSQL: SIGINT, its fast shutdown (SIGTERM waits for every client to leave).
+   */
+  leftoverSignal?: NodeJS.Signals;
 }
 
 export interface BackoffPolicy {
@@ -47,6 +53,8 @@ interface Service {
   exited: Promise<void>;
   /** False until the first start is ready: a failed first start is an error for the caller, not a restart. */
   supervised: boolean;
+  /** The last process started: its pid is its process group's id. */
+  lastPid: number | null;
 }
 
 export function restartDelayMs(consecutiveCrashes: number, policy: BackoffPolicy): number {
@@ -80,7 +88,7 @@ export class Supervisor {
   /** Start a service and wait until it is ready; it is supervised from now on. */
   async start(spec: ServiceSpec): Promise<void> {
     if (this.services.has(spec.name)) throw new Error(`service ${spec.name} is already supervised`);
-    const svc: Service = { spec, child: null, startedAt: 0, crashes: 0, restarts: 0, timer: null, exited: Promise.resolve(), supervised: false };
+    const svc: Service = { spec, child: null, startedAt: 0, crashes: 0, restarts: 0, timer: null, exited: Promise.resolve(), supervised: false, lastPid: null };
     this.services.set(spec.name, svc);
     this.spawn(svc);
     try {
@@ -113,6 +121,7 @@ export class Supervisor {
       detached: true,
     });
     svc.child = child;
+    svc.lastPid = child.pid ?? null;
     svc.startedAt = Date.now();
     child.stdin!.on("error", () => {}); // never written; a service that exited closes its end
     child.stdout!.on("data", (c: Buffer) => this.write("stdout", prefixLines(spec.name, c)));
@@ -137,8 +146,12 @@ export class Supervisor {
     const delay = restartDelayMs(svc.crashes, this.policy);
     const how = error ? `could not start (${error.message})` : signal ? `was killed (${signal})` : `exited with code ${code}`;
     this.log(`${svc.spec.name} ${how} after ${formatMs(ranMs)}; restarting in ${formatMs(delay)}`);
-    svc.timer = setTimeout(() => {
+    const group = svc.lastPid;
+    svc.timer = setTimeout(async () => {
       svc.timer = null;
+      if (this.stopping) return;
+      // A service killed with -9 cannot stop what it started (PostgreSQL's server, a child): they would hold its port.
+      if (group !== null) await this.stopLeftovers(svc, group);
       if (this.stopping) return;
       svc.restarts += 1;
       this.spawn(svc);
@@ -150,6 +163,27 @@ export class Supervisor {
         },
       );
     }, delay);
+  }
+
+  /** Stops whatever is left in a dead service's process group: its leftover signal, then SIGKILL after the grace period. */
+  private async stopLeftovers(svc: Service, group: number): Promise<void> {
+    if (!processGroupRunning(group)) return;
+    const signal = svc.spec.leftoverSignal ?? "SIGTERM";
+    this.log(`${svc.spec.name} left processes running (process group ${group}); stopping them (${signal}) before the restart`);
+    const graceMs = svc.spec.stopTimeoutMs ?? 15_000;
+    for (const [sig, waitMs] of [[signal, graceMs], ["SIGKILL", 5_000]] as const) {
+      try {
+        process.kill(-group, sig);
+      } catch {
+        return; // the group is gone
+      }
+      const deadline = Date.now() + waitMs;
+      while (Date.now() < deadline) {
+        if (!processGroupRunning(group)) return;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    this.log(`${svc.spec.name}: process group ${group} is still there after SIGKILL; starting it again anyway`);
   }
 
   private async whenReady(svc: Service): Promise<void> {
