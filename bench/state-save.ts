@@ -4,6 +4,8 @@
  * The figure behind the presets' `schedule.stateEvery` (docs/BENCHMARKS.md). Trains STATE_STEPS steps
  * (default 4) through the real protocol, saves the state after each, measures its size on disk, deletes
  * it, and ends with one line of JSON (medians; the load average at the end, since the box is shared).
+ * STATE_NODE_URL + STATE_MODEL measure a running Tinker-compatible node and its model instead (a GPU node:
+ * the figure the paper preset's stateEvery should be checked against).
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -15,7 +17,13 @@ import { runTrainingStep } from "../worker/engine/step";
 import { startEmbeddedNode } from "../test/processes";
 
 const steps = Number(process.env.STATE_STEPS ?? 4);
-const parsed = parseRunConfig({ ...quickstartPreset, schedule: { ...quickstartPreset.schedule, steps } });
+const nodeUrl = process.env.STATE_NODE_URL;
+const model = process.env.STATE_MODEL;
+const parsed = parseRunConfig({
+  ...quickstartPreset,
+  ...(model ? { policy: { ...quickstartPreset.policy, model } } : {}),
+  schedule: { ...quickstartPreset.schedule, steps },
+});
 if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
 const config = parsed.config;
 
@@ -34,15 +42,16 @@ function sizeOf(root: string, name: string): number {
   return total;
 }
 
-const node = await startEmbeddedNode();
-for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => void node.kill("SIGKILL").then(() => process.exit(130)));
-const policy = await TinkerPolicy.create({ baseUrl: node.url, model: config.policy.model });
+const node = nodeUrl ? null : await startEmbeddedNode();
+const baseUrl = nodeUrl ?? node!.url;
+for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => void node?.kill("SIGKILL").then(() => process.exit(130)));
+const policy = await TinkerPolicy.create({ baseUrl, model: config.policy.model });
 const instances = builtinInstances(config);
 const stepS: number[] = [];
 const saveS: number[] = [];
-const bytes: number[] = [];
+const bytes: (number | null)[] = [];
 try {
-  console.log(`state-save: ${steps} steps × ${config.data.instancesPerStep} instances × ${config.data.rolloutsPerInstance} rollouts (${config.policy.model}) on ${node.url}`);
+  console.log(`state-save: ${steps} steps × ${config.data.instancesPerStep} instances × ${config.data.rolloutsPerInstance} rollouts (${config.policy.model}) on ${baseUrl}`);
   console.log(" step  step-s  save-s  share  state-MB");
   for (let step = 1; step <= steps; step++) {
     const t0 = performance.now();
@@ -51,16 +60,17 @@ try {
     const name = `bench-state-${step}`;
     const state = await policy.saveState(name);
     const t2 = performance.now();
-    const size = sizeOf(node.dataDir, name);
+    // On a remote node its disk is not ours to read (null).
+    const size = node ? sizeOf(node.dataDir, name) : null;
     await policy.deleteState(state.path);
     stepS.push((t1 - t0) / 1000);
     saveS.push((t2 - t1) / 1000);
     bytes.push(size);
-    console.log(`${String(step).padStart(5)}  ${stepS.at(-1)!.toFixed(2).padStart(6)}  ${saveS.at(-1)!.toFixed(3).padStart(6)}  ${((saveS.at(-1)! / stepS.at(-1)!) * 100).toFixed(2).padStart(5)}%  ${(size / 1e6).toFixed(2).padStart(8)}`);
+    console.log(`${String(step).padStart(5)}  ${stepS.at(-1)!.toFixed(2).padStart(6)}  ${saveS.at(-1)!.toFixed(3).padStart(6)}  ${((saveS.at(-1)! / stepS.at(-1)!) * 100).toFixed(2).padStart(5)}%  ${size === null ? "       —" : (size / 1e6).toFixed(2).padStart(8)}`);
   }
 } finally {
   policy.close();
-  await node.kill("SIGKILL");
+  await node?.kill("SIGKILL");
 }
 const out = {
   bench: "state_save",
@@ -69,7 +79,7 @@ const out = {
   step_s_median: Number(median(stepS).toFixed(2)),
   save_s_median: Number(median(saveS).toFixed(3)),
   save_share_of_step: Number((median(saveS) / median(stepS)).toFixed(4)),
-  state_mb: Number((median(bytes) / 1e6).toFixed(2)),
+  state_mb: node ? Number((median(bytes as number[]) / 1e6).toFixed(2)) : null,
   load_avg_1m: Number(os.loadavg()[0]!.toFixed(2)),
   cores: os.cpus().length,
 };
