@@ -127,6 +127,7 @@ export const runSettingMeta: Record<string, SettingMeta> = {
   "schedule.steps": { label: "Training steps", unit: "steps" },
   "schedule.saveEvery": { label: "Checkpoint every", unit: "steps" },
   "schedule.evalEvery": { label: "Evaluate every", unit: "steps" },
+  "schedule.stateEvery": { label: "Save the training state every", unit: "steps", advanced: true },
   "schedule.evalOwnSplit": { label: "Evaluate on the dataset's own split" },
   "schedule.evalSuites": { label: "Evaluation suites" },
   // The fields of one suite (an "object-list" setting's items).

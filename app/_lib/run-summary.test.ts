@@ -29,6 +29,12 @@ describe("run summary", () => {
     expect(describePlan(only, null)).toMatch(/evaluate every 10 on the suite shop \(builtin:shop, 5 tasks × 2\) only\.$/);
   });
 
+  it("says how often the training state is saved when not after every step", () => {
+    expect(describePlan(quick, null)).not.toContain("training state");
+    const every5 = cfg({ ...presets.quickstart.config, schedule: { ...presets.quickstart.config.schedule, stateEvery: 5 } });
+    expect(describePlan(every5, null)).toMatch(/checkpoint every 10, evaluate every 10; training state every 5 steps \(a resume replays up to 4\)\.$/);
+  });
+
   it("bounds generations by the turn limit without history", () => {
     expect(maxGenerationsPerRollout(quick)).toBe(8); // 4 act turns, each rehearsed
     expect(describePlan(quick, null)).toContain("up to 256 generations per step (at most 8 per rollout: 4 act turns, each with its rehearsal)");

@@ -66,7 +66,9 @@ export function describePlan(c: RunConfig, pace?: NodePace | null): string {
     return (
       `${c.schedule.steps} steps × ${c.data.instancesPerStep} tasks × ${c.data.rolloutsPerInstance} rollouts = ${n(rollouts)} rollouts per step, ` +
       `${n(rollouts * c.schedule.steps)} in all; ${generationsText(c, pace)}; ${paradigm} ${where}; ` +
-      `checkpoint every ${c.schedule.saveEvery}, evaluate every ${c.schedule.evalEvery}${suitesText(c)}.`
+      `checkpoint every ${c.schedule.saveEvery}, evaluate every ${c.schedule.evalEvery}${suitesText(c)}` +
+      // Only when it differs from the default (a state after every step): a crash then replays steps.
+      `${(c.schedule.stateEvery ?? 1) > 1 ? `; training state every ${c.schedule.stateEvery} steps (a resume replays up to ${c.schedule.stateEvery - 1})` : ""}.`
     );
   }
   const testTime = c.testTime.enabled ? `, each after ${c.testTime.attempts} private rehearsals (${c.testTime.mode})` : "";

@@ -33,7 +33,9 @@ export const quickstartPreset: RunConfigInput = {
   // 1e-4 raised it slowly; 1.5e-4 raises reward and fidelity over the preset's 40 steps.
   reward: { rehearsalGrounding: 1 },
   optim: { lr: 1.5e-4 },
-  schedule: { steps: 40, saveEvery: 10, evalEvery: 10 },
+  // The full state is saved after every step: on the embedded node a save takes 0.03–0.3 s of a 2-minute
+  // step (bench:state-save, docs/BENCHMARKS.md), so skipping saves would buy nothing.
+  schedule: { steps: 40, saveEvery: 10, evalEvery: 10, stateEvery: 1 },
 };
 
 /**
@@ -50,7 +52,10 @@ export const paperReferencePreset: RunConfigInput = {
   rollout: { paradigm: "rehearse" },
   reward: { judge: { node: "judge", model: "Qwen/Qwen3-30B-A3B" } },
   optim: { lr: 1e-5 },
-  schedule: { steps: 470, saveEvery: 50, evalEvery: 10 },
+  // The full LoRA state (≈ 87 M adapter weights + Adam moments, ≈ 1 GB) is saved every 5 steps, at every
+  // checkpoint and at the last step: ≤ 4 steps (≈ 16–28 min) replayed after a crash, against ~380 fewer
+  // saves on the critical path (an estimate, not a measurement: docs/BENCHMARKS.md, bench:state-save).
+  schedule: { steps: 470, saveEvery: 50, evalEvery: 10, stateEvery: 5 },
 };
 
 /**

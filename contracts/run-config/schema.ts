@@ -207,6 +207,15 @@ export const runConfigSchema = z
         steps: z.number().int().min(1).max(1_000_000).default(470).describe("Training steps in all (the paper: 470)"),
         saveEvery: z.number().int().min(1).max(1_000_000).default(50).describe("Save a checkpoint every this many steps (and at the end)"),
         evalEvery: z.number().int().min(1).max(1_000_000).default(10).describe("Evaluate every this many steps (and at the end)"),
+        stateEvery: z
+          .number()
+          .int()
+          .min(1)
+          .max(1_000_000)
+          .default(1)
+          .describe(
+            "Save the full training state (weights + optimiser) every this many steps, and at every checkpoint and the last step; a resumed run replays the steps after its last saved state (at most stateEvery − 1)",
+          ),
         evalOwnSplit: z
           .boolean()
           .default(true)

@@ -90,4 +90,65 @@ describe("persistStep", () => {
     expect(Object.keys(run.latestMetrics as object)).toEqual(expect.arrayContaining(["val/reward/mean", "val/bfcl/reward/mean", "val/retail/reward/mean"]));
     expect((await committedParts(prisma, runId)).suites).toEqual({ bfcl: [2], retail: [2] });
   });
+
+  it("a replayed step's commit replaces what the step committed before — rows, metric points, fidelity rollup, best metrics — in one transaction", async () => {
+    const user = await prisma.user.findFirstOrThrow({ select: { id: true } });
+    const run = await prisma.run.create({
+      data: { name: "replay", kind: "train", status: "running", workerId: "w1", config: {}, configVersion: 1, paradigm: "rehearse", policyNode: "embedded", tags: [], totalSteps: 6, createdById: user.id },
+    });
+    const withReward = (reward: number, extra: Record<string, number> = {}) => {
+      const step = syntheticStep(5, 40, 1, 2);
+      for (const t of step.trajectories) t.reward = reward;
+      Object.assign(step.metrics, extra);
+      return step;
+    };
+    const counts = async () => ({
+      steps: await prisma.step.count({ where: { runId: run.id, kind: "train", index: 5 } }),
+      trajectories: await prisma.trajectory.count({ where: { runId: run.id, step: 5 } }),
+      turns: await prisma.turn.count({ where: { trajectory: { runId: run.id, step: 5 } } }),
+      verdicts: await prisma.checklistVerdict.count({ where: { trajectory: { runId: run.id, step: 5 } } }),
+      fidelity: await prisma.fidelityStat.count({ where: { runId: run.id, step: 5 } }),
+    });
+    await commitStep(prisma, { runId: run.id, workerId: "w1", result: withReward(0.9, { "only/first": 1 }), phase: "train", startedAt: new Date() });
+    const first = await counts();
+    expect(first).toMatchObject({ steps: 1, trajectories: 2, turns: 40 });
+    expect(first.fidelity).toBeGreaterThan(0);
+    // Without `replace` the step key refuses a second commit (the unique trajectory key would too).
+    await expect(commitStep(prisma, { runId: run.id, workerId: "w1", result: withReward(0.1), phase: "train", startedAt: new Date() })).rejects.toThrow();
+
+    await commitStep(prisma, { runId: run.id, workerId: "w1", result: withReward(0.1), phase: "train", startedAt: new Date(), replace: true });
+    expect(await counts()).toEqual(first);
+    const rewards = await prisma.trajectory.findMany({ where: { runId: run.id, step: 5 }, select: { reward: true } });
+    expect(rewards.map((r) => r.reward)).toEqual([0.1, 0.1]);
+    const points = await prisma.metricPoint.findMany({ where: { runId: run.id, step: 5 }, select: { key: true, value: true } });
+    expect(points.find((p) => p.key === "reward/mean")!.value).toBeCloseTo(0.1);
+    // A metric only the replaced commit had is gone.
+    expect(points.some((p) => p.key === "only/first")).toBe(false);
+    const metrics = await prisma.run.findUniqueOrThrow({ where: { id: run.id }, select: { latestMetrics: true, bestMetrics: true } });
+    expect((metrics.latestMetrics as Record<string, number>)["reward/mean"]).toBeCloseTo(0.1);
+    // The best reward was the replaced step's: it is the best of what remains.
+    expect((metrics.bestMetrics as Record<string, number>)["reward/mean"]).toBeCloseTo(0.1);
+
+    // A replayed commit whose acknowledgement was lost is retried and replaces its own first commit: still once.
+    let dropAck = true;
+    const flaky = new Proxy(prisma, {
+      get(target, prop, receiver) {
+        if (prop !== "$transaction") return Reflect.get(target, prop, receiver);
+        return async (...args: unknown[]) => {
+          const value = await (target.$transaction as (...a: unknown[]) => Promise<unknown>)(...args);
+          if (dropAck) {
+            dropAck = false;
+            throw Object.assign(new Error("Connection terminated unexpectedly"), { code: "ECONNRESET" });
+          }
+          return value;
+        };
+      },
+    }) as PrismaClient;
+    await commitStep(flaky, { runId: run.id, workerId: "w1", result: withReward(0.5), phase: "train", startedAt: new Date(), replace: true, statePath: "tinker://m/weights/s5" });
+    expect(await counts()).toEqual(first);
+    expect((await committedParts(prisma, run.id)).train).toEqual([{ step: 5, statePath: "tinker://m/weights/s5" }]);
+    // Another worker's replay deletes nothing.
+    await expect(commitStep(prisma, { runId: run.id, workerId: "someone-else", result: withReward(0.2), phase: "train", startedAt: new Date(), replace: true })).rejects.toBeInstanceOf(ClaimLostError);
+    expect(await counts()).toEqual(first);
+  });
 });

@@ -189,8 +189,16 @@ export interface PersistStepInput {
   /** An evaluation suite's step (phase "eval"): committed as kind `suite:<name>`, charted as val/<name>/…. */
   suite?: string;
   startedAt: Date;
-  /** Training state saved after this step (resume point). */
-  statePath?: string;
+  /** Training state saved after this step (resume point); absent: the step saved none (schedule.stateEvery). */
+  statePath?: string | null;
+  /**
+   * A replayed step (worker/runner/resume.ts): the step's committed rows of this kind (its step row,
+   * trajectories with their turns, verdicts and private attempts, metric points, fidelity rollup) are
+   * deleted in the same transaction, so the replay replaces them, never adds to them.
+   */
+  replace?: boolean;
+  /** The step row's id (commitStep sets it, to recognise its own commit after a lost acknowledgement). */
+  stepId?: string;
   checkpoint?: { nodeName: string; statePath: string; samplerPath: string };
   /** Progress to record on the run (train steps only). */
   progress?: { step: number; total: number; etaSeconds: number | null };
@@ -271,8 +279,10 @@ export async function persistStep(prisma: PrismaClient, input: PersistStepInput)
       const held = await tx.$queryRaw<{ id: string }[]>`
         select id from "run" where id = ${runId} and "workerId" = ${input.workerId} and status = 'running' for update`;
       if (held.length === 0) throw new ClaimLostError(runId);
+      const replaced = input.replace ? await deleteStepRows(tx, runId, kind, result.stepIndex, (k) => chartedKey(input, k)) : null;
       await tx.step.create({
         data: {
+          ...(input.stepId ? { id: input.stepId } : {}),
           runId,
           index: result.stepIndex,
           kind,
@@ -310,6 +320,13 @@ export async function persistStep(prisma: PrismaClient, input: PersistStepInput)
       const latest = { ...(run.latestMetrics as Record<string, number>), ...prefixed, ...errored };
       const best = { ...(run.bestMetrics as Record<string, number>) };
       for (const [k, v] of Object.entries(prefixed)) if (!(k in best) || v > best[k]!) best[k] = v;
+      // A replaced step's values may have been the best: the best of what remains (its points are replaced).
+      if (replaced) {
+        const keys = [...new Set([...replaced, ...Object.keys(prefixed)])];
+        const maxima = await tx.metricPoint.groupBy({ by: ["key"], where: { runId, key: { in: keys } }, _max: { value: true } });
+        for (const k of keys) delete best[k];
+        for (const m of maxima) if (m._max.value !== null) best[m.key] = m._max.value;
+      }
       await tx.run.update({
         where: { id: runId },
         data: {
@@ -328,25 +345,43 @@ export async function persistStep(prisma: PrismaClient, input: PersistStepInput)
 }
 
 /**
+ * Deletes what a step of `kind` committed (a replay replaces it, worker/runner/resume.ts): its step row,
+ * its trajectories (their turns, verdicts and private attempts go with them), its metric points (the keys
+ * its row recorded) and its fidelity rollup (also redone by the commit). Returns the charted key metrics
+ * it had, whose best values the caller recomputes.
+ */
+async function deleteStepRows(tx: Prisma.TransactionClient, runId: string, kind: string, step: number, charted: (key: string) => string): Promise<string[]> {
+  const old = await tx.step.findUnique({ where: { runId_kind_index: { runId, kind, index: step } }, select: { id: true, metrics: true } });
+  const keys = old ? Object.keys((old.metrics ?? {}) as Record<string, unknown>).map(charted) : [];
+  if (old) await tx.step.delete({ where: { id: old.id } });
+  if (keys.length) await tx.metricPoint.deleteMany({ where: { runId, step, key: { in: keys } } });
+  // Private attempts (phase "private") belong to their committed trajectory and are deleted with it.
+  await tx.trajectory.deleteMany({ where: { runId, phase: kind, step } });
+  await tx.fidelityStat.deleteMany({ where: { runId, phase: kind, step } });
+  await tx.fidelityDivergence.deleteMany({ where: { runId, phase: kind, step } });
+  return keys.filter((k) => (KEY_METRICS as readonly string[]).some((m) => k === m || k.endsWith(`/${m}`)));
+}
+
+/**
  * `persistStep` through a database outage: waits for the database and commits then. When the
  * connection broke while the commit was in flight, the commit may have gone through; a retry then
- * meets the step's unique key, and finding that step (under this worker's claim) means it is done.
+ * meets the step's unique key, and finding the step row with the id this commit gave it (under this
+ * worker's claim) means it is done. (A replayed step's retry replaces its own first commit.)
  */
 export async function commitStep(prisma: PrismaClient, input: PersistStepInput, wait: WaitOptions = {}): Promise<{ turns: number; trajectories: number }> {
   let interrupted = false;
+  // Its own row id: a replayed step's key exists before its commit, the id only after it.
+  const own = { ...input, stepId: input.stepId ?? crypto.randomUUID() };
   return whileDatabaseDown(async () => {
     try {
-      return await persistStep(prisma, input);
+      return await persistStep(prisma, own);
     } catch (err) {
       if (isDatabaseUnavailable(err)) {
         interrupted = true;
         throw err;
       }
       if (interrupted && !(err instanceof ClaimLostError)) {
-        const committed = await prisma.step.findUnique({
-          where: { runId_kind_index: { runId: input.runId, kind: stepKindOf(input), index: input.result.stepIndex } },
-          select: { id: true },
-        });
+        const committed = await prisma.step.findUnique({ where: { id: own.stepId }, select: { id: true } });
         if (committed) {
           const rows = trajectoryRows(input.runId, input.result, stepKindOf(input));
           return { turns: rows.turns.length, trajectories: rows.trajectories.length };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describePlan, missingParts, partsOf, planResume, type CommittedParts } from "./resume";
+import { describePlan, missingParts, partsOf, planResume, savesState, type CommittedParts } from "./resume";
 
 const schedule = { steps: 4, saveEvery: 2, evalEvery: 2 };
 const trained = (...steps: number[]) => steps.map((step) => ({ step, statePath: `tinker://m/weights/s${step}` }));
@@ -67,8 +67,66 @@ describe("resume plan", () => {
   });
 
   it("refuses to resume without the training state it needs", () => {
-    expect(() => planResume(schedule, { train: [{ step: 1, statePath: null }], eval: [], checkpoint: [] })).toThrow(/step 1 has no saved training state/);
+    // Step 2's evaluation would sample step 2's weights, which were never saved, although step 3 committed after it.
+    const gap: CommittedParts = { train: [{ step: 1, statePath: "s1" }, { step: 2, statePath: null }, { step: 3, statePath: "s3" }], eval: [], checkpoint: [] };
+    expect(() => planResume(schedule, gap)).toThrow(/step 2 has no saved training state/);
     expect(() => planResume(schedule, { train: trained(1, 3), eval: [], checkpoint: [] })).toThrow(/training step 2 is missing/);
+    // A checkpoint always has a state: one without is refused, never replayed.
+    expect(() => planResume(schedule, { train: [{ step: 1, statePath: "s1" }, { step: 2, statePath: null }], eval: [], checkpoint: [2] })).toThrow(/step 2 has a checkpoint but no saved training state/);
+  });
+});
+
+describe("training states every stateEvery steps", () => {
+  const every3 = { steps: 10, saveEvery: 8, evalEvery: 5, stateEvery: 3 };
+  const committedUpTo = (last: number, sched = every3): CommittedParts["train"] =>
+    Array.from({ length: last }, (_, i) => i + 1).map((step) => ({ step, statePath: savesState(step, sched) ? `s${step}` : null }));
+
+  it("saves a state every stateEvery steps, at every checkpoint and at the last step; every step when unset", () => {
+    expect(Array.from({ length: 10 }, (_, i) => i + 1).filter((s) => savesState(s, every3))).toEqual([3, 6, 8, 9, 10]);
+    expect(Array.from({ length: 4 }, (_, i) => i + 1).filter((s) => savesState(s, schedule))).toEqual([1, 2, 3, 4]);
+  });
+
+  it("resumes from the last saved state and replays the committed steps after it, every part of them", () => {
+    // Killed after step 5 committed: step 3 has the last state; 4 and 5 (with step 5's evaluation) are replayed.
+    const plan = planResume(every3, { train: committedUpTo(5), eval: [5], checkpoint: [] });
+    expect(plan.stateStep).toBe(3);
+    expect(plan.replayed).toEqual([4, 5]);
+    expect(plan.startState).toBe("s3");
+    expect(plan.work.slice(0, 3).map((w) => [w.step, w.parts, w.replay ?? false])).toEqual([
+      [4, ["train"], true],
+      [5, ["train", "eval"], true],
+      [6, ["train"], false],
+    ]);
+    expect(plan.work.at(-1)).toMatchObject({ step: 10, parts: ["train", "checkpoint", "eval"] });
+    expect(describePlan(plan)).toBe("resuming from the state of step 3 (s3); replaying steps 4–5 (no state saved)");
+  });
+
+  it("replays at most stateEvery − 1 steps", () => {
+    for (let last = 1; last < 10; last++) {
+      const plan = planResume(every3, { train: committedUpTo(last), eval: [5].filter((s) => s <= last), checkpoint: [8].filter((s) => s <= last) });
+      expect(plan.replayed.length).toBeLessThanOrEqual(2);
+      expect(plan.work[0]!.step).toBe(plan.stateStep + 1);
+    }
+  });
+
+  it("replays from the base model when no state was saved yet", () => {
+    const plan = planResume(every3, { train: committedUpTo(2), eval: [], checkpoint: [] });
+    expect(plan).toMatchObject({ stateStep: 0, replayed: [1, 2], startState: null });
+    expect(plan.work[0]).toMatchObject({ step: 1, parts: ["train"], replay: true });
+    expect(describePlan(plan)).toBe("resuming from the base model; replaying steps 1–2 (no state saved)");
+  });
+
+  it("replays nothing when the last committed step saved its state", () => {
+    const plan = planResume(every3, { train: committedUpTo(6), eval: [5], checkpoint: [] });
+    expect(plan.replayed).toEqual([]);
+    expect(plan.work[0]).toMatchObject({ step: 7, parts: ["train"] });
+    expect(plan.work.some((w) => w.replay)).toBe(false);
+    expect(describePlan(plan)).toBe("resuming after committed step 6 from s6");
+  });
+
+  it("is complete only when the last step saved its state (it always does)", () => {
+    const all = { train: committedUpTo(10), eval: [5, 10], checkpoint: [8, 10] };
+    expect(missingParts(every3, all)).toEqual([]);
   });
 });
 

@@ -1,7 +1,9 @@
 /**
  * The training session on the policy node, and the one way a part of a step runs on it: opened from
  * the committed training state the part starts from, and retried from that state after a restart of
- * the policy node (worker/runner/node-restarts.ts).
+ * the policy node (worker/runner/node-restarts.ts). A part that starts from weights no state was saved
+ * of (schedule.stateEvery) runs on the open session that computed them; after a node restart they are
+ * gone and the part throws `UnsavedWeightsLost`, on which the executor resumes from the last saved state.
  */
 import type { RunConfig } from "../../../contracts/run-config";
 import type { PolicyClient } from "../../engine/io";
@@ -11,7 +13,7 @@ import type { RunContext } from "../context";
 import { withNodeRestarts } from "../node-restarts";
 import { trainingPolicyFor, type ResolvedNode } from "../nodes";
 import { samplingPolicy, untilCancelled, type AuxiliaryClients } from "./common";
-import type { TrainingStates } from "./training-states";
+import { UnsavedWeightsLost, type TrainingStates } from "./training-states";
 
 /**
  * The training session on the policy node, opened from a committed training state (null: the base
@@ -19,8 +21,8 @@ import type { TrainingStates } from "./training-states";
  */
 export class PolicySession {
   private current: { policy: TinkerPolicy; sampler: PolicyClient; aux: AuxiliaryClients & { countTokens: (text: string) => number } } | null = null;
-  /** The training state the open session holds (undefined: none open). */
-  private held: string | null | undefined = undefined;
+  /** The training state the open session holds (undefined: none open; unsavedAfter: the weights after that step, saved nowhere). */
+  private held: string | null | undefined | { unsavedAfter: number } = undefined;
 
   private noted = false;
 
@@ -59,6 +61,17 @@ export class PolicySession {
     if (this.current) this.held = state;
   }
 
+  /** The open session now holds the weights after `step`, of which no state was saved. */
+  nowHoldsUnsaved(step: number) {
+    if (this.current) this.held = { unsavedAfter: step };
+  }
+
+  /** The open session when it holds the unsaved weights after `step` (null: it does not, e.g. after a node restart). */
+  holdingUnsaved(step: number) {
+    const held = this.held;
+    return this.current && typeof held === "object" && held !== null && held.unsavedAfter === step ? this.current : null;
+  }
+
   close() {
     this.current?.policy.close();
     this.current = null;
@@ -71,7 +84,8 @@ export type HeldSession = Awaited<ReturnType<PolicySession["holding"]>>;
 
 /**
  * Runs one part of a step on the session holding the state after `fromStep`; a node restart drops the
- * session and retries the part from that same state.
+ * session and retries the part from that same state — or, when no state was saved after `fromStep`,
+ * throws `UnsavedWeightsLost` for the executor to resume from the last saved one.
  */
 export function partRunner(opts: { node: ResolvedNode; session: PolicySession; states: TrainingStates; report: RunContext; signal: AbortSignal }) {
   const { node, session, states, report, signal } = opts;
@@ -85,6 +99,11 @@ export function partRunner(opts: { node: ResolvedNode; session: PolicySession; s
       from: states.describe(fromStep),
       reset: () => session.close(),
       attempt: async (watch) => {
+        if (states.unsaved(fromStep)) {
+          const s = session.holdingUnsaved(fromStep);
+          if (!s) throw new UnsavedWeightsLost(fromStep, states.lastSavedStep());
+          return attempt(s, (p) => watch.observe(p));
+        }
         const state = states.after(fromStep);
         if (state === undefined) throw new Error(`no training state known for step ${fromStep}`);
         const s = await untilCancelled(session.holding(state), signal);
