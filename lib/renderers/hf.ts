@@ -12,6 +12,7 @@
  */
 import { Template } from "@huggingface/jinja";
 import { Tokenizer } from "@huggingface/tokenizers";
+import { CachedEncoder } from "./cached-encoder";
 import {
   type ChatRenderer,
   type RenderMessage,
@@ -89,6 +90,8 @@ export class HfChatRenderer implements ChatRenderer {
   readonly contextLength: number | null;
   readonly supportsThinking: boolean;
   private readonly tokenizer: Tokenizer;
+  /** The tokenizer's encode with its results cached by section and pre-token (exact; cached-encoder.ts). */
+  private readonly encoder: CachedEncoder;
   private readonly template: Template;
   private readonly specials: Record<string, unknown>;
   private readonly thinking?: { open: string; close: string };
@@ -107,6 +110,7 @@ export class HfChatRenderer implements ChatRenderer {
     } catch (e) {
       throw new RendererConfigError(`renderer "${spec.name}": ${spec.source}: tokenizer.json is not a tokenizer this library can load (${e instanceof Error ? e.message : String(e)})`);
     }
+    this.encoder = new CachedEncoder(this.tokenizer);
     const source = spec.chatTemplate ?? spec.tokenizerConfig.chat_template;
     if (typeof source !== "string" || source.trim() === "") {
       throw new RendererConfigError(`renderer "${spec.name}": ${spec.source}: tokenizer_config.json has no chat_template (a single template string is required)`);
@@ -147,10 +151,15 @@ export class HfChatRenderer implements ChatRenderer {
   }
 
   countTokens(text: string): number {
-    return text ? this.tokenizer.encode(text, { add_special_tokens: false }).ids.length : 0;
+    return this.encoder.encode(text).length;
   }
 
   encode(text: string): number[] {
+    return this.encoder.encode(text);
+  }
+
+  /** The tokenizer library's own encode, uncached (the reference the cached path is tested against). */
+  encodeUncached(text: string): number[] {
     return text ? this.tokenizer.encode(text, { add_special_tokens: false }).ids : [];
   }
 
