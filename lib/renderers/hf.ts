@@ -40,6 +40,13 @@ export interface HfRendererSpec {
   thinking?: { open: string; close: string };
   /** Where the files came from, for error messages. */
   source: string;
+  /**
+   * The template writes `tools` into the first system block only (Qwen3's official template), so a
+   * message rendered after the incremental sentinel renders the same with or without them: segments are
+   * then rendered without the tool schemas (a dozen schemas through the template's tojson per message
+   * is most of an act prompt's render). prompt-cache.test.ts checks the property on Qwen3's template.
+   */
+  toolsInSystemBlockOnly?: boolean;
 }
 
 /** The reference's incremental-render sentinel (two fixed messages that anchor each appended message). */
@@ -131,6 +138,7 @@ export class HfChatRenderer implements ChatRenderer {
   private readonly template: Template;
   private readonly specials: Record<string, unknown>;
   private readonly thinking?: { open: string; close: string };
+  private readonly toolsInSystemBlockOnly: boolean;
   private readonly texts = new Map<string, string>();
   private readonly pieceIds = new Map<string, number[]>();
   /** Added tokens the tokenizer splits on before anything else (no lstrip): safe piece boundaries. */
@@ -141,6 +149,7 @@ export class HfChatRenderer implements ChatRenderer {
     this.vocabularyName = spec.vocabularyName;
     this.contextLength = spec.contextLength;
     this.thinking = spec.thinking;
+    this.toolsInSystemBlockOnly = spec.toolsInSystemBlockOnly === true;
     try {
       this.tokenizer = new Tokenizer(spec.tokenizerJson, spec.tokenizerConfig);
     } catch (e) {
@@ -266,7 +275,11 @@ export class HfChatRenderer implements ChatRenderer {
   private incrementalRender(messages: readonly RenderMessage[], options: RenderOptions, cache?: PromptCache): { pieces: string[]; ids: number[][] } {
     const first = messages.findIndex((m) => m.role === "assistant");
     if (first < 0) {
-      const text = this.renderOnce(messages, options, options.addGenerationPrompt ?? true);
+      // An instance's opening prompt with its tool schemas (the slow part of a template render) is the
+      // first act prompt of each of its rollouts: memoised. (Prompts without tools — rehearse prompts,
+      // each new — are not kept.)
+      const render = () => this.renderOnce(messages, options, options.addGenerationPrompt ?? true);
+      const text = options.tools?.length ? this.memo(this.texts, `open\u0000${this.optionsKey(options)}\u0000${options.addGenerationPrompt ?? true}\u0000${JSON.stringify(messages)}`, render) : render();
       return { pieces: [text], ids: [this.encode(text)] };
     }
     if (first === 0) throw new RenderError(this.name, "incremental rendering needs the prompt's opening messages before the first assistant message");
@@ -283,8 +296,8 @@ export class HfChatRenderer implements ChatRenderer {
       state = {
         key,
         generationPrompt: initialWith.slice(initialWithout.length),
-        baseWithout: this.memo(this.texts, `base\u0000${key}`, () => this.renderOnce(SENTINEL, options, false)),
-        baseWith: this.memo(this.texts, `base+\u0000${key}`, () => this.renderOnce(SENTINEL, options, true)),
+        baseWithout: this.memo(this.texts, `base\u0000${this.optionsKey(this.segmentOptions(options))}`, () => this.renderOnce(SENTINEL, this.segmentOptions(options), false)),
+        baseWith: this.memo(this.texts, `base+\u0000${this.optionsKey(this.segmentOptions(options))}`, () => this.renderOnce(SENTINEL, this.segmentOptions(options), true)),
         pieces: [initialWith],
         ids: [this.encode(initialWith)],
         consumed: first,
@@ -292,6 +305,8 @@ export class HfChatRenderer implements ChatRenderer {
       };
     }
     const { generationPrompt, baseWith, baseWithout } = state;
+    const segmentOptions = this.segmentOptions(options);
+    const segmentKey = this.optionsKey(segmentOptions);
     const pieces = [...state.pieces];
     const ids = [...state.ids];
     const push = (text: string) => {
@@ -313,7 +328,7 @@ export class HfChatRenderer implements ChatRenderer {
         group = [m];
         i++;
       }
-      const rendered = this.memo(this.texts, `seg\u0000${key}\u0000${JSON.stringify(group)}`, () => this.renderOnce([...SENTINEL, ...group], options, false));
+      const rendered = this.memo(this.texts, `seg\u0000${segmentKey}\u0000${JSON.stringify(group)}`, () => this.renderOnce([...SENTINEL, ...group], segmentOptions, false));
       if (m.role === "assistant") {
         ensurePrompt();
         if (rendered.startsWith(baseWith)) push(rendered.slice(baseWith.length));
@@ -356,6 +371,11 @@ export class HfChatRenderer implements ChatRenderer {
   /** Whether the tokenizer splits right before `text` (it starts with an added token that strips nothing on its left). */
   private startsAtSplit(text: string): boolean {
     return this.splitTokens.some((t) => text.startsWith(t));
+  }
+
+  /** The options a message after the sentinel renders with (without tools where the template ignores them there). */
+  private segmentOptions(options: RenderOptions): RenderOptions {
+    return this.toolsInSystemBlockOnly && options.tools ? { ...options, tools: undefined } : options;
   }
 
   private optionsKey(options: RenderOptions): string {

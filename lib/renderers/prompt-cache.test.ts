@@ -107,4 +107,25 @@ describe("per-rollout prompt cache (incremental history)", () => {
     // A cache passed with template history changes nothing.
     expect(r.renderPrompt(messages.slice(0, 9), options, {})).toEqual(after);
   });
+
+  it("Qwen3's template writes tools into the first system block only: a message after the sentinel renders the same without them", () => {
+    const r = qwen3();
+    const sentinel: RenderMessage[] = [
+      { role: "system", content: "You are a helpful assistant." },
+      { role: "user", content: "I am a user." },
+    ];
+    const messages = conversation();
+    const groups: RenderMessage[][] = [[messages[2]], [messages[3]], [messages[5], messages[6]], [messages[7]], [messages[8]], [{ role: "system", content: "A later system note." }]];
+    for (const thinking of [undefined, false]) {
+      for (const group of groups) {
+        const tail = (o: RenderOptions) => {
+          const base = r.renderText(sentinel, { ...o, addGenerationPrompt: false });
+          const text = r.renderText([...sentinel, ...group], { ...o, addGenerationPrompt: false });
+          expect(text.startsWith(base)).toBe(true);
+          return text.slice(base.length);
+        };
+        expect(tail({ tools, enableThinking: thinking, parseToolArguments: true })).toBe(tail({ enableThinking: thinking, parseToolArguments: true }));
+      }
+    }
+  });
 });
