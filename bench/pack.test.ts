@@ -1,26 +1,35 @@
 import { describe, expect, it } from "vitest";
-import { loadRenderer } from "../lib/renderers";
-import { buildPackStep } from "./pack-data";
-import { runPackBench } from "./pack";
+import { packSummary, runPackBench } from "./pack";
+import { PAPER_SCALE } from "./pack-data";
 
 describe("pack bench harness", () => {
-  it("renders the step with the Qwen3 tokenizer: act prompts grow by each call and its result", () => {
-    const qwen3 = loadRenderer("qwen3");
-    const step = buildPackStep({ prompts: 1, rollouts: 1, turns: 3, responseTokens: 40 }, (m, tools) => qwen3.renderPrompt(m, { tools, history: "incremental" }));
-    expect(step.data.map((d) => d.role)).toEqual(["act", "rehearse", "act", "rehearse", "act", "rehearse"]);
-    const [act0, , act1] = step.data;
-    // Turn 2's act prompt starts with turn 1's act prompt (the conversation only grows).
-    expect(act1.promptTokens.slice(0, act0.promptTokens.length)).toEqual(act0.promptTokens);
-    expect(act0.responseTokens.at(-1)).toBe(151645); // <|im_end|> closes every generation
-    expect(step.data.every((d) => d.logprobs.length === d.responseTokens.length && d.advantages.length === d.responseTokens.length)).toBe(true);
-  });
+  it("builds a step with the engine's machine and the product's renderer path, and its figures", async () => {
+    // A small step (2 × 2 rollouts, 400-token replies, 6,000-token budget) with every prompt also rendered
+    // from scratch and compared (verify: throws on the first difference, left-truncation included).
+    const scale = { instances: 2, rollouts: 2, maxTurns: 30, replyTokens: 400, promptBudgetTokens: 6_000 };
+    const r = await runPackBench(scale, { verify: true });
+    const { step } = r;
+    // Every rollout runs the act/rehearse loop until the act context budget ends it (LENGTH_EXCEEDED).
+    expect(step.terminations).toEqual({ LENGTH_EXCEEDED: 4 });
+    expect(step.generations.act).toBe(step.generations.rehearse);
+    expect(step.turnsPerRollout.mean).toBeGreaterThan(2);
+    // Act prompts extend the rollout's previous one (the per-rollout cache's case).
+    expect(step.actPrefixExtensions.of).toBeGreaterThan(0);
+    expect(step.actPrefixExtensions.extended).toBe(step.actPrefixExtensions.of);
+    // (The machine's budget check counts appended contents, not the template's few tokens per message: an
+    // act prompt can pass the budget by those.)
+    expect(step.maxPromptTokens).toBeLessThanOrEqual(6_000 + 100);
+    expect(r.datums).toBe(step.generations.act + step.generations.rehearse);
+    expect(Math.max(...r.bodies)).toBeLessThanOrEqual(r.bodyLimitBytes);
 
-  it("posts every chunk as protobuf within the byte limit and reports the figures", async () => {
-    const r = await runPackBench({ prompts: 2, rollouts: 2, turns: 2, responseTokens: 40 });
-    expect(r.datums).toBe(16);
-    expect(r.bodies.length).toBeGreaterThan(0);
-    expect(Math.max(...r.bodies)).toBeLessThanOrEqual(5_000_000);
-    expect(r.packCpuS).toBeGreaterThan(0);
-    expect(r.maxStallMs).toBeGreaterThanOrEqual(0);
+    const json = packSummary(r);
+    for (const key of ["render_cpu_s", "pack_cpu_s", "max_stall_ms", "max_body_mb", "turns_per_rollout", "reply_tokens"] as const) expect(typeof json[key]).toBe("number");
+    expect(json).toMatchObject({ bench: "pack", reply_tokens: 400, instances: 2, rollouts: 2, body_limit_mb: 5 });
+    expect(json.render_cpu_s).toBeGreaterThan(0);
+    expect(json.pack_cpu_s).toBeGreaterThan(0);
+  }, 60_000);
+
+  it("defaults to the paper's step", () => {
+    expect(PAPER_SCALE).toEqual({ instances: 16, rollouts: 4, maxTurns: 30, replyTokens: 2000, promptBudgetTokens: 12_000 });
   });
 });

