@@ -14,8 +14,9 @@
  * (the HTTP-transport share is printed on the "targets" line above it).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { Agent, request } from "node:http";
 import { pathToFileURL } from "node:url";
+import { createOpenAIChatClient } from "../lib/clients/openai-chat";
+import { chatPolicy } from "../worker/clients/chat-policy";
 import type { GenerateRequest, GenerateResult, PolicyClient } from "../worker/engine/io";
 import { ChecklistJudge } from "../worker/engine/reward";
 import { expandJobs, type RolloutDriverConfig, runRollouts } from "../worker/engine/rollout";
@@ -100,30 +101,44 @@ export function inProcessPolicy(latencyMs: number, callsPerEpisode: number): Pol
 }
 
 // ---------------------------------------------------------------------------------------------
-// OpenAI-shaped HTTP responder in a child process, and a minimal client for it
+// vLLM-shaped HTTP responder in a child process, driven by the product's own client
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * Answers /v1/chat/completions as vLLM does with a reasoning parser and a tool parser: an act request
+ * (it carries `tools`) gets its reasoning in `reasoning_content` and its call in `tool_calls`, a
+ * rehearse request (no tools) the simulated execution result as content. Per-token logprobs only when
+ * asked (`logprobs: true`), as vLLM. It runs in a child process so that only the worker's CPU is counted.
+ */
 const RESPONDER_SOURCE = `
 const http = require("node:http");
 const latency = Number(process.env.LATENCY_MS || 0);
 const calls = Number(process.env.CALLS || 3);
-const ACT_CALL = ${JSON.stringify(ACT_CALL)};
-const ACT_REPLY = ${JSON.stringify(ACT_REPLY)};
 const REHEARSE = ${JSON.stringify(REHEARSE)};
+let id = 0;
 const server = http.createServer((req, res) => {
   const chunks = [];
   req.on("data", (c) => chunks.push(c));
   req.on("end", () => {
-    const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    let body;
+    try { body = JSON.parse(Buffer.concat(chunks).toString("utf8")); } catch { res.writeHead(400); return res.end("{}"); }
     const assistants = body.messages.filter((m) => m.role === "assistant").length;
-    const text = body.metadata && body.metadata.role === "rehearse" ? REHEARSE : assistants < calls ? ACT_CALL : ACT_REPLY;
+    const act = Array.isArray(body.tools) && body.tools.length > 0;
+    let message, finish;
+    if (!act) { message = { role: "assistant", content: REHEARSE, tool_calls: [] }; finish = "stop"; }
+    else if (assistants < calls) {
+      message = { role: "assistant", content: null, reasoning_content: "check the price",
+        tool_calls: [{ id: "chatcmpl-tool-" + (++id), type: "function", function: { name: "get_item", arguments: '{"item": "tea"}' } }] };
+      finish = "tool_calls";
+    } else { message = { role: "assistant", content: "The tea costs $4.", reasoning_content: "done", tool_calls: [] }; finish = "stop"; }
+    const text = (message.reasoning_content || "") + (message.content || "") + (message.tool_calls.length ? '{"name":"get_item","arguments":{"item":"tea"}}' : "");
     const n = Math.max(1, Math.ceil(text.length / 4));
-    const logprobs = Array.from({ length: n }, (_, i) => ({ token: "t" + i, logprob: -0.05 }));
-    const promptChars = body.messages.reduce((s, m) => s + m.content.length, 0);
+    const logprobs = body.logprobs ? { content: Array.from({ length: n }, (_, i) => ({ token: "t" + i, logprob: -0.05, bytes: null, top_logprobs: [] })) } : null;
+    const promptChars = body.messages.reduce((s, m) => s + (m.content || "").length, 0);
     const payload = JSON.stringify({
-      id: "cmpl", object: "chat.completion", model: body.model,
-      choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop", logprobs: { content: logprobs } }],
-      usage: { prompt_tokens: Math.ceil(promptChars / 4), completion_tokens: n },
+      id: "chatcmpl-" + id, object: "chat.completion", created: 0, model: body.model,
+      choices: [{ index: 0, message, logprobs, finish_reason: finish, stop_reason: null }],
+      usage: { prompt_tokens: Math.ceil(promptChars / 4), total_tokens: Math.ceil(promptChars / 4) + n, completion_tokens: n },
     });
     setTimeout(() => { res.writeHead(200, { "content-type": "application/json" }); res.end(payload); }, latency);
   });
@@ -132,7 +147,7 @@ server.keepAliveTimeout = 60000;
 server.listen(0, "127.0.0.1", () => process.stdout.write(String(server.address().port) + "\\n"));
 `;
 
-async function startResponder(latencyMs: number, calls: number): Promise<{ port: number; child: ChildProcess }> {
+export async function startResponder(latencyMs: number, calls: number): Promise<{ port: number; child: ChildProcess }> {
   const child = spawn(process.execPath, ["-e", RESPONDER_SOURCE], {
     env: { ...process.env, LATENCY_MS: String(latencyMs), CALLS: String(calls) },
     stdio: ["ignore", "pipe", "inherit"],
@@ -144,57 +159,20 @@ async function startResponder(latencyMs: number, calls: number): Promise<{ port:
   return { port, child };
 }
 
-/** POST JSON over a keep-alive agent (node:http; undici's fetch costs ~1 ms CPU per request). */
-function postJson(agent: Agent, port: number, path: string, body: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: "127.0.0.1", port, path, method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks).toString("utf8")) : reject(new Error(`responder answered ${res.statusCode}`))));
-        res.on("error", reject);
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
-}
-
-function httpPolicy(port: number): PolicyClient & { count: number } {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1024 });
+/**
+ * The policy a run uses on an OpenAI-compatible node (vLLM, SGLang): chatPolicy over the product's
+ * OpenAIChatClient (lib/clients/openai-chat.ts), as worker/runner/nodes.ts builds it, with the node's
+ * concurrency cap sized to the rollouts in flight. Not included: the cross-worker leases in Postgres
+ * (`sharedSlots`), which need a database.
+ */
+export function httpPolicy(port: number, maxInFlight: number): PolicyClient & { count: number } {
+  const chat = createOpenAIChatClient({ baseUrl: `http://127.0.0.1:${port}/v1`, model: "bench", nodeName: "bench", settings: { maxConcurrency: maxInFlight } });
+  const policy = chatPolicy(chat);
   const p = {
     count: 0,
-    async generate(req: GenerateRequest): Promise<GenerateResult> {
+    generate(req: GenerateRequest): Promise<GenerateResult> {
       p.count++;
-      const text = await postJson(
-        agent,
-        port,
-        "/v1/chat/completions",
-        JSON.stringify({
-          model: "bench",
-          messages: req.messages,
-          tools: req.tools,
-          temperature: req.sampling.temperature,
-          top_p: req.sampling.topP,
-          max_tokens: req.sampling.maxTokens,
-          logprobs: true,
-          metadata: { role: req.role },
-        }),
-      );
-      const body = JSON.parse(text) as {
-        choices: { message: { content: string }; finish_reason: string; logprobs?: { content: { logprob: number }[] } }[];
-        usage: { prompt_tokens: number };
-      };
-      const choice = body.choices[0];
-      const logprobs = (choice.logprobs?.content ?? []).map((x) => x.logprob);
-      return {
-        text: choice.message.content,
-        promptTokens: new Array<number>(body.usage.prompt_tokens).fill(7),
-        tokens: logprobs.map((_, i) => 1000 + i),
-        logprobs,
-        finishReason: choice.finish_reason === "length" ? "length" : "stop",
-      };
+      return policy.generate(req);
     },
   };
   return p;
@@ -277,7 +255,7 @@ export async function runRolloutBenchDetailed(
   if (opts.http !== false) {
     const { port, child } = await startResponder(latencyMs, callsAtLatency);
     try {
-      http = await measure(httpPolicy(port), 64, 4, 256);
+      http = await measure(httpPolicy(port, 256), 64, 4, 256);
       log(`${latencyMs} ms latency, HTTP 127.0.0.1: ${http.generations} generations, wall ${http.wallS.toFixed(2)} s, worker CPU ${http.cpuS.toFixed(3)} s → ${(http.cpuShareOfWall * 100).toFixed(2)}% of wall, ${http.cpuUsPerGeneration.toFixed(0)} µs CPU/gen`);
     } finally {
       child.kill();
