@@ -187,6 +187,8 @@ interface RunFigures {
   generations: number;
   wallS: number;
   cpuS: number;
+  /** Of cpuS, the time in the kernel (sockets: over loopback the sender also pays the receiving side's TCP work). */
+  cpuSystemS: number;
   generationsPerS: number;
   cpuUsPerGeneration: number;
   cpuShareOfWall: number;
@@ -216,6 +218,7 @@ export async function measure(policy: PolicyClient & { count: number }, instance
     generations,
     wallS,
     cpuS,
+    cpuSystemS: cpu.system / 1e6,
     generationsPerS: generations / wallS,
     cpuUsPerGeneration: (cpuS * 1e6) / generations,
     cpuShareOfWall: cpuS / wallS,
@@ -256,7 +259,9 @@ export async function runRolloutBenchDetailed(
     const { port, child } = await startResponder(latencyMs, callsAtLatency);
     try {
       http = await measure(httpPolicy(port, 256), 64, 4, 256);
-      log(`${latencyMs} ms latency, HTTP 127.0.0.1: ${http.generations} generations, wall ${http.wallS.toFixed(2)} s, worker CPU ${http.cpuS.toFixed(3)} s → ${(http.cpuShareOfWall * 100).toFixed(2)}% of wall, ${http.cpuUsPerGeneration.toFixed(0)} µs CPU/gen`);
+      log(
+        `${latencyMs} ms latency, HTTP 127.0.0.1: ${http.generations} generations, wall ${http.wallS.toFixed(2)} s, worker CPU ${http.cpuS.toFixed(3)} s (kernel ${http.cpuSystemS.toFixed(3)} s) → ${(http.cpuShareOfWall * 100).toFixed(2)}% of wall, ${http.cpuUsPerGeneration.toFixed(0)} µs CPU/gen (in-process ${lat.cpuUsPerGeneration.toFixed(0)})`,
+      );
     } finally {
       child.kill();
     }

@@ -49,10 +49,14 @@ export class HttpPool {
   private readonly agent: http.Agent;
   private readonly mod: typeof http | typeof https;
 
+  /** The base URL's path with a trailing slash, e.g. `/v1/`. */
+  private readonly basePath: string;
+
   constructor(
     readonly base: URL,
     maxSockets: number,
   ) {
+    this.basePath = base.pathname.endsWith("/") ? base.pathname : `${base.pathname}/`;
     const secure = base.protocol === "https:";
     this.mod = secure ? https : http;
     const opts = { keepAlive: true, keepAliveMsecs: 30_000, maxSockets, maxFreeSockets: maxSockets, scheduling: "lifo" as const };
@@ -64,32 +68,48 @@ export class HttpPool {
     this.agent.maxFreeSockets = n;
   }
 
-  /** POST `body` (already JSON) to `path` under the base; resolves with any status, rejects only without an answer. */
-  post(path: string, body: string, headers: Record<string, string>, signal?: AbortSignal): Promise<HttpReply> {
-    const url = new URL(path, this.base.href.endsWith("/") ? this.base.href : `${this.base.href}/`);
-    return new Promise<HttpReply>((resolve, reject) => {
-      const req = this.mod.request(
-        url,
+  /**
+   * POST `body` (already JSON) to `path` under the base. `reply` resolves with any status and rejects
+   * only without an answer; `abort(reason)` drops the request (its socket too) and rejects `reply`
+   * with `reason`. No AbortSignal: the caller's timers and signal call `abort` directly.
+   */
+  post(path: string, body: string, headers: Record<string, string>): { reply: Promise<HttpReply>; abort(reason: Error): void } {
+    let req: http.ClientRequest | undefined;
+    let abortedWith: Error | undefined;
+    const connectionError = (e: Error) => abortedWith ?? new HttpConnectionError(e.message, (e as NodeJS.ErrnoException).code);
+    const reply = new Promise<HttpReply>((resolve, reject) => {
+      req = this.mod.request(
         {
+          protocol: this.base.protocol,
+          hostname: this.base.hostname,
+          port: this.base.port,
+          path: this.basePath + path,
           method: "POST",
           agent: this.agent,
-          signal,
-          headers: { ...headers, "content-type": "application/json", accept: "application/json", "content-length": String(Buffer.byteLength(body)) },
+          headers: { ...headers, "content-type": "application/json", accept: "application/json", "content-length": Buffer.byteLength(body) },
         },
         (res) => {
           const chunks: Buffer[] = [];
           res.on("data", (c: Buffer) => chunks.push(c));
           res.on("end", () => {
-            if (!res.complete) return reject(new HttpConnectionError("the connection closed before the reply was complete"));
+            if (!res.complete) return reject(connectionError(new Error("the connection closed before the reply was complete")));
             resolve({ status: res.statusCode ?? 0, headers: lookup(res.headers), body: chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8") });
           });
-          res.on("error", (e) => reject(signal?.aborted ? e : new HttpConnectionError(e.message, (e as NodeJS.ErrnoException).code)));
-          res.on("aborted", () => reject(new HttpConnectionError("the connection closed before the reply was complete")));
+          res.on("error", (e) => reject(connectionError(e)));
+          res.on("aborted", () => reject(connectionError(new Error("the connection closed before the reply was complete"))));
         },
       );
-      req.on("error", (e) => reject(signal?.aborted ? e : new HttpConnectionError(e.message, (e as NodeJS.ErrnoException).code)));
+      req.on("error", (e) => reject(connectionError(e)));
       req.end(body);
     });
+    return {
+      reply,
+      abort(reason) {
+        if (abortedWith) return;
+        abortedWith = reason;
+        req?.destroy(reason);
+      },
+    };
   }
 
   close(): void {

@@ -91,7 +91,7 @@ const replyMessageSchema = z.object({
   tool_calls: z.array(toolCallSchema).nullish(),
 });
 
-const completionSchema = z.object({
+export const completionSchema = z.object({
   choices: z.array(z.object({ message: replyMessageSchema, finish_reason: z.string().nullish() })).min(1, "the reply has no choices"),
 });
 
@@ -139,11 +139,42 @@ function contentText(content: string, reasoning: string | null | undefined): str
   return typeof reasoning === "string" ? content.replace(/^\n+/, "") : content;
 }
 
+type Completion = z.infer<typeof completionSchema>;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const nullishString = (v: unknown) => v === undefined || v === null || typeof v === "string";
+
+/**
+ * The completion schema's checks written out by hand: true only for a value `completionSchema` accepts
+ * (the unit test holds the two together). Zod costs more than the rest of a reply's handling at hundreds
+ * of calls per second, so it runs only to word the error for a reply that fails here.
+ */
+export function isWellFormedCompletion(raw: unknown): raw is Completion {
+  if (!isObject(raw) || !Array.isArray(raw.choices) || raw.choices.length === 0) return false;
+  for (const choice of raw.choices) {
+    if (!isObject(choice) || !nullishString(choice.finish_reason) || !isObject(choice.message)) return false;
+    const m = choice.message;
+    if (!nullishString(m.role) || !nullishString(m.content) || !nullishString(m.reasoning_content) || !nullishString(m.reasoning)) return false;
+    if (m.tool_calls === undefined || m.tool_calls === null) continue;
+    if (!Array.isArray(m.tool_calls)) return false;
+    for (const c of m.tool_calls) {
+      if (!isObject(c) || !nullishString(c.id) || !(c.type === undefined || c.type === null || c.type === "function") || !isObject(c.function)) return false;
+      if (typeof c.function.name !== "string" || c.function.name.length === 0 || typeof c.function.arguments !== "string") return false;
+    }
+  }
+  return true;
+}
+
 /** The reply of a validated non-streamed completion (first choice). */
 export function replyFromCompletion(raw: unknown, label: string): ChatReply {
-  const parsed = completionSchema.safeParse(raw);
-  if (!parsed.success) throw new ChatCallError(`${label}: malformed chat completion: ${issueText(parsed.error)}`, undefined, "malformed");
-  const choice = parsed.data.choices[0]!;
+  let completion: Completion;
+  if (isWellFormedCompletion(raw)) completion = raw;
+  else {
+    const parsed = completionSchema.safeParse(raw);
+    if (!parsed.success) throw new ChatCallError(`${label}: malformed chat completion: ${issueText(parsed.error)}`, undefined, "malformed");
+    completion = parsed.data;
+  }
+  const choice = completion.choices[0]!;
   const m = choice.message;
   const reasoning = m.reasoning_content ?? m.reasoning;
   const calls = m.tool_calls ?? [];
@@ -457,8 +488,41 @@ export class OpenAIChatClient implements ChatClient {
   }
 
   /** One HTTP attempt under the time limits; the caller's signal cancels it. */
-  private async attempt(body: Record<string, unknown>, limits: { totalMs: number; idleMs: number }, outer?: AbortSignal): Promise<ChatReply> {
-    if (outer?.aborted) throw abortedError(outer);
+  private attempt(body: Record<string, unknown>, limits: { totalMs: number; idleMs: number }, outer?: AbortSignal): Promise<ChatReply> {
+    if (outer?.aborted) return Promise.reject(abortedError(outer));
+    return this.settings.stream ? this.attemptStreamed(body, limits, outer) : this.attemptPlain(body, limits, outer);
+  }
+
+  /**
+   * A non-streamed attempt on the node's keep-alive pool. Per call: one JSON.stringify of the body, one
+   * timer, one JSON.parse and the reply's validation; no AbortController, no web streams.
+   */
+  private async attemptPlain(body: Record<string, unknown>, limits: { totalMs: number }, outer?: AbortSignal): Promise<ChatReply> {
+    const call = this.pool.post("chat/completions", JSON.stringify(body), this.headers);
+    const total = setTimeout(
+      () => call.abort(new ChatCallError(`${this.label}: no complete reply within ${Math.round(limits.totalMs / 1000)} s`, undefined, "timeout")),
+      limits.totalMs,
+    );
+    const onOuterAbort = () => call.abort(abortedError(outer!));
+    outer?.addEventListener("abort", onOuterAbort, { once: true });
+    try {
+      const res = await call.reply;
+      if (res.status < 200 || res.status > 299) throw new HttpStatusError(res.status, res.headers, errorBodyText(res.body, res.status));
+      let raw: unknown;
+      try {
+        raw = JSON.parse(res.body);
+      } catch {
+        throw new ChatCallError(`${this.label}: malformed chat completion: the body is not JSON (${JSON.stringify(res.body.slice(0, 80))})`, undefined, "malformed");
+      }
+      return replyFromCompletion(raw, this.label);
+    } finally {
+      clearTimeout(total);
+      outer?.removeEventListener("abort", onOuterAbort);
+    }
+  }
+
+  /** A streamed attempt (the openai package's SSE): the total limit, and the idle limit between chunks. */
+  private async attemptStreamed(body: Record<string, unknown>, limits: { totalMs: number; idleMs: number }, outer?: AbortSignal): Promise<ChatReply> {
     const controller = new AbortController();
     let timedOut: string | undefined;
     const expire = (why: string) => {
@@ -474,17 +538,6 @@ export class OpenAIChatClient implements ChatClient {
       idle = setTimeout(() => expire(`the stream was silent for ${Math.round(limits.idleMs / 1000)} s`), limits.idleMs);
     };
     try {
-      if (!this.settings.stream) {
-        const res = await this.pool.post("chat/completions", JSON.stringify(body), this.headers, controller.signal);
-        if (res.status < 200 || res.status > 299) throw new HttpStatusError(res.status, res.headers, errorBodyText(res.body, res.status));
-        let raw: unknown;
-        try {
-          raw = JSON.parse(res.body);
-        } catch {
-          throw new ChatCallError(`${this.label}: malformed chat completion: the body is not JSON (${JSON.stringify(res.body.slice(0, 80))})`, undefined, "malformed");
-        }
-        return replyFromCompletion(raw, this.label);
-      }
       kick();
       const stream = await this.client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming, { signal: controller.signal });
       const reply = new StreamedReply(this.label);
