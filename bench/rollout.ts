@@ -6,14 +6,16 @@
  * 1. zero latency: an in-process PolicyClient answers immediately with canned valid outputs →
  *    generations/s and worker CPU time per generation (target ≥ 1000 generations/s);
  * 2. 1 s latency, 256 rollouts in flight: worker CPU time / wall time (target < 2%), with the
- *    in-process responder and through a real OpenAI-shaped HTTP responder on 127.0.0.1 running in a
- *    child process (so only the worker's client-side CPU is counted);
+ *    in-process responder, and through the product's own client (chatPolicy over OpenAIChatClient, the
+ *    path a run takes on a vLLM/SGLang node) against a vLLM-shaped HTTP responder on 127.0.0.1 in a
+ *    child process (so only the worker's CPU is counted; target < 2 % too, issue 25);
  * 3. persistence (bench/persist.ts): one step commit of 10,000 turns into a throwaway Postgres.
  *
- * Ends with ONE line of JSON: {"bench":"rollout","generations_per_s","worker_wall_share_at_1s","turns_per_s_persisted"}
- * (the HTTP-transport share is printed on the "targets" line above it).
+ * Ends with ONE line of JSON: {"bench":"rollout","generations_per_s","worker_wall_share_at_1s",
+ * "worker_wall_share_at_1s_http","http_cpu_us_per_generation","turns_per_s_persisted","load_avg_1m"}.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { availableParallelism, loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
 import { createOpenAIChatClient } from "../lib/clients/openai-chat";
 import { chatPolicy } from "../worker/clients/chat-policy";
@@ -289,6 +291,7 @@ if (isMain) {
   const callsAtLatency = process.env.BENCH_CALLS ? Number(process.env.BENCH_CALLS) : undefined;
   const log = (l: string) => console.log(l);
   (async () => {
+    log(`load average at start: ${loadavg().map((x) => x.toFixed(2)).join(", ")} on ${availableParallelism()} cores`);
     const d = await runRolloutBenchDetailed({ latencyMs, callsAtLatency, http: process.env.BENCH_HTTP !== "0", log });
     // The persistence half: one step commit of 10,000 turns into a throwaway Postgres (bench/persist.ts).
     const { runPersistBench } = await import("./persist");
@@ -296,7 +299,9 @@ if (isMain) {
     console.log(
       `targets: generations/s ≥ 1000 → ${d.generations_per_s >= 1000 ? "met" : "MISSED"}; ` +
         `engine CPU share < 2% → ${d.worker_wall_share_at_1s < 0.02 ? "met" : "MISSED"}` +
-        (d.worker_wall_share_at_1s_http !== undefined ? ` (with node:http transport: ${(d.worker_wall_share_at_1s_http * 100).toFixed(2)}%)` : "") +
+        (d.worker_wall_share_at_1s_http !== undefined
+          ? `; over HTTP with the product's client ≤ 2% → ${d.worker_wall_share_at_1s_http <= 0.02 ? "met" : "MISSED"} (${(d.worker_wall_share_at_1s_http * 100).toFixed(2)}%)`
+          : "") +
         `; ${p.turns} turns committed < 1 s → ${p.commitS < 1 ? "met" : "MISSED"} (${p.commitS.toFixed(3)} s)`,
     );
     console.log(
@@ -304,7 +309,12 @@ if (isMain) {
         bench: "rollout",
         generations_per_s: Math.round(d.generations_per_s),
         worker_wall_share_at_1s: Number(d.worker_wall_share_at_1s.toFixed(5)),
+        ...(d.latency_http
+          ? { worker_wall_share_at_1s_http: Number(d.latency_http.cpuShareOfWall.toFixed(5)), http_cpu_us_per_generation: Math.round(d.latency_http.cpuUsPerGeneration) }
+          : {}),
         turns_per_s_persisted: Math.round(p.turns_per_s_persisted),
+        // CPU time per operation grows with contention: the figures mean little without the load they ran under.
+        load_avg_1m: Number(loadavg()[0]!.toFixed(2)),
       }),
     );
   })().catch((e) => {
