@@ -260,6 +260,9 @@ export async function runRolloutBenchDetailed(
   if (opts.http !== false) {
     const { port, child } = await startResponder(latencyMs, callsAtLatency);
     try {
+      // Warm-up at full size, as for the in-process figures: JIT, and the pool's 256 keep-alive
+      // connections opened (a run's steady state; connecting is not per-generation cost).
+      await measure(httpPolicy(port, 256), 64, 4, 256);
       http = await measure(httpPolicy(port, 256), 64, 4, 256);
       log(
         `${latencyMs} ms latency, HTTP 127.0.0.1: ${http.generations} generations, wall ${http.wallS.toFixed(2)} s, worker CPU ${http.cpuS.toFixed(3)} s (kernel ${http.cpuSystemS.toFixed(3)} s) → ${(http.cpuShareOfWall * 100).toFixed(2)}% of wall, ${http.cpuUsPerGeneration.toFixed(0)} µs CPU/gen (in-process ${lat.cpuUsPerGeneration.toFixed(0)})`,
