@@ -143,6 +143,14 @@ describe("SkyRL tx's contract (scripted models)", () => {
     expect(check(tokenMean, "loss-scale").reason).toMatch(/reported loss -0\.2750, expected -5\.5000 .*: the server reduces as a mean over every target token/);
   });
 
+  it("loss-scale: a server with no adapter slot free reports the check as not measured, blocking no launch", async () => {
+    double = await new SkyRLDouble({ sampleTokens: () => [...qwen.encode(reply), 151645], promptLogprobs: qwenScorer, maxLoraAdapters: 1 }).start();
+    const r = await runDoctor({ kind: "tinker", url: double.url, nodeName: "busy" }, "Qwen/Qwen3-8B", { timeoutMs: 10_000 });
+    expect(check(r, "loss-scale")).toMatchObject({ status: "skipped", neededBy: [] });
+    expect(check(r, "loss-scale").reason).toMatch(/^not measured: the server did not create a training model .*Maximum number of LoRA adapters \(1\) reached.*skyrl-jax \(per-datum-mean\) unverified/);
+    expect(r.ok).toBe(true);
+  });
+
   it("flags a node whose sampled ids are not text under the renderer (the double's byte-range ids)", async () => {
     double = await new SkyRLDouble().start();
     const r = await runDoctor({ kind: "tinker", url: double.url, nodeName: "skyrl" }, "Qwen/Qwen3-8B", { timeoutMs: 10_000 });

@@ -30,6 +30,12 @@ const fmt = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(4));
 export interface LossScaleResult {
   status: "ok" | "failed" | "skipped";
   reason: string;
+  /**
+   * True when nothing could be measured because the server would not create a training model now
+   * (e.g. every adapter slot of a SkyRL server in use by a running job): reported, but it blocks no
+   * launch — a node busy training is not a node that reduces wrongly.
+   */
+  informational?: boolean;
 }
 
 interface Probe {
@@ -96,7 +102,13 @@ export async function lossScaleCheck(client: TinkerClient, model: string, tokens
   const p = probe();
   const lengths = LOSS_SCALE_DATUMS.map((d) => d.targets);
   const sendWeights = reduction === "per-datum-mean";
-  const training = await client.createModel(model, { loraRank, seed: 0 });
+  let training: Awaited<ReturnType<TinkerClient["createModel"]>>;
+  try {
+    training = await client.createModel(model, { loraRank, seed: 0 });
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    return { status: "skipped", informational: true, reason: `not measured: the server did not create a training model to run forward on (${why}); runs use the reduction modelled for ${profile} (${reduction}) unverified` };
+  }
   try {
     // 1. the server's own logprobs of the targets
     const zeros = lengths.map((n) => new Array<number>(n).fill(0));

@@ -277,6 +277,7 @@ export async function tinkerChecks(target: TinkerTarget, model: string | null, o
     try {
       const r = await lossScaleCheck(client, model, prompt, detected.profile, Math.min(limit ?? 8, 8));
       add("loss-scale", r.status, r.reason, started);
+      if (r.informational) checks[checks.length - 1]!.neededBy = [];
     } catch (e) {
       add("loss-scale", "failed", `forward on a training model failed: ${errText(e)}`, started);
     }
