@@ -81,7 +81,8 @@ export class HttpPool {
       req = this.mod.request(
         {
           protocol: this.base.protocol,
-          hostname: this.base.hostname,
+          // URL keeps an IPv6 literal's brackets; http.request wants the bare address.
+          hostname: this.base.hostname.startsWith("[") ? this.base.hostname.slice(1, -1) : this.base.hostname,
           port: this.base.port,
           path: this.basePath + path,
           method: "POST",
