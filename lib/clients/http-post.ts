@@ -1,8 +1,9 @@
 /**
  * One JSON POST over node:http(s) with a keep-alive connection pool per node: the transport of the
  * non-streamed chat calls (lib/clients/openai-chat.ts). At 256 rollouts in flight against a vLLM node
- * the worker makes thousands of calls a minute; fetch (undici's WHATWG streams, the openai package's
- * request pipeline around it) cost ~2.4 ms CPU per call, this ~0.1 ms (docs/BENCHMARKS.md, bench:rollout).
+ * the worker makes thousands of calls a minute; fetch (undici's WHATWG streams) and the openai package's
+ * request pipeline around it cost ~2.4 ms CPU per generation in bench:rollout, this path ~0.43 ms, within
+ * noise of a bare node:http POST on the same machine (docs/BENCHMARKS.md).
  *
  * What comes back is the status, the headers and the body as text; deciding what a status means and
  * validating the body is the caller's job.
