@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { inProcessPolicy, measure } from "./rollout";
+import { httpPolicy, inProcessPolicy, measure, startResponder } from "./rollout";
 
 describe("rollout bench harness", () => {
   it("runs K rollouts per instance with the canned policy and counts every generation", async () => {
@@ -9,5 +9,17 @@ describe("rollout bench harness", () => {
     expect(r.generations).toBe(28);
     expect(r.meanMicroSteps).toBe(7);
     expect(r.generationsPerS).toBeGreaterThan(0);
+  });
+
+  it("drives the same episodes through the product's chat client over HTTP (vLLM-shaped replies: tool_calls, reasoning)", async () => {
+    const { port, child } = await startResponder(0, 3);
+    try {
+      const r = await measure(httpPolicy(port, 4), 2, 2, 4);
+      // The adapter's text must parse back into the same calls: else episodes would end early.
+      expect(r.generations).toBe(28);
+      expect(r.meanMicroSteps).toBe(7);
+    } finally {
+      child.kill();
+    }
   });
 });

@@ -12,6 +12,7 @@ const label: Record<DoctorReport["checks"][number]["check"], string> = {
   "lora-rank": "LoRA rank limit",
   sampling: "Sampling round trip",
   tokenizer: "Tokenizer match",
+  "loss-scale": "Loss scale (forward)",
   models: "/v1/models",
   chat: "Chat round trip",
   "tool-calling": "Tool calling",

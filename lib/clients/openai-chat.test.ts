@@ -1,9 +1,10 @@
+import http from "node:http";
 import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { nodeSettingsSchema, parseNodeSettings } from "../../contracts/node-settings";
 import { startVllmDouble, type VllmDouble, type VllmDoubleOptions } from "../../test/doubles/vllm-openai";
 import type { ToolSchema } from "../../worker/engine/io";
-import { createOpenAIChatClient, retryAfterMs, type OpenAIChatOptions } from "./openai-chat";
+import { completionSchema, createOpenAIChatClient, isWellFormedCompletion, retryAfterMs, type OpenAIChatOptions } from "./openai-chat";
 
 const MODEL = "Qwen/Qwen3-30B-A3B";
 const tools: ToolSchema[] = [{ type: "function", function: { name: "get_item", parameters: { type: "object", properties: { item: { type: "string" } } } } }];
@@ -178,6 +179,97 @@ describe("OpenAIChatClient against a vLLM-like node", () => {
     controller.abort();
     await expect(call).rejects.toThrow();
     expect(d.stats.rateLimited).toBe(1);
+  });
+});
+
+describe("the non-streamed transport", () => {
+  /** A plain node:http server answering every POST with `answer`, counting TCP connections. */
+  async function rawNode(answer: (body: string, headers: http.IncomingHttpHeaders) => { status: number; body: string; contentType?: string }) {
+    let connections = 0;
+    const server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const a = answer(Buffer.concat(chunks).toString("utf8"), req.headers);
+        res.writeHead(a.status, { "content-type": a.contentType ?? "application/json" });
+        res.end(a.body);
+      });
+    });
+    server.on("connection", () => connections++);
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+    doubles.push({ close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))) } as VllmDouble);
+    return { url, connections: () => connections };
+  }
+  const completion = (content: string) => JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }] });
+
+  it("keeps connections alive: sequential calls to a node reuse one socket, concurrent ones at most maxConcurrency", async () => {
+    const node = await rawNode(() => ({ status: 200, body: completion("ok") }));
+    const chat = client(node, { settings: { maxConcurrency: 3 } });
+    for (let i = 0; i < 5; i++) expect((await chat.complete({ messages: [{ role: "user", content: `q${i}` }] })).text).toBe("ok");
+    expect(node.connections()).toBe(1);
+    await Promise.all(Array.from({ length: 12 }, (_, i) => chat.complete({ messages: [{ role: "user", content: `p${i}` }] })));
+    expect(node.connections()).toBeLessThanOrEqual(3);
+  });
+
+  it("sends the API key as a bearer token, and refuses a reply that is not JSON, naming the node, without retrying", async () => {
+    const seen: string[] = [];
+    const auth: (string | undefined)[] = [];
+    const node = await rawNode((body, headers) => (seen.push(body), auth.push(headers.authorization), { status: 200, body: "<html>proxy error</html>", contentType: "text/html" }));
+    const waits: number[] = [];
+    await expect(client(node, { nodeName: "behind-proxy", apiKey: "sk-node", sleep: async (ms) => void waits.push(ms) }).complete({ messages: [{ role: "user", content: "x" }] })).rejects.toThrow(
+      /node "behind-proxy" \(model Qwen\/Qwen3-30B-A3B\): malformed chat completion: the body is not JSON \("<html>proxy error<\/html>"\)/,
+    );
+    expect(waits).toEqual([]);
+    expect(seen).toHaveLength(1);
+    expect(auth).toEqual(["Bearer sk-node"]);
+    expect(JSON.parse(seen[0]!)).toMatchObject({ model: MODEL, messages: [{ role: "user", content: "x" }] });
+  });
+
+  it("words a 5xx from the server's own body, plain text included, and retries it", async () => {
+    let n = 0;
+    const node = await rawNode(() => (++n < 3 ? { status: 503, body: "upstream overloaded", contentType: "text/plain" } : { status: 200, body: completion("late") }));
+    const waits: number[] = [];
+    expect((await client(node, { sleep: async (ms) => void waits.push(ms) }).complete({ messages: [{ role: "user", content: "x" }] })).text).toBe("late");
+    expect(waits).toHaveLength(2);
+    const down = await rawNode(() => ({ status: 500, body: JSON.stringify({ detail: "CUDA out of memory" }) }));
+    await expect(client(down, { nodeName: "oom", sleep: async () => {}, settings: { maxRetries: 1 } }).complete({ messages: [{ role: "user", content: "x" }] })).rejects.toThrow(
+      /node "oom" .*HTTP 500 after 2 attempts: CUDA out of memory/,
+    );
+  });
+
+  it("accepts exactly the completions the schema accepts (the hand-written check never lets a malformed one through)", () => {
+    const ok = { choices: [{ message: { role: "assistant", content: "hi", tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] }, finish_reason: "tool_calls" }] };
+    const variants: unknown[] = [
+      ok,
+      { choices: [{ message: { content: null, reasoning_content: "r", tool_calls: null }, finish_reason: null }], usage: { prompt_tokens: 3 } },
+      { choices: [{ message: {} }] },
+      null,
+      [],
+      "text",
+      { choices: [] },
+      { choices: {} },
+      { choices: [null] },
+      { choices: [[]] },
+      { choices: [{}] },
+      { choices: [{ message: [] }] },
+      { choices: [{ message: { content: 3 } }] },
+      { choices: [{ message: { role: 1 } }] },
+      { choices: [{ message: { reasoning: {} } }] },
+      { choices: [{ message: { reasoning_content: false } }] },
+      { choices: [{ message: {}, finish_reason: 0 }] },
+      { choices: [{ message: { tool_calls: {} } }] },
+      { choices: [{ message: { tool_calls: [null] } }] },
+      { choices: [{ message: { tool_calls: [{ function: { name: "", arguments: "{}" } }] } }] },
+      { choices: [{ message: { tool_calls: [{ function: { name: "f", arguments: {} } }] } }] },
+      { choices: [{ message: { tool_calls: [{ function: { name: "f" } }] } }] },
+      { choices: [{ message: { tool_calls: [{ id: 5, function: { name: "f", arguments: "" } }] } }] },
+      { choices: [{ message: { tool_calls: [{ type: "tool", function: { name: "f", arguments: "" } }] } }] },
+      { choices: [{ message: { tool_calls: [{ function: [] }] } }] },
+      { choices: [ok.choices[0], { message: { content: 1 } }] },
+    ];
+    for (const v of variants) expect(isWellFormedCompletion(v), JSON.stringify(v)).toBe(completionSchema.safeParse(v).success);
+    expect(variants.filter((v) => isWellFormedCompletion(v))).toHaveLength(3);
   });
 });
 

@@ -2,7 +2,9 @@
  * ChatClient (contracts/chat.ts) over OpenAI-compatible `/v1/chat/completions`: judges, user and tool
  * simulators, and policies on inference-only nodes (vLLM, SGLang, OpenAI, the embedded node).
  *
- * The `openai` package carries the HTTP and SSE; everything a run depends on is decided here:
+ * Transport: non-streamed calls (the default, and the policy's path at hundreds of rollouts in flight) go
+ * over node:http with a keep-alive pool per node sized to its concurrency (lib/clients/http-post.ts);
+ * streamed ones through the `openai` package's SSE. Everything a run depends on is decided here:
  * - tools go out as function-calling `tools`; `tool_calls` and the reasoning (`reasoning_content`, or
  *   `reasoning` in newer vLLM) come back separately in the reply;
  * - per-node settings (contracts/node-settings.ts `openai`): vendor extras merged into the body,
@@ -18,6 +20,7 @@
  */
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import { nodeBaseUrl } from "../node-url";
+import { HttpConnectionError, HttpPool, type HeaderLookup } from "./http-post";
 import { z } from "zod";
 import { openAINodeSettingsSchema, type OpenAINodeSettings } from "../../contracts/node-settings";
 import type { ChatClient, ChatMessage, ChatReply, ChatRequest } from "../../contracts/chat";
@@ -88,7 +91,7 @@ const replyMessageSchema = z.object({
   tool_calls: z.array(toolCallSchema).nullish(),
 });
 
-const completionSchema = z.object({
+export const completionSchema = z.object({
   choices: z.array(z.object({ message: replyMessageSchema, finish_reason: z.string().nullish() })).min(1, "the reply has no choices"),
 });
 
@@ -136,11 +139,42 @@ function contentText(content: string, reasoning: string | null | undefined): str
   return typeof reasoning === "string" ? content.replace(/^\n+/, "") : content;
 }
 
+type Completion = z.infer<typeof completionSchema>;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const nullishString = (v: unknown) => v === undefined || v === null || typeof v === "string";
+
+/**
+ * The completion schema's checks written out by hand: true only for a value `completionSchema` accepts
+ * (the unit test holds the two together). Zod costs more than the rest of a reply's handling at hundreds
+ * of calls per second, so it runs only to word the error for a reply that fails here.
+ */
+export function isWellFormedCompletion(raw: unknown): raw is Completion {
+  if (!isObject(raw) || !Array.isArray(raw.choices) || raw.choices.length === 0) return false;
+  for (const choice of raw.choices) {
+    if (!isObject(choice) || !nullishString(choice.finish_reason) || !isObject(choice.message)) return false;
+    const m = choice.message;
+    if (!nullishString(m.role) || !nullishString(m.content) || !nullishString(m.reasoning_content) || !nullishString(m.reasoning)) return false;
+    if (m.tool_calls === undefined || m.tool_calls === null) continue;
+    if (!Array.isArray(m.tool_calls)) return false;
+    for (const c of m.tool_calls) {
+      if (!isObject(c) || !nullishString(c.id) || !(c.type === undefined || c.type === null || c.type === "function") || !isObject(c.function)) return false;
+      if (typeof c.function.name !== "string" || c.function.name.length === 0 || typeof c.function.arguments !== "string") return false;
+    }
+  }
+  return true;
+}
+
 /** The reply of a validated non-streamed completion (first choice). */
 export function replyFromCompletion(raw: unknown, label: string): ChatReply {
-  const parsed = completionSchema.safeParse(raw);
-  if (!parsed.success) throw new ChatCallError(`${label}: malformed chat completion: ${issueText(parsed.error)}`, undefined, "malformed");
-  const choice = parsed.data.choices[0]!;
+  let completion: Completion;
+  if (isWellFormedCompletion(raw)) completion = raw;
+  else {
+    const parsed = completionSchema.safeParse(raw);
+    if (!parsed.success) throw new ChatCallError(`${label}: malformed chat completion: ${issueText(parsed.error)}`, undefined, "malformed");
+    completion = parsed.data;
+  }
+  const choice = completion.choices[0]!;
   const m = choice.message;
   const reasoning = m.reasoning_content ?? m.reasoning;
   const calls = m.tool_calls ?? [];
@@ -258,6 +292,45 @@ export interface SharedSlots {
 }
 
 const slotsByNode = new Map<string, NodeSlots>();
+const poolsByNode = new Map<string, HttpPool>();
+
+/** The process-wide keep-alive pool of one node, as many sockets as the node's concurrency. */
+function poolFor(key: string, base: string, maxSockets: number): HttpPool {
+  let pool = poolsByNode.get(key);
+  if (!pool) poolsByNode.set(key, (pool = new HttpPool(new URL(base), maxSockets)));
+  else pool.setMaxSockets(maxSockets);
+  return pool;
+}
+
+/** A non-2xx answer on the node:http path (the openai package's APIError on the streamed one). */
+class HttpStatusError extends Error {
+  constructor(
+    readonly status: number,
+    readonly headers: HeaderLookup,
+    readonly serverText: string,
+  ) {
+    super(serverText);
+    this.name = "HttpStatusError";
+  }
+}
+
+/** The server's words from an error body: `{error:{message}}`, `{error:"…"}`, `{message}`, `{detail}`, else the text. */
+function errorBodyText(body: string, status: number): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    const text = body.trim();
+    return text ? (text.length > 300 ? `${text.slice(0, 300)}…` : text) : `status ${status} with no body`;
+  }
+  const o = parsed as { error?: unknown; message?: unknown; detail?: unknown } | null;
+  const inner = o && typeof o.error === "object" && o.error !== null ? (o.error as { message?: unknown }) : undefined;
+  if (typeof inner?.message === "string") return inner.message;
+  if (typeof o?.error === "string") return o.error;
+  if (typeof o?.message === "string") return o.message;
+  if (typeof o?.detail === "string") return o.detail;
+  return JSON.stringify(parsed).slice(0, 300);
+}
 
 /** The process-wide slots of one node (created on first use; the latest settings set the limit). */
 function slotsFor(key: string, limit: number): NodeSlots {
@@ -294,7 +367,7 @@ function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** Milliseconds the server asked us to wait (`retry-after-ms`, `retry-after` in seconds or as a date). */
-export function retryAfterMs(headers: Headers | undefined, now = Date.now()): number | undefined {
+export function retryAfterMs(headers: HeaderLookup | undefined, now = Date.now()): number | undefined {
   const ms = Number(headers?.get("retry-after-ms"));
   if (headers?.get("retry-after-ms") && Number.isFinite(ms) && ms >= 0) return ms;
   const value = headers?.get("retry-after");
@@ -313,6 +386,8 @@ export class OpenAIChatClient implements ChatClient {
   readonly ownsTimeouts = true;
   readonly settings: OpenAINodeSettings;
   private readonly client: OpenAI;
+  private readonly pool: HttpPool;
+  private readonly headers: Record<string, string>;
   private readonly slots: NodeSlots;
   private readonly label: string;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -323,6 +398,8 @@ export class OpenAIChatClient implements ChatClient {
     const baseURL = nodeBaseUrl(opts.baseUrl, opts.nodeName);
     this.client = new OpenAI({ baseURL, apiKey: opts.apiKey || "not-needed", maxRetries: 0, timeout: 24 * 3600_000 });
     this.slots = slotsFor(slotKey(opts.nodeName, baseURL), this.settings.maxConcurrency);
+    this.pool = poolFor(slotKey(opts.nodeName, baseURL), baseURL, this.settings.maxConcurrency);
+    this.headers = opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {};
     this.label = `${opts.nodeName ? `node "${opts.nodeName}"` : baseURL} (model ${opts.model})`;
     this.sleep = opts.sleep ?? abortableSleep;
   }
@@ -385,10 +462,11 @@ export class OpenAIChatClient implements ChatClient {
   /** Wait before the next attempt, or undefined when the error is not worth retrying. */
   private retryWaitMs(error: unknown, attempt: number): number | undefined {
     const backoff = Math.min(500 * 2 ** attempt, this.settings.maxRetryWaitS * 1000) * (0.8 + 0.4 * Math.random());
-    if (error instanceof APIError && typeof error.status === "number") {
-      if (!RETRYABLE_STATUS(error.status)) return undefined;
-      return retryAfterMs(error.headers) ?? backoff;
+    if (error instanceof HttpStatusError || (error instanceof APIError && typeof error.status === "number")) {
+      if (!RETRYABLE_STATUS(error.status!)) return undefined;
+      return retryAfterMs(error.headers ?? undefined) ?? backoff;
     }
+    if (error instanceof HttpConnectionError) return backoff;
     if (error instanceof APIConnectionError && !(error instanceof APIUserAbortError)) return backoff;
     if (error instanceof ChatCallError && error.kind === "connection") return backoff;
     return undefined;
@@ -398,7 +476,10 @@ export class OpenAIChatClient implements ChatClient {
     if (error instanceof ChatCallError) return error;
     const tries = attempts > 1 ? ` after ${attempts} attempts` : "";
     if (error instanceof APIUserAbortError) return new ChatCallError(`${this.label}: the call was cancelled`, undefined, "aborted");
-    if (error instanceof APIConnectionError) return new ChatCallError(`${this.label}: cannot reach the node${tries}: ${causeText(error)}`, undefined, "connection");
+    if (error instanceof APIConnectionError || error instanceof HttpConnectionError) {
+      return new ChatCallError(`${this.label}: cannot reach the node${tries}: ${causeText(error)}`, undefined, "connection");
+    }
+    if (error instanceof HttpStatusError) return new ChatCallError(`${this.label}: HTTP ${error.status}${tries}: ${error.serverText}`, error.status, "http");
     if (error instanceof APIError && typeof error.status === "number") {
       return new ChatCallError(`${this.label}: HTTP ${error.status}${tries}: ${serverMessage(error)}`, error.status, "http");
     }
@@ -407,8 +488,41 @@ export class OpenAIChatClient implements ChatClient {
   }
 
   /** One HTTP attempt under the time limits; the caller's signal cancels it. */
-  private async attempt(body: Record<string, unknown>, limits: { totalMs: number; idleMs: number }, outer?: AbortSignal): Promise<ChatReply> {
-    if (outer?.aborted) throw abortedError(outer);
+  private attempt(body: Record<string, unknown>, limits: { totalMs: number; idleMs: number }, outer?: AbortSignal): Promise<ChatReply> {
+    if (outer?.aborted) return Promise.reject(abortedError(outer));
+    return this.settings.stream ? this.attemptStreamed(body, limits, outer) : this.attemptPlain(body, limits, outer);
+  }
+
+  /**
+   * A non-streamed attempt on the node's keep-alive pool. Per call: one JSON.stringify of the body, one
+   * timer, one JSON.parse and the reply's validation; no AbortController, no web streams.
+   */
+  private async attemptPlain(body: Record<string, unknown>, limits: { totalMs: number }, outer?: AbortSignal): Promise<ChatReply> {
+    const call = this.pool.post("chat/completions", JSON.stringify(body), this.headers);
+    const total = setTimeout(
+      () => call.abort(new ChatCallError(`${this.label}: no complete reply within ${Math.round(limits.totalMs / 1000)} s`, undefined, "timeout")),
+      limits.totalMs,
+    );
+    const onOuterAbort = () => call.abort(abortedError(outer!));
+    outer?.addEventListener("abort", onOuterAbort, { once: true });
+    try {
+      const res = await call.reply;
+      if (res.status < 200 || res.status > 299) throw new HttpStatusError(res.status, res.headers, errorBodyText(res.body, res.status));
+      let raw: unknown;
+      try {
+        raw = JSON.parse(res.body);
+      } catch {
+        throw new ChatCallError(`${this.label}: malformed chat completion: the body is not JSON (${JSON.stringify(res.body.slice(0, 80))})`, undefined, "malformed");
+      }
+      return replyFromCompletion(raw, this.label);
+    } finally {
+      clearTimeout(total);
+      outer?.removeEventListener("abort", onOuterAbort);
+    }
+  }
+
+  /** A streamed attempt (the openai package's SSE): the total limit, and the idle limit between chunks. */
+  private async attemptStreamed(body: Record<string, unknown>, limits: { totalMs: number; idleMs: number }, outer?: AbortSignal): Promise<ChatReply> {
     const controller = new AbortController();
     let timedOut: string | undefined;
     const expire = (why: string) => {
@@ -424,10 +538,6 @@ export class OpenAIChatClient implements ChatClient {
       idle = setTimeout(() => expire(`the stream was silent for ${Math.round(limits.idleMs / 1000)} s`), limits.idleMs);
     };
     try {
-      if (!this.settings.stream) {
-        const raw: unknown = await this.client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, { signal: controller.signal });
-        return replyFromCompletion(raw, this.label);
-      }
       kick();
       const stream = await this.client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming, { signal: controller.signal });
       const reply = new StreamedReply(this.label);

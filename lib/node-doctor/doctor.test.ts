@@ -37,7 +37,7 @@ describe("the strict embedded node (real tiny-gpt weights, SkyRL-style 408 long 
     await fs.rm(dataDir, { recursive: true, force: true });
   });
 
-  it("passes every check a role needs, over both protocols, and creates no training model", async () => {
+  it("passes every check a role needs, over both protocols; the loss-scale check proves the node's token sums with forward only", async () => {
     const r = await runDoctor({ kind: "embedded", url: node.url, nodeName: "embedded" }, "tiny-gpt", { timeoutMs: 30_000 });
     expect(r.ok, JSON.stringify(r.checks, null, 1)).toBe(true);
     expect(statuses(r)).toEqual({
@@ -47,6 +47,7 @@ describe("the strict embedded node (real tiny-gpt weights, SkyRL-style 408 long 
       "lora-rank": "ok",
       sampling: "ok",
       tokenizer: "ok",
+      "loss-scale": "ok",
       models: "ok",
       chat: "ok",
       // The tiny model writes think tags into plain chat: reported, needed by no role.
@@ -60,7 +61,10 @@ describe("the strict embedded node (real tiny-gpt weights, SkyRL-style 408 long 
     expect(check(r, "chat").neededBy).toEqual(["tool simulator", "user simulator", "judge"]);
     expect(check(r, "sampling").neededBy).toEqual(["policy"]);
     expect(r.facts).toMatchObject({ servedModels: ["tiny-gpt"], profile: "envace-embedded", renderer: "tiny-gpt", contextLength: 1024 });
-    // No training model was created (the doctor samples the base model through a sampling session).
+    // The node's own loss, from its forward: token sums of −A (ratio 1), in one request and split over two.
+    expect(check(r, "loss-scale").reason).toMatch(/reported -5\.5\d*, expected -5\.5000 \(the token-sum modelled for server profile envace-embedded\); the same in two requests: -5\.5/);
+    expect(check(r, "loss-scale").neededBy).toEqual(["policy"]);
+    // The loss-scale check's training model is unloaded; sampling used the base model.
     expect((node.service as unknown as { models: Map<string, unknown> }).models.size).toBe(0);
   });
 
@@ -104,10 +108,47 @@ describe("SkyRL tx's contract (scripted models)", () => {
     expect(r.facts.loraRankLimit).toBe(32);
     expect(check(r, "sampling").reason).toMatch(/ended at a stop token; stop ids sent: 151645, 151643/);
     expect(check(r, "tokenizer").reason).toMatch(/decoded: "Hello! How can I help you today\?"; the model scores the rendered prompt 11\.\d nats\/token above the same ids shuffled/);
-    // Nothing was created on the server: no adapter slot used.
-    expect(double.models.size).toBe(0);
+    // JAX reports no loss metric: the per-token losses are checked, the reduction is the modelled one.
+    expect(check(r, "loss-scale")).toMatchObject({ status: "ok", neededBy: ["policy"] });
+    expect(check(r, "loss-scale").reason).toMatch(/reports no loss metric; its per-token losses are −A as modelled for skyrl-jax/);
+    // One training model for the forward passes, unloaded afterwards: no adapter slot kept; nothing trained.
+    expect([...double.models.values()].map((m) => m.loaded)).toEqual([false]);
+    expect(double.requests.filter((q) => q.path === "optim_step")).toEqual([]);
     const sample = double.requests.find((q) => q.path === "asample")!;
     expect(sample.body).toMatchObject({ seq_id: 0, prompt_logprobs: true, sampling_params: { stop: [151645, 151643] } });
+  });
+
+  it("loss-scale: passes SkyRL-Train's token sums, in one request and split, and fails a server that averages per request or per token", async () => {
+    const good = { backend: "train" as const, sampleTokens: () => [...qwen.encode(reply), 151645], promptLogprobs: qwenScorer };
+    const s = settings({ tinker: { server: "skyrl-train" } });
+    double = await new SkyRLDouble(good).start();
+    const r = await runDoctor({ kind: "tinker", url: double.url, nodeName: "fsdp", settings: s }, "Qwen/Qwen3-8B", { timeoutMs: 10_000 });
+    expect(check(r, "loss-scale").status, check(r, "loss-scale").reason).toBe("ok");
+    expect(check(r, "loss-scale").reason).toMatch(/reported -5\.5000, expected -5\.5000 \(the token-sum modelled for server profile skyrl-train\); the same in two requests: -5\.5000/);
+    // Only forward passes: 1 (logprobs) + 1 (both datums) + 2 (split).
+    expect(double.requests.filter((q) => q.path === "forward_backward" || q.path === "forward")).toHaveLength(4);
+    await double.close();
+
+    double = await new SkyRLDouble({ ...good, lossReduction: "mean-per-request" }).start();
+    const perRequest = await runDoctor({ kind: "tinker", url: double.url, nodeName: "fsdp", settings: s }, "Qwen/Qwen3-8B", { timeoutMs: 10_000 });
+    expect(check(perRequest, "loss-scale").status).toBe("failed");
+    expect(check(perRequest, "loss-scale").reason).toMatch(
+      /^forward of 2 known datums reported loss -2\.7500, expected -5\.5000 \(the token-sum modelled for server profile skyrl-train; ratio 0\.5000\): the server reduces as a sum divided by the datums in the request \(a per-request mean\) — the run's loss and gradient would be scaled by 0\.5000/,
+    );
+    expect(perRequest.ok).toBe(false);
+    await double.close();
+
+    double = await new SkyRLDouble({ ...good, lossReduction: "token-mean" }).start();
+    const tokenMean = await runDoctor({ kind: "tinker", url: double.url, nodeName: "fsdp", settings: s }, "Qwen/Qwen3-8B", { timeoutMs: 10_000 });
+    expect(check(tokenMean, "loss-scale").reason).toMatch(/reported loss -0\.2750, expected -5\.5000 .*: the server reduces as a mean over every target token/);
+  });
+
+  it("loss-scale: a server with no adapter slot free reports the check as not measured, blocking no launch", async () => {
+    double = await new SkyRLDouble({ sampleTokens: () => [...qwen.encode(reply), 151645], promptLogprobs: qwenScorer, maxLoraAdapters: 1 }).start();
+    const r = await runDoctor({ kind: "tinker", url: double.url, nodeName: "busy" }, "Qwen/Qwen3-8B", { timeoutMs: 10_000 });
+    expect(check(r, "loss-scale")).toMatchObject({ status: "skipped", neededBy: [] });
+    expect(check(r, "loss-scale").reason).toMatch(/^not measured: the server did not create a training model .*Maximum number of LoRA adapters \(1\) reached.*skyrl-jax \(per-datum-mean\) unverified/);
+    expect(r.ok).toBe(true);
   });
 
   it("flags a node whose sampled ids are not text under the renderer (the double's byte-range ids)", async () => {

@@ -15,6 +15,7 @@ export const doctorCheckIds = [
   "lora-rank",
   "sampling",
   "tokenizer",
+  "loss-scale",
   // OpenAI-compatible protocol
   "models",
   "chat",

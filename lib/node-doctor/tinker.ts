@@ -12,9 +12,12 @@
  *   stop tokens — tokens and per-token logprobs back;
  * - tokenizer: the sampled ids are inside the renderer's vocabulary, decode to text, and — where the
  *   server returns prompt log-probabilities — the model finds the rendered prompt plausible. A node
- *   whose model tokenises differently fails here, naming the renderer and the setting to change.
+ *   whose model tokenises differently fails here, naming the renderer and the setting to change;
+ * - loss-scale: the server's reduction of the policy loss, measured with `forward` on known datums,
+ *   in one request and split over two (./loss-scale.ts).
  *
- * Nothing is trained and no LoRA model is created (no adapter slot is used on SkyRL).
+ * Nothing is trained: the loss-scale check creates one training model (the smallest LoRA rank; one
+ * adapter slot on SkyRL while it runs), calls only `forward` on it and unloads it.
  */
 import type { NodeSettings } from "../../contracts/node-settings";
 import { TinkerClient, type SampleResponse } from "../clients/tinker-client";
@@ -22,6 +25,7 @@ import { loraRankLimit } from "../clients/tinker-limits";
 import { mulberry32 } from "../random";
 import { profileConflict } from "../clients/tinker-profile";
 import { type ChatRenderer, type RenderMessage, attributeRenderer, resolveRenderer } from "../renderers";
+import { lossScaleCheck } from "./loss-scale";
 import type { DoctorCheck, DoctorCheckId, DoctorFacts } from "./report";
 
 export interface TinkerTarget {
@@ -101,7 +105,7 @@ export async function tinkerChecks(target: TinkerTarget, model: string | null, o
       await client.start(["envace-doctor"]);
     } catch (e) {
       add("server", "failed", `the Tinker API did not answer as the protocol defines it: ${errText(e)}`, started);
-      skipRest(["profile", "model", "lora-rank", "sampling", "tokenizer"], "needs a server that answers the Tinker API");
+      skipRest(["profile", "model", "lora-rank", "sampling", "tokenizer", "loss-scale"], "needs a server that answers the Tinker API");
       return { checks, facts };
     }
     const caps = await client.capabilities();
@@ -124,13 +128,13 @@ export async function tinkerChecks(target: TinkerTarget, model: string | null, o
 
     // model
     if (!model) {
-      skipRest(["model", "lora-rank", "sampling", "tokenizer"], "no model named: name one (the node's model settings, or the doctor's model field) to check sampling and the tokenizer");
+      skipRest(["model", "lora-rank", "sampling", "tokenizer", "loss-scale"], "no model named: name one (the node's model settings, or the doctor's model field) to check sampling and the tokenizer");
       return { checks, facts };
     }
     const entry = caps.supported_models.find((m) => m.model_name === model);
     if (!entry) {
       add("model", "failed", `${node} does not serve "${model}"; it serves: ${listed || "nothing"}`);
-      skipRest(["lora-rank", "sampling", "tokenizer"], `needs a model the node serves`);
+      skipRest(["lora-rank", "sampling", "tokenizer", "loss-scale"], `needs a model the node serves`);
       return { checks, facts };
     }
     const modelSettings = target.settings.models[model];
@@ -167,6 +171,7 @@ export async function tinkerChecks(target: TinkerTarget, model: string | null, o
     } catch (e) {
       add("sampling", "skipped", "needs the model's renderer to build a prompt");
       add("tokenizer", "failed", `${errText(e)}`);
+      add("loss-scale", "skipped", "needs the model's renderer to build the datums");
       return { checks, facts };
     }
     const prompt = renderer.renderPrompt(DOCTOR_MESSAGES, { addGenerationPrompt: true, ...(renderer.supportsThinking ? { enableThinking: false } : {}) });
@@ -174,6 +179,7 @@ export async function tinkerChecks(target: TinkerTarget, model: string | null, o
     if (room < 1) {
       add("sampling", "failed", `the doctor's ${prompt.length}-token prompt does not fit the model's context window (${facts.contextLength})`);
       add("tokenizer", "skipped", "needs a sample");
+      add("loss-scale", "skipped", "needs a working sampling round trip");
       return { checks, facts };
     }
 
@@ -192,6 +198,7 @@ export async function tinkerChecks(target: TinkerTarget, model: string | null, o
     } catch (e) {
       add("sampling", "failed", `sampling session round trip failed: ${errText(e)}`, started);
       add("tokenizer", "skipped", "needs a sample");
+      add("loss-scale", "skipped", "needs a working sampling round trip");
       return { checks, facts };
     }
     const seq = res.sequences[0];
@@ -199,6 +206,7 @@ export async function tinkerChecks(target: TinkerTarget, model: string | null, o
     if (!seq) {
       add("sampling", "failed", "asample returned no sequence", started);
       add("tokenizer", "skipped", "needs a sample");
+      add("loss-scale", "skipped", "needs a working sampling round trip");
       return { checks, facts };
     }
     if (!logprobsOk) {
@@ -217,6 +225,7 @@ export async function tinkerChecks(target: TinkerTarget, model: string | null, o
         "failed",
         `tokenizer mismatch: ${node} returned ids outside the ${renderer.vocabularyName} vocabulary (${shown}; valid ids are 0–${renderer.vocabSize - 1}, renderer "${renderer.name}") — the node's model does not use this renderer's tokenizer; set settings.models["${model}"].renderer (or its tokenizer directory) to the model's own`,
       );
+      add("loss-scale", "skipped", "needs the tokenizer check to pass (the datums are the rendered prompt's ids)");
       return { checks, facts };
     }
     let text: string;
@@ -224,6 +233,7 @@ export async function tinkerChecks(target: TinkerTarget, model: string | null, o
       text = renderer.decode(seq.tokens);
     } catch (e) {
       add("tokenizer", "failed", `the sampled ids do not decode under renderer "${renderer.name}": ${errText(e)}`);
+      add("loss-scale", "skipped", "needs the tokenizer check to pass (the datums are the rendered prompt's ids)");
       return { checks, facts };
     }
     const garbled = notTextReason(text);
@@ -233,6 +243,7 @@ export async function tinkerChecks(target: TinkerTarget, model: string | null, o
         "failed",
         `tokenizer mismatch: the sample decodes to non-text under renderer "${renderer.name}" (${garbled}: ${quote(text)}) — the node's model likely uses another tokenizer; set settings.models["${model}"].renderer or tokenizer`,
       );
+      add("loss-scale", "skipped", "needs the tokenizer check to pass (the datums are the rendered prompt's ids)");
       return { checks, facts };
     }
     const real = meanLogprob(res.prompt_logprobs);
@@ -253,17 +264,28 @@ export async function tinkerChecks(target: TinkerTarget, model: string | null, o
             "failed",
             `tokenizer mismatch: the node's model finds the prompt rendered by "${renderer.name}" no more likely than the same ids shuffled (mean log-probability ${real.toFixed(2)} vs ${noise.toFixed(2)} per token; a model reading its own tokenizer's ids scores the rendered order several nats higher) — set settings.models["${model}"].renderer or tokenizer to the model's own`,
           );
+          add("loss-scale", "skipped", "needs the tokenizer check to pass (the datums are the rendered prompt's ids)");
           return { checks, facts };
         }
         plausibility = `the model scores the rendered prompt ${gain.toFixed(1)} nats/token above the same ids shuffled (${real.toFixed(2)} vs ${noise.toFixed(2)})`;
       }
     }
     add("tokenizer", "ok", `ids inside the ${renderer.vocabularyName} vocabulary (renderer "${renderer.name}"), decoded: ${quote(text)}; ${plausibility}`);
+
+    // loss-scale
+    started = Date.now();
+    try {
+      const r = await lossScaleCheck(client, model, prompt, detected.profile, Math.min(limit ?? 8, 8));
+      add("loss-scale", r.status, r.reason, started);
+      if (r.informational) checks[checks.length - 1]!.neededBy = [];
+    } catch (e) {
+      add("loss-scale", "failed", `forward on a training model failed: ${errText(e)}`, started);
+    }
     return { checks, facts };
   } catch (e) {
     // Something the steps above did not expect: the first unreported check fails with it, the rest are skipped.
     const done = new Set(checks.map((c) => c.check));
-    const left = (["server", "profile", "model", "lora-rank", "sampling", "tokenizer"] as const).filter((id) => !done.has(id));
+    const left = (["server", "profile", "model", "lora-rank", "sampling", "tokenizer", "loss-scale"] as const).filter((id) => !done.has(id));
     if (left[0]) add(left[0], "failed", errText(e));
     skipRest(left.slice(1), `needs the ${left[0]} check`);
     return { checks, facts };

@@ -58,6 +58,12 @@ export interface SkyRLDoubleOptions {
   sampleTokens?: ((prompt: number[], k: number) => number[]) | null;
   /** Log-probabilities of prompt tokens 1…n−1 (what the server computes for prompt_logprobs); null: not returned. */
   promptLogprobs?: ((prompt: number[]) => number[]) | null;
+  /**
+   * SkyRL-Train's total_loss:sum is (loss · weights).sum() over the request's datums ("sum", the real
+   * server). The others are servers that reduce wrongly: the sum divided by the request's datums, or
+   * by its target tokens (what the doctor's loss-scale check must catch).
+   */
+  lossReduction?: "sum" | "mean-per-request" | "token-mean";
 }
 
 type Status = "pending" | "completed" | "failed";
@@ -217,6 +223,7 @@ export class SkyRLDouble {
       eosAfter: 3,
       sampleTokens: null,
       promptLogprobs: null,
+      lossReduction: "sum",
       ...opts,
     };
   }
@@ -461,7 +468,8 @@ export class SkyRLDouble {
           });
           const total = outputs.reduce((s, o) => s + o.elementwise_loss.data.reduce((a, x) => a + x, 0), 0);
           const tokens = outputs.reduce((s, o) => s + o.elementwise_loss.data.length, 0);
-          const metrics = this.o.backend === "jax" ? {} : { "total_loss:sum": total, "pg_loss:sum": total, "num_tokens:sum": tokens, "policy_lr:last": 1e-5 };
+          const reduced = this.o.lossReduction === "mean-per-request" ? total / outputs.length : this.o.lossReduction === "token-mean" ? total / tokens : total;
+          const metrics = this.o.backend === "jax" ? {} : { "total_loss:sum": reduced, "pg_loss:sum": reduced, "num_tokens:sum": tokens, "policy_lr:last": 1e-5 };
           return { loss_fn_output_type: "scalar", loss_fn_outputs: outputs, metrics };
         });
         return ok({ future_id: String(requestId), status: "pending", request_id: String(requestId) });

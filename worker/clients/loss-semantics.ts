@@ -12,6 +12,7 @@
  */
 import type { LossAgg } from "../../contracts/run-config";
 import type { ResolvedProfile } from "../../lib/clients/tinker-profile";
+import { serverReduction } from "../../lib/clients/tinker-reduction";
 import type { LossConfig, OptimConfig } from "../engine/io";
 import type { Datum } from "../../lib/clients/tinker-client";
 
@@ -78,7 +79,7 @@ export function serverLossSemantics(profile: ServerProfile, extensions: Readonly
       return {
         profile,
         weights: extensions.has("weights") ? "aggregation" : "none",
-        perDatumMean: false,
+        perDatumMean: serverReduction(profile) === "per-datum-mean",
         dualClip: extensions.has("dual_clip_threshold"),
         kl: extensions.has("kl_coef") && extensions.has("weights"),
         klTypes: extensions.has("kl_type"),
@@ -88,17 +89,17 @@ export function serverLossSemantics(profile: ServerProfile, extensions: Readonly
       };
     case "tinker":
       // Hosted Tinker: plain token sums, AdamW with grad_clip_norm (tinker-protocol.md §1.5, §3).
-      return { profile, weights: "none", perDatumMean: false, dualClip: false, kl: false, klTypes: false, entropy: false, gradClip: true, adamHyperparams: true };
+      return { profile, weights: "none", perDatumMean: serverReduction(profile) === "per-datum-mean", dualClip: false, kl: false, klTypes: false, entropy: false, gradClip: true, adamHyperparams: true };
     case "skyrl-jax":
       // skyrl/tinker/loss_fns.py multiplies each token's loss by its weight; skyrl/backends/jax.py
       // divides each datum's sum by Σ weights and averages over the accumulated datums. Its AdamParams
       // model has no grad_clip_norm (pydantic drops it).
-      return { profile, weights: "mask", perDatumMean: true, dualClip: false, kl: false, klTypes: false, entropy: false, gradClip: false, adamHyperparams: true };
+      return { profile, weights: "mask", perDatumMean: serverReduction(profile) === "per-datum-mean", dualClip: false, kl: false, klTypes: false, entropy: false, gradClip: false, adamHyperparams: true };
     case "skyrl-train":
       // skyrl/backends/skyrl_train_backend.py maps ppo to SkyRL-Train's "regular" loss reduced as
       // (loss · weights).sum(); KL/entropy and grad clipping come from the server's own config, and
       // optim_step sends only the learning rate on.
-      return { profile, weights: "none", perDatumMean: false, dualClip: false, kl: false, klTypes: false, entropy: false, gradClip: false, adamHyperparams: false };
+      return { profile, weights: "none", perDatumMean: serverReduction(profile) === "per-datum-mean", dualClip: false, kl: false, klTypes: false, entropy: false, gradClip: false, adamHyperparams: false };
   }
 }
 
