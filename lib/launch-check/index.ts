@@ -140,7 +140,7 @@ async function configProblems(
     }
     const report = await reportOf(node, ref.model);
     if (!report) continue;
-    const refusal = refusalFor(ref, report, { loraRank: ref.role === "policy" ? config.policy.loraRank : undefined }) ?? userToolCallingRefusal(ref, report, config.data.dataset);
+    const refusal = refusalFor(ref, report, { loraRank: ref.role === "policy" ? config.policy.loraRank : undefined, training: config.kind === "train" }) ?? userToolCallingRefusal(ref, report, config.data.dataset);
     if (refusal) {
       problems.push({ path, message: refusal });
       continue;

@@ -33,6 +33,21 @@ describe("the launch verdict from a doctor report", () => {
     expect(toolsBroken.ok).toBe(false);
   });
 
+  it("a wrong loss scale refuses a training run on the node, not an evaluation (it computes no loss)", () => {
+    const wrongLoss = report(
+      [ok("sampling", ["policy"], "tinker"), { check: "loss-scale", protocol: "tinker", status: "failed", reason: "reported -2.75 where the token sum is -5.5", neededBy: ["policy"] }],
+      {},
+      "tinker",
+    );
+    const policy = { role: "policy", node: "gpu-1", model: "Qwen/Qwen3-8B" } as const;
+    expect(refusalFor(policy, wrongLoss)).toMatch(/failed the node doctor's loss-scale check .*: reported -2\.75/);
+    expect(refusalFor(policy, wrongLoss, { training: true })).toMatch(/loss-scale/);
+    expect(refusalFor(policy, wrongLoss, { training: false })).toBeNull();
+    // Any other failed check still refuses an evaluation.
+    const noSampling = report([{ ...ok("sampling", ["policy"], "tinker"), status: "failed", reason: "no logprobs" }], {}, "tinker");
+    expect(refusalFor(policy, noSampling, { training: false })).toMatch(/sampling check/);
+  });
+
   it("a check that could not run blocks the roles that need it", () => {
     const r = report([{ check: "models", protocol: "openai", status: "failed", reason: "connect ECONNREFUSED", neededBy: [...all] }, { check: "chat", protocol: "openai", status: "skipped", reason: "needs /v1/models", neededBy: [...all] }]);
     expect(refusalFor({ role: "user simulator", node: "gpu-1", model: "m" }, r)).toMatch(/failed the node doctor's models check .*: connect ECONNREFUSED/);

@@ -9,11 +9,12 @@ const when = (iso: string) => `${iso.slice(0, 16).replace("T", " ")} UTC`;
 
 /**
  * The reason `ref` (a role, node and model of a run config) may not run on the node, or null.
- * `loraRank`: the run's policy.loraRank, checked against the limit the doctor found.
+ * `loraRank`: the run's policy.loraRank, checked against the limit the doctor found. `training`: whether the
+ * run trains (default yes); an evaluation is not refused for a check only training needs (the loss scale).
  */
-export function refusalFor(ref: NodeRef, report: DoctorReport, opts: { loraRank?: number } = {}): string | null {
+export function refusalFor(ref: NodeRef, report: DoctorReport, opts: { loraRank?: number; training?: boolean } = {}): string | null {
   const who = `node "${ref.node}" (${ref.role}, model "${ref.model}")`;
-  const bad = blockingCheck(report, ref.role);
+  const bad = blockingCheck(report, ref.role, { training: opts.training });
   if (bad) {
     const state = bad.status === "failed" ? "failed" : "could not run";
     return `${who} ${state} the node doctor's ${bad.check} check (checked ${when(report.checkedAt)}): ${bad.reason}. Fix the node or its settings, then run the doctor again on the Nodes page.`;

@@ -85,9 +85,13 @@ export function checksFor(report: DoctorReport, role: NodeRole): DoctorCheck[] {
   return report.checks.filter((c) => c.neededBy.includes(role));
 }
 
-/** The first check a role needs that did not pass, or null. */
-export function blockingCheck(report: DoctorReport, role: NodeRole): DoctorCheck | null {
-  return checksFor(report, role).find((c) => c.status !== "ok") ?? null;
+/** Checks that matter only to a run that trains on the node (an evaluation never computes a loss). */
+export const TRAINING_ONLY_CHECKS: readonly string[] = ["loss-scale"];
+
+/** The first check a role needs that did not pass, or null; `training: false` leaves out the training-only checks. */
+export function blockingCheck(report: DoctorReport, role: NodeRole, opts: { training?: boolean } = {}): DoctorCheck | null {
+  const training = opts.training ?? true;
+  return checksFor(report, role).find((c) => c.status !== "ok" && (training || !TRAINING_ONLY_CHECKS.includes(c.check))) ?? null;
 }
 
 /** "6 of 6 checks ok" / "tokenizer failed: …", for the node's health detail and logs. */

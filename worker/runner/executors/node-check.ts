@@ -43,7 +43,7 @@ export async function checkNodes(ctx: RunContext, opts: { reportProgress: boolea
     for (const ref of refs) {
       const report = reports.find((r) => r.model === ref.model);
       if (!report) throw new Error(`node "${name}" (${ref.role}): the doctor did not check model "${ref.model}"`);
-      const refusal = refusalFor(ref, report, { loraRank: ref.role === "policy" ? ctx.config.policy.loraRank : undefined });
+      const refusal = refusalFor(ref, report, { loraRank: ref.role === "policy" ? ctx.config.policy.loraRank : undefined, training: ctx.config.kind === "train" });
       if (refusal) throw new Error(refusal);
     }
     const checked = reports.filter((r) => toCheck.includes(r.model ?? ""));
