@@ -29,6 +29,7 @@ import { compareResponses, summarizeFidelity } from "../worker/engine/fidelity";
 import type { ItemVerdict } from "../worker/engine/reward";
 import type { StepResult, TrajectoryResult, TurnResult } from "../worker/engine/step";
 import { persistStep } from "../worker/runner/persist";
+import { postgresCpuMs } from "./persist";
 import { ensureTurnPartition } from "../lib/turn-partitions";
 import { archiveRunTurns, directoryStore } from "../lib/turn-archive";
 
@@ -239,11 +240,13 @@ export async function runPaperPersistBench(opts: { shape?: PaperShape; log?: (li
     const turns = step2.trajectories.reduce((n, t) => n + t.turns.length, 0);
     const verdicts = step2.trajectories.reduce((n, t) => n + t.verdicts.length, 0);
     const before = await sizes(prisma);
+    const pg0 = postgresCpuMs(path.join(dir, "data"));
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     await commit(runId, step2);
     const commitS = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
+    const pg1 = postgresCpuMs(path.join(dir, "data"));
     const after = await sizes(prisma);
     const part = await partitionOf(prisma, runId);
     const all = delta(after, before, () => true);
@@ -262,7 +265,7 @@ export async function runPaperPersistBench(opts: { shape?: PaperShape; log?: (li
       return delta(await sizes(prisma), b, (n) => n === p).total;
     };
     const uncompressed = await variant("paper-uncompressed", (p) => ["text", "toolCalls", "rehearsedResponse", "realResponse", "fidelity"].map((c) => `alter table "${p}" alter column "${c}" set storage external`));
-    const defaultTarget = await variant("paper-default-toast-target", (p) => [`alter table "${p}" set (toast_tuple_target = 2032)`]);
+    const smallTarget = await variant("paper-toast-target-256", (p) => [`alter table "${p}" set (toast_tuple_target = 256)`]);
 
     // The archive of the measured run (2 steps): its bytes per step, and how long archiving takes.
     await prisma.run.update({ where: { id: runId }, data: { status: "succeeded", finishedAt: new Date(), workerId: null } });
@@ -271,11 +274,14 @@ export async function runPaperPersistBench(opts: { shape?: PaperShape; log?: (li
     const archiveS = (performance.now() - a0) / 1000;
     const archivePerStep = archive.bytes / 2;
 
+    const [{ code }] = await prisma.$queryRaw<{ code: string }[]>`select attcompression::text as code from pg_attribute where attrelid = 'turn'::regclass and attname = 'text'`;
+    const method = code === "l" ? "lz4" : "pglz";
     const load = os.loadavg()[0]!;
     const evalEquivalents = 47 * 0.25; // evalEvery 10 over 470 steps: 47 passes of 64 rollouts ≈ a quarter step each at 256 rollouts
     const perRun = all.total * 470;
     const result = {
       bench: "persist_paper",
+      compression: method,
       rollouts: shape.groups * shape.k,
       turns,
       verdicts,
@@ -290,7 +296,7 @@ export async function runPaperPersistBench(opts: { shape?: PaperShape; log?: (li
       verdict_bytes_per_step: verdict.total,
       compression_ratio: Number((uncompressed / turn.total).toFixed(2)),
       uncompressed_turn_bytes_per_step: uncompressed,
-      default_toast_target_turn_bytes_per_step: defaultTarget,
+      toast_target_256_turn_bytes_per_step: smallTarget,
       archive_bytes_per_step: archivePerStep,
       run_470_steps_gb: Number((perRun / GB).toFixed(1)),
       runs_20_tb: Number(((perRun * 20) / 1e12).toFixed(2)),
@@ -298,6 +304,7 @@ export async function runPaperPersistBench(opts: { shape?: PaperShape; log?: (li
       commit_s: Number(commitS.toFixed(2)),
       cold_commit_s: Number(coldS.toFixed(2)),
       worker_cpu_ms: Math.round((cpu.user + cpu.system) / 1000),
+      postgres_cpu_ms: pg0 !== null && pg1 !== null ? pg1 - pg0 : null,
       archive_s: Number(archiveS.toFixed(1)),
       load_1m: Number(load.toFixed(2)),
     };
@@ -306,10 +313,10 @@ export async function runPaperPersistBench(opts: { shape?: PaperShape; log?: (li
       `persist (paper shape): ${result.rollouts} rollouts, ${turns} turns (${result.raw_text_mb} MB text, ${shape.replyTokens}-token generations), ${verdicts} verdicts per step\n` +
         `  bytes per step: ${mb(all.total)} in all — turn ${mb(turn.total)} (heap ${mb(turn.heap)}, TOAST ${mb(turn.toast)}, indexes ${mb(turn.indexes)}), ` +
         `trajectory ${mb(trajectory.total)}, checklist_verdict ${mb(verdict.total)}\n` +
-        `  turn storage: ${mb(turn.total)} compressed (pglz/lz4, toast_tuple_target 256) vs ${mb(uncompressed)} uncompressed (×${result.compression_ratio}) and ${mb(defaultTarget)} at the default 2 kB threshold\n` +
+        `  turn storage: ${mb(turn.total)} compressed (${method}) vs ${mb(uncompressed)} uncompressed (×${result.compression_ratio}); ${mb(smallTarget)} with toast_tuple_target 256\n` +
         `  projection: a 470-step run ${result.run_470_steps_gb} GB in Postgres (+ ~${evalEquivalents.toFixed(0)} step-equivalents of evaluation passes at evalEvery 10), ` +
         `20 runs ${result.runs_20_tb} TB; archived, its turns are ${mb(archivePerStep)} per step (${result.run_470_archive_gb} GB per run, gzip JSON Lines)\n` +
-        `  commit: ${commitS.toFixed(2)} s wall (first: ${coldS.toFixed(2)} s), worker CPU ${result.worker_cpu_ms} ms; archiving 2 steps took ${archiveS.toFixed(1)} s; load average ${load.toFixed(2)} on ${os.cpus().length} cores`,
+        `  commit: ${commitS.toFixed(2)} s wall (first: ${coldS.toFixed(2)} s), CPU: worker ${result.worker_cpu_ms} ms + Postgres ${result.postgres_cpu_ms ?? "?"} ms; archiving 2 steps took ${archiveS.toFixed(1)} s; load average ${load.toFixed(2)} on ${os.cpus().length} cores`,
     );
     return result;
   } finally {

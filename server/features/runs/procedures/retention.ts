@@ -18,7 +18,7 @@ export const retentionOutput = z.object({ id: z.string(), retainTurnsDays: z.num
 export const retention = memberProcedure
   .meta(
     rest({
-      method: "PUT",
+      method: "PATCH",
       path: "/runs/{id}/retention",
       tag: "runs",
       access: "write",
