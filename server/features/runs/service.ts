@@ -45,6 +45,9 @@ export const runDetailSelect = {
   parentRunId: true,
   studyId: true,
   updatedAt: true,
+  archivedAt: true,
+  archiveUri: true,
+  retainTurnsDays: true,
   evaluatedCheckpoint: { select: { id: true, step: true, runId: true, run: { select: { name: true } } } },
 } satisfies Prisma.RunSelect;
 
