@@ -135,6 +135,10 @@ describe("turn storage", () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(archiveDir, runId, "manifest.json"), "utf8"));
     expect(manifest).toMatchObject({ format: "envace-turns/1", runId, turns: 240, sha256: archived.sha256, bytes: archived.bytes });
     await expectTrpcError(caller.runs.archive({ id: runId }), "CONFLICT", /already archived/);
+    // A failed run with archived turns resumes only after a restore (its new steps would sit beside an archive).
+    await prisma.run.update({ where: { id: runId }, data: { status: "failed" } });
+    await expectTrpcError(caller.runs.resume({ id: runId }), "CONFLICT", /restore them before resuming/);
+    await prisma.run.update({ where: { id: runId }, data: { status: "succeeded" } });
 
     const restored = await caller.runs.restore({ id: runId });
     expect(restored).toEqual({ runId, turns: 240 });
