@@ -129,6 +129,10 @@ describe("turn storage", () => {
     // Trajectories stay browsable in lists; the run says where its turns went.
     expect(await prisma.trajectory.count({ where: { runId } })).toBe(4);
     expect(await prisma.run.findUniqueOrThrow({ where: { id: runId }, select: { archiveUri: true, archivedAt: true } })).toMatchObject({ archiveUri: path.join(archiveDir, runId), archivedAt: expect.any(Date) });
+    // A trajectory's page says the turns are archived (and has none) until a restore.
+    const page = await caller.trajectories.get({ id: original[0]!.trajectoryId });
+    expect(page.trajectory.run.archivedAt).toBeInstanceOf(Date);
+    expect(page.turns).toEqual([]);
     const lines = zlib.gunzipSync(fs.readFileSync(archived.uri)).toString("utf8").trim().split("\n");
     expect(lines).toHaveLength(240);
     expect(JSON.parse(lines[0]!)).toMatchObject({ runId, trajectoryId: expect.any(String), index: 0, role: expect.any(String), text: expect.any(String) });
@@ -143,6 +147,7 @@ describe("turn storage", () => {
     const restored = await caller.runs.restore({ id: runId });
     expect(restored).toEqual({ runId, turns: 240 });
     expect(await turnsOf(runId)).toEqual(original);
+    expect((await caller.trajectories.get({ id: original[0]!.trajectoryId })).turns.length).toBeGreaterThan(0);
     expect(await hasTurnPartition(prisma, runId)).toBe(true);
     expect((await prisma.run.findUniqueOrThrow({ where: { id: runId } })).archivedAt).toBeNull();
     await expectTrpcError(caller.runs.restore({ id: runId }), "CONFLICT", /not archived/);

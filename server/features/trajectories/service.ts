@@ -240,7 +240,7 @@ export const trajectoryDetailSelect = {
   summary: true,
   createdAt: true,
   parentId: true,
-  run: { select: { name: true, paradigm: true } },
+  run: { select: { name: true, paradigm: true, archivedAt: true } },
 } satisfies Prisma.TrajectorySelect;
 
 /**
