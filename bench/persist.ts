@@ -246,7 +246,7 @@ export interface PersistBenchResult {
  * /proc only, else null): with the worker's own CPU time this gives a figure that does not depend on
  * how busy the machine is, unlike the wall time.
  */
-function postgresCpuMs(dataDir: string): number | null {
+export function postgresCpuMs(dataDir: string): number | null {
   const ticksToMs = 10; // USER_HZ is 100 on Linux
   try {
     const stats = fs

@@ -14,6 +14,8 @@ import { cm2Jsonl, cm2Row } from "../test/fixtures/cm2";
 import { seedRunRows } from "../test/fixtures/run-rows";
 import { callerFor, prisma, resetDatabase, signUp } from "../test/helpers";
 import { registerCheckedNode } from "../test/fixtures/doctor-report";
+import { syntheticStep } from "../bench/persist";
+import { persistStep } from "../worker/runner/persist";
 
 let server: ApiServer;
 let configDir: string;
@@ -305,5 +307,47 @@ describe("reports", () => {
     const missing = await envace(["reports", "export", "00000000-0000-4000-8000-000000000000", "--format", "md"]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("(HTTP 404 NOT_FOUND)");
+  });
+});
+
+describe("runs archive, restore, retention and delete", () => {
+  it("archives a finished run's turns, restores them, sets its retention and deletes it, through the REST API", async () => {
+    const archiveDir = fs.mkdtempSync(path.join(os.tmpdir(), "envace-cli-archive-"));
+    const previous = process.env.ENVACE_ARCHIVE_DIR;
+    process.env.ENVACE_ARCHIVE_DIR = archiveDir; // the API server runs in this process
+    try {
+      const run = await prisma.run.create({
+        data: { name: "to archive", kind: "train", status: "running", workerId: "w-cli", config: {}, configVersion: 1, paradigm: "rehearse", policyNode: "embedded", tags: [], totalSteps: 1, createdById: memberId },
+      });
+      await persistStep(prisma, { runId: run.id, workerId: "w-cli", result: syntheticStep(1, 30, 1, 2), phase: "train", startedAt: new Date() });
+      const running = await envace(["runs", "archive", run.id]);
+      expect(running.code).toBe(1);
+      expect(running.stderr).toContain("only a finished run can be archived (HTTP 409 CONFLICT)");
+      await prisma.run.update({ where: { id: run.id }, data: { status: "succeeded", finishedAt: new Date(), workerId: null } });
+
+      const archived = await envace(["runs", "archive", run.id]);
+      expect(archived.code).toBe(0);
+      expect(archived.stdout).toMatch(new RegExp(`^Archived 30 turns of run ${run.id}: [0-9.]+ MB at ${archiveDir}/${run.id}/turns.jsonl.gz \\(sha256 [0-9a-f]{64}\\)\\.\\n$`));
+      expect(await prisma.turn.count({ where: { runId: run.id } })).toBe(0);
+      const restored = await envace(["--json", "runs", "restore", run.id]);
+      expect(JSON.parse(restored.stdout)).toEqual({ runId: run.id, turns: 30 });
+      expect(await prisma.turn.count({ where: { runId: run.id } })).toBe(30);
+
+      expect((await envace(["runs", "retention", run.id, "7"])).stdout).toBe(`Run ${run.id}'s turns are archived 7 days after it finished.\n`);
+      expect((await envace(["runs", "retention", run.id, "off"])).stdout).toBe(`Run ${run.id} keeps its turns.\n`);
+      const bad = await envace(["runs", "retention", run.id, "1.5"]);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain('days must be a whole number of days (0 or more) or "off", got 1.5');
+      expect((await asViewer(["runs", "delete", run.id])).code).toBe(1);
+
+      const deleted = await envace(["runs", "delete", run.id]);
+      expect(deleted.stdout).toBe(`Run ${run.id} deleted.\n`);
+      expect(await prisma.run.findUnique({ where: { id: run.id } })).toBeNull();
+      expect(await prisma.turn.count({ where: { runId: run.id } })).toBe(0);
+    } finally {
+      if (previous === undefined) delete process.env.ENVACE_ARCHIVE_DIR;
+      else process.env.ENVACE_ARCHIVE_DIR = previous;
+      fs.rmSync(archiveDir, { recursive: true, force: true });
+    }
   });
 });

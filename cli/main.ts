@@ -349,6 +349,49 @@ Exit codes: 0 ok (runs watch: the run succeeded), 1 the command failed, 2 the wa
     });
 
   runs
+    .command("archive")
+    .description("archive a finished run's turns to the archive store (gzip JSON Lines) and drop them from the database")
+    .argument("<id>", "run id")
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
+      const r = await clientFor(cmd).request<{ turns: number; bytes: number; uri: string; sha256: string }>("POST", `/runs/${id}/archive`, {});
+      if (globals(cmd).json) return printJson(r);
+      out(`Archived ${r.turns} turns of run ${id}: ${(r.bytes / 1e6).toFixed(1)} MB at ${r.uri} (sha256 ${r.sha256}).`);
+    });
+
+  runs
+    .command("restore")
+    .description("load an archived run's turns back into the database")
+    .argument("<id>", "run id")
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
+      const r = await clientFor(cmd).request<{ turns: number }>("POST", `/runs/${id}/restore`, {});
+      if (globals(cmd).json) return printJson(r);
+      out(`Restored ${r.turns} turns of run ${id}.`);
+    });
+
+  runs
+    .command("delete")
+    .description("delete a finished run and everything it stored (its archive files stay)")
+    .argument("<id>", "run id")
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
+      const r = await clientFor(cmd).request<{ id: string }>("DELETE", `/runs/${id}`);
+      if (globals(cmd).json) return printJson(r);
+      out(`Run ${id} deleted.`);
+    });
+
+  runs
+    .command("retention")
+    .description("archive a finished run's turns N days after it finished (the worker's sweep); 'off' keeps them")
+    .argument("<id>", "run id")
+    .argument("<days>", "whole days, or off")
+    .action(async (id: string, days: string, _opts: unknown, cmd: Command) => {
+      const value = days === "off" ? null : Number(days);
+      if (value !== null && !(Number.isInteger(value) && value >= 0)) throw new Error(`days must be a whole number of days (0 or more) or "off", got ${days}`);
+      const r = await clientFor(cmd).request<{ retainTurnsDays: number | null }>("PATCH", `/runs/${id}/retention`, { retainTurnsDays: value });
+      if (globals(cmd).json) return printJson(r);
+      out(r.retainTurnsDays === null ? `Run ${id} keeps its turns.` : `Run ${id}'s turns are archived ${r.retainTurnsDays} days after it finished.`);
+    });
+
+  runs
     .command("settings")
     .description("every run setting: key (for --set), label, default, unit and help")
     .addHelpText("after", `\n${SET_HELP}`)

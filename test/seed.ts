@@ -18,6 +18,7 @@ import type { PrismaClient } from "@prisma/client";
 import { compareResponses } from "../worker/engine/fidelity";
 import { quickstartPreset } from "../contracts/run-config";
 import { rollupFidelity } from "../worker/runner/fidelity-rollup";
+import { ensureTurnPartition } from "../lib/turn-partitions";
 import { errorKindLabels, errorKindOfTermination } from "../lib/outcomes";
 
 export type SeedParadigm = "rehearse" | "simulator" | "environment";
@@ -311,9 +312,9 @@ function turnsSql(where: string): string {
       ((traj.h + (k - 1) / 2) % (select count(*) from tpl))::int as ti
     from traj cross join lateral generate_series(0, traj.nt - 1) as k
   )
-  insert into turn (id, "trajectoryId", index, role, text, "toolCalls", "rehearsedResponse", "realResponse",
+  insert into turn ("runId", id, "trajectoryId", index, role, text, "toolCalls", "rehearsedResponse", "realResponse",
                     fidelity, "errorCode", "promptTokens", "responseTokens", advantage)
-  select gen_random_uuid(), s.id, s.k,
+  select $1, gen_random_uuid(), s.id, s.k,
     case when s.p = 0 then 'user' when s.p % 2 = 1 then 'act' else $4 end,
     case
       when s.p = 0 then tpl.v->>'user'
@@ -389,7 +390,7 @@ function rollupSql(where: string): string {
       coalesce(sum(u."responseTokens") filter (where u.role in ('rehearse', 'simulator')), 0)::int as reh,
       avg((u.fidelity->>'score')::float8) as fid,
       count(*) filter (where u.role in ('rehearse', 'simulator', 'environment'))::int as calls
-    from turn u join trajectory tt on tt.id = u."trajectoryId" where tt."runId" = $1 and ${where.replaceAll("t.", "tt.")}
+    from turn u join trajectory tt on tt.id = u."trajectoryId" and u."runId" = tt."runId" where tt."runId" = $1 and ${where.replaceAll("t.", "tt.")}
     group by u."trajectoryId"
   ) a where t.id = a.id`;
 }
@@ -511,6 +512,7 @@ export async function seedRun(prisma: PrismaClient, opts: SeedRunOptions): Promi
 
   const where = "true";
   const tpl = JSON.stringify(templates(opts.domain));
+  await ensureTurnPartition(prisma, runId);
   const turnCount = await prisma.$executeRawUnsafe(turnsSql(where), runId, tpl, shadow, toolRoleOf[paradigm], opts.fidelityProbe ?? false);
   const verdictCount = await prisma.$executeRawUnsafe(verdictsSql(where), runId);
   await prisma.$executeRawUnsafe(rollupSql(where), runId);
@@ -563,6 +565,7 @@ export async function seedTrajectory(prisma: PrismaClient, o: SeedTrajectoryOpti
     },
   });
   const where = `t.id = '${id}'`;
+  await ensureTurnPartition(prisma, o.runId);
   await prisma.$executeRawUnsafe(turnsSql(where), o.runId, JSON.stringify(templates()), o.shadowExecution ?? true, toolRoleOf[paradigm], false);
   await prisma.$executeRawUnsafe(verdictsSql(where), o.runId);
   await prisma.$executeRawUnsafe(rollupSql(where), o.runId);
@@ -608,9 +611,9 @@ export async function seedXssTrajectory(prisma: PrismaClient, opts: { runId: str
   });
   await prisma.turn.createMany({
     data: [
-      { trajectoryId: id, index: 0, role: "user", text: `Please help ${all}` },
+      { runId: opts.runId, trajectoryId: id, index: 0, role: "user", text: `Please help ${all}` },
       {
-        trajectoryId: id,
+        runId: opts.runId, trajectoryId: id,
         index: 1,
         role: "act",
         text: `<think>${XSS.script} plan ${XSS.link}</think>Sure ${XSS.img} ${XSS.httpLink}\n<tool_call>\n${JSON.stringify({ name: call.name, arguments: args })}\n</tool_call>`,
@@ -620,7 +623,7 @@ export async function seedXssTrajectory(prisma: PrismaClient, opts: { runId: str
         advantage: -0.25,
       },
       {
-        trajectoryId: id,
+        runId: opts.runId, trajectoryId: id,
         index: 2,
         role: "rehearse",
         text: `<think>${XSS.svg}</think>\n<execution_result>\n${rehearsed}\n</execution_result>`,
@@ -633,7 +636,7 @@ export async function seedXssTrajectory(prisma: PrismaClient, opts: { runId: str
         advantage: -0.2,
       },
       {
-        trajectoryId: id,
+        runId: opts.runId, trajectoryId: id,
         index: 3,
         role: "act",
         text: `${all}\n<tool_call>\n{"name": broken ${XSS.script}\n</tool_call>`,

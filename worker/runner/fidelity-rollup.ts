@@ -10,7 +10,7 @@ import type { Prisma, PrismaClient } from "@prisma/client";
 /** The step's compared tool turns (a tool call answered with a fidelity object). */
 const COMPARED = `
   select t.id as tid, t.phase, t.step, u.index as ti, coalesce(u."toolCalls"->>'name', '(unknown tool)') as tool, u.fidelity as f
-  from trajectory t join turn u on u."trajectoryId" = t.id
+  from trajectory t join turn u on u."runId" = t."runId" and u."trajectoryId" = t.id
   where t."runId" = $1 and ($2::text is null or t.phase = $2::text) and ($3::int is null or t.step = $3::int)
     and u.fidelity is not null and u.role in ('rehearse', 'environment', 'simulator')`;
 

@@ -31,6 +31,7 @@ import type { StepResult, TrajectoryResult } from "../engine/step";
 import { isDatabaseUnavailable } from "../../lib/db-errors";
 import { whileDatabaseDown, type WaitOptions } from "./durable";
 import { rollupFidelity } from "./fidelity-rollup";
+import { ensureTurnPartition } from "../../lib/turn-partitions";
 import { suiteKind, suiteMetricKey, suiteOfKind } from "../../lib/eval-suites";
 import type { CommittedParts } from "./resume";
 
@@ -113,6 +114,7 @@ export function trajectoryRows(runId: string, result: StepResult, phase: string)
       }
       const call = turn.call ? { id: turn.call.id, name: turn.call.name, arguments: turn.call.argumentsJson } : undefined;
       turns.push({
+        runId,
         id: crypto.randomUUID(),
         trajectoryId: id,
         index: turn.index,
@@ -220,7 +222,7 @@ const TRAJECTORY_COLUMNS = {
   numTurns: "int", fidelity: "float8", summary: "jsonb", parentId: "text",
 } as const;
 const TURN_COLUMNS = {
-  id: "text", trajectoryId: "text", index: "int", role: "text", text: "text", toolCalls: "jsonb", rehearsedResponse: "text",
+  runId: "text", id: "text", trajectoryId: "text", index: "int", role: "text", text: "text", toolCalls: "jsonb", rehearsedResponse: "text",
   realResponse: "text", fidelity: "jsonb", errorCode: "text", promptTokens: "int", responseTokens: "int", advantage: "float8",
 } as const;
 const VERDICT_COLUMNS = {
@@ -274,6 +276,9 @@ export async function persistStep(prisma: PrismaClient, input: PersistStepInput)
   const metrics = { ...result.metrics, ...keyMetricsOf(result) };
   const metricKeys = Object.entries(metrics).filter(([, v]) => Number.isFinite(v));
   const finishedAt = new Date();
+  // The run's turn partition, in its own short statement: creating it locks the turn table briefly,
+  // which must not last as long as the commit (a no-op once it exists).
+  await ensureTurnPartition(prisma, runId);
   await prisma.$transaction(
     async (tx) => {
       const held = await tx.$queryRaw<{ id: string }[]>`

@@ -23,6 +23,7 @@ import { OutageNotice, RunJournal, whileDatabaseDown } from "./durable";
 import { ClaimLostError } from "./persist";
 import { nodeSlotLeases } from "./node-slots";
 import { isDatabaseUnavailable } from "../../lib/db-errors";
+import { archiveExpiredRuns } from "../../lib/turn-archive";
 
 export interface WorkerOptions {
   prisma: PrismaClient;
@@ -32,6 +33,8 @@ export interface WorkerOptions {
   concurrency?: number;
   heartbeatMs?: number;
   sweepMs?: number;
+  /** How often the sweep looks for runs whose turn retention has passed (lib/turn-archive.ts); default 10 min. */
+  retentionEveryMs?: number;
   pollingIntervalSeconds?: number;
   workerId?: string;
   logger?: (msg: string) => void;
@@ -41,6 +44,9 @@ export class RunWorker {
   readonly workerId: string;
   private boss: PgBoss;
   private sweepTimer?: NodeJS.Timeout;
+  /** The retention pass in flight (archiving a big run takes minutes: never two at once, never blocking the sweep). */
+  private retention?: Promise<void>;
+  private lastRetention = 0;
   private active = new Map<string, AbortController>();
   private slots: Promise<void>[] = [];
   private stopped = false;
@@ -117,6 +123,7 @@ export class RunWorker {
     const own = [...this.active.keys()];
     await cancelOrphanedRuns(this.opts.prisma, own);
     const ids = await takeOrphanedRuns(this.opts.prisma, own);
+    this.startRetentionPass();
     for (const runId of ids) {
       // The run is queued now: its job must follow even if the database drops in between.
       const wait = { signal: this.stopping.signal };
@@ -124,6 +131,20 @@ export class RunWorker {
       await whileDatabaseDown(() => this.boss.send(RUN_QUEUE, { runId, reason: "recovered" }, runJobOptions()), wait);
       this.logger(`recovered orphaned run ${runId}`);
     }
+  }
+
+  /** Archives the turns of finished runs whose retainTurnsDays have passed, in the background. */
+  private startRetentionPass() {
+    if (this.retention || Date.now() - this.lastRetention < (this.opts.retentionEveryMs ?? 600_000)) return;
+    this.lastRetention = Date.now();
+    this.retention = archiveExpiredRuns(this.opts.prisma, { log: (m) => this.logger(m) })
+      .then(
+        () => {},
+        (e) => {
+          if (!this.outage.failed(e)) this.logger(`retention pass failed: ${(e as Error).message}`);
+        },
+      )
+      .finally(() => (this.retention = undefined));
   }
 
   /**

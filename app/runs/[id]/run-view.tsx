@@ -17,6 +17,7 @@ import { FinmcpResults } from "./finmcp-results";
 import { ErroredEpisodes } from "./errored-episodes";
 import { RunEvaluations } from "./run-evaluations";
 import { RunPasses } from "./run-passes";
+import { RunStorage } from "./run-storage";
 
 export function RunView({ id }: { id: string }) {
   const trpc = useTRPC();
@@ -137,6 +138,7 @@ export function RunView({ id }: { id: string }) {
           <strong>Error:</strong> {r.error}
         </div>
       )}
+      {(r.status === "succeeded" || r.status === "failed" || r.status === "cancelled") && <RunStorage run={r} canChange={canChange} />}
       <ErroredEpisodes runId={r.id} />
       {passes > 1 && <RunPasses runId={r.id} passes={passes} />}
       <BfclResults runId={r.id} />

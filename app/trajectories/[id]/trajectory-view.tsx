@@ -5,7 +5,7 @@ import { useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-quer
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import superjson from "superjson";
 import { useTRPC } from "../../_lib/trpc";
-import { formatNumber } from "../../_lib/format";
+import { formatNumber, formatTime } from "../../_lib/format";
 import { filterQuery, parseFilters } from "../_lib/filters";
 import { isTypingTarget, type TurnRow, type VerdictRow } from "../_lib/types";
 import { TurnCard } from "../_components/turn-card";
@@ -305,6 +305,11 @@ export function TrajectoryView({ id }: { id: string }) {
         <div className="card">
           <Verdicts verdicts={unplaced} title="Checklist verdicts not tied to one step" />
         </div>
+      )}
+      {t.run.archivedAt && turns.length === 0 && (
+        <p className="card" data-testid="turns-archived">
+          This run's turns were archived {formatTime(t.run.archivedAt)}. <Link href={`/runs/${t.runId}`}>Restore them on the run page</Link> to read them here.
+        </p>
       )}
       <div className="tv-timeline" data-testid="turn-timeline">
         {turns.map((turn) => (

@@ -2,6 +2,9 @@ import { router } from "../../trpc/init";
 import { bfcl } from "./procedures/bfcl";
 import { finmcp } from "./procedures/finmcp";
 import { cancel } from "./procedures/cancel";
+import { deleteRunProcedure } from "./procedures/delete";
+import { archive, restore } from "./procedures/archive";
+import { retention } from "./procedures/retention";
 import { checkpoints } from "./procedures/checkpoints";
 import { create } from "./procedures/create";
 import { evaluations } from "./procedures/evaluations";
@@ -16,4 +19,4 @@ import { resume } from "./procedures/resume";
 import { launchTestTimeComparisonProcedure } from "./procedures/test-time-comparison";
 import { worldModelProcedure } from "./procedures/world-model";
 
-export const runsRouter = router({ create, list, get, evaluations, checkpointEvaluations, cancel, resume, logs, metrics, nodes, checkpoints, passes, worldModel: worldModelProcedure, launchTestTimeComparison: launchTestTimeComparisonProcedure, bfcl, finmcp });
+export const runsRouter = router({ create, list, get, evaluations, checkpointEvaluations, cancel, resume, delete: deleteRunProcedure, archive, restore, retention, logs, metrics, nodes, checkpoints, passes, worldModel: worldModelProcedure, launchTestTimeComparison: launchTestTimeComparisonProcedure, bfcl, finmcp });

@@ -50,6 +50,9 @@ export const runDetailOutput = runSummaryOutput
     parentRunId: z.string().uuid().nullable(),
     studyId: z.string().uuid().nullable().describe("The study the run belongs to (GET /studies/{id})"),
     updatedAt: z.date(),
+    archivedAt: z.date().nullable().describe("When the run's turns were archived (POST /runs/{id}/archive); null while they are in the database"),
+    archiveUri: z.string().nullable().describe("The folder of the run's last archive"),
+    retainTurnsDays: z.number().int().nullable().describe("The worker archives the run's turns this many days after it finished; null keeps them"),
     evaluatedCheckpoint: z
       .object({
         id: z.string().uuid(),

@@ -45,6 +45,9 @@ export const runDetailSelect = {
   parentRunId: true,
   studyId: true,
   updatedAt: true,
+  archivedAt: true,
+  archiveUri: true,
+  retainTurnsDays: true,
   evaluatedCheckpoint: { select: { id: true, step: true, runId: true, run: { select: { name: true } } } },
 } satisfies Prisma.RunSelect;
 
@@ -253,13 +256,15 @@ export async function cancelRun(id: string, actor: Actor) {
 export async function resumeRun(id: string, actor: Actor) {
   const byEmail = actor.email;
   return prisma.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<{ status: string; createdById: string }[]>`select status, "createdById" from "run" where id = ${id} for update`;
+    const rows = await tx.$queryRaw<{ status: string; createdById: string; archivedAt: Date | null }[]>`select status, "createdById", "archivedAt" from "run" where id = ${id} for update`;
     if (rows.length === 0) throw notFound("run", id);
     assertMayChangeRun(rows[0]!, actor, "resume");
     const status = rows[0]!.status as RunStatus;
     if (status !== "failed" && status !== "cancelled") {
       throw new DomainError("CONFLICT", `run ${id} is ${status}; only failed or cancelled runs can be resumed`);
     }
+    // Its new steps would land beside turns that are in the archive: bring those back first.
+    if (rows[0]!.archivedAt) throw new DomainError("CONFLICT", `run ${id}'s turns are archived; restore them before resuming the run`);
     await tx.run.update({
       where: { id },
       data: { status: "queued", cancelRequested: false, error: null, finishedAt: null, workerId: null },

@@ -83,7 +83,7 @@ describe("runs.worldModel against real Postgres", () => {
       expect(d.examples.length).toBeGreaterThan(0);
       expect(d.examples.length).toBeLessThanOrEqual(3);
       for (const e of d.examples) {
-        const turn = await prisma.turn.findUnique({ where: { trajectoryId_index: { trajectoryId: e.trajectoryId, index: e.turnIndex } }, select: { toolCalls: true, fidelity: true } });
+        const turn = await prisma.turn.findUnique({ where: { runId_trajectoryId_index: { runId: shop.runId, trajectoryId: e.trajectoryId, index: e.turnIndex } }, select: { toolCalls: true, fidelity: true } });
         expect((turn!.toolCalls as { name: string }).name).toBe(d.tool);
         expect((turn!.fidelity as { divergences: { path: string }[] }).divergences.map((x) => x.path)).toContain(d.path);
       }

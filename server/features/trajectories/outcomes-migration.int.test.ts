@@ -67,7 +67,7 @@ describe("the trajectory_outcomes migration", () => {
       for (const v of r.verdicts ?? []) {
         await prisma.checklistVerdict.create({ data: { trajectoryId: id, userTurn: v.userTurn ?? 0, itemId: v.item, question: v.item, weight: 0.5, passed: v.passed, callFailed: false, analysis: { checklist: 0 } } });
       }
-      if (r.envTurn) await prisma.turn.create({ data: { trajectoryId: id, index: 0, role: "environment", text: r.envTurn, errorCode: "CRASHED" } });
+      if (r.envTurn) await prisma.turn.create({ data: { runId, trajectoryId: id, index: 0, role: "environment", text: r.envTurn, errorCode: "CRASHED" } });
     }
     // The evaluation's points as the worker wrote them before: avg@1 and pass@1 counted won (E > 0).
     await prisma.metricPoint.createMany({

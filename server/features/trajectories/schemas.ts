@@ -64,7 +64,7 @@ export const trajectoryDetailOutput = trajectorySummaryOutput
     summary: jsonColumn(z.record(z.unknown())).describe("{ episodeReward, won, assistantTurns, userTurns, microSteps, toolCalls, dataSource, rolloutId, judgements, fidelity, testTime? }"),
     createdAt: z.date(),
     parentId: z.string().uuid().nullable().describe("The committed trajectory a private attempt belongs to"),
-    run: z.object({ name: z.string(), paradigm: z.string() }),
+    run: z.object({ name: z.string(), paradigm: z.string(), archivedAt: z.date().nullable().describe("When the run's turns were archived: until a restore, `turns` is empty") }),
   })
   .openapi({ ref: "Trajectory" });
 

@@ -188,12 +188,12 @@ export async function getGroup(input: { runId: string; step: number; groupId: st
   const [advantages, previews] = await Promise.all([
     prisma.$queryRaw<AdvantageRow[]>`
       select "trajectoryId", role, avg(advantage) as mean, min(advantage) as min, max(advantage) as max, count(advantage)::int as n
-      from turn where "trajectoryId" in (${Prisma.join(ids)}) and advantage is not null
+      from turn where "runId" = ${input.runId} and "trajectoryId" in (${Prisma.join(ids)}) and advantage is not null
       group by "trajectoryId", role`,
     // The last turn of each rollout, shortened: what the rollout ended on.
     prisma.$queryRaw<PreviewRow[]>`
       select u."trajectoryId", u.role, left(u.text, 600) as text, u."errorCode"
-      from turn u join trajectory t on t.id = u."trajectoryId" and u.index = t."numTurns" - 1
+      from turn u join trajectory t on u."runId" = t."runId" and t.id = u."trajectoryId" and u.index = t."numTurns" - 1
       where t.id in (${Prisma.join(ids)})`,
   ]);
   const rewards = members.map((m) => m.reward);
@@ -220,9 +220,12 @@ export async function getGroup(input: { runId: string; step: number; groupId: st
   };
 }
 
-export async function listTurns(trajectoryId: string, from: number, limit: number) {
+/** `runId` (the turn partition to read) is looked up from the trajectory when the caller does not know it. */
+export async function listTurns(trajectoryId: string, from: number, limit: number, runId?: string) {
+  const run = runId ?? (await prisma.trajectory.findUnique({ where: { id: trajectoryId }, select: { runId: true } }))?.runId;
+  if (!run) return { turns: [], nextFrom: null };
   const turns = await prisma.turn.findMany({
-    where: { trajectoryId, index: { gte: from } },
+    where: { runId: run, trajectoryId, index: { gte: from } },
     orderBy: { index: "asc" },
     take: limit + 1,
     select: turnSelect,
@@ -237,7 +240,7 @@ export const trajectoryDetailSelect = {
   summary: true,
   createdAt: true,
   parentId: true,
-  run: { select: { name: true, paradigm: true } },
+  run: { select: { name: true, paradigm: true, archivedAt: true } },
 } satisfies Prisma.TrajectorySelect;
 
 /**
@@ -254,7 +257,7 @@ export async function getTrajectory(input: { id: string; runId?: string; turnsFr
   const trajectory = { ...rest, privateAttempts: _count.privateAttempts };
   const [verdicts, page] = await Promise.all([
     prisma.checklistVerdict.findMany({ where: { trajectoryId: input.id }, orderBy: [{ userTurn: "asc" }, { turnIndex: "asc" }, { itemId: "asc" }], select: verdictSelect }),
-    listTurns(input.id, input.turnsFrom, input.turnsLimit),
+    listTurns(input.id, input.turnsFrom, input.turnsLimit, row.runId),
   ]);
   return { trajectory, verdicts, turns: page.turns, nextTurnsFrom: page.nextFrom };
 }

@@ -33,7 +33,7 @@ describe("trajectories API against real Postgres", () => {
     expect(tool!.toolCalls).toMatchObject({ id: expect.any(String), name: expect.any(String), arguments: expect.any(String) });
     const verdicts = await prisma.checklistVerdict.findMany({ where: { trajectory: { runId: run.runId } }, select: { turnIndex: true, trajectoryId: true }, take: 50 });
     for (const v of verdicts) {
-      const judged = await prisma.turn.findUnique({ where: { trajectoryId_index: { trajectoryId: v.trajectoryId, index: v.turnIndex! } }, select: { role: true } });
+      const judged = await prisma.turn.findUnique({ where: { runId_trajectoryId_index: { runId: run.runId, trajectoryId: v.trajectoryId, index: v.turnIndex! } }, select: { role: true } });
       expect(judged?.role).toBe("act");
     }
   });
