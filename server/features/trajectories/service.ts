@@ -3,7 +3,7 @@
  * turns paged, raw JSON, previous/next for keyboard navigation, and filter facets.
  *
  * Default list order: step desc, groupId, rolloutIndex, id — newest step first with the K rollouts of a
- * group together (or reward asc/desc, id). The keyset predicate always carries a plain bound on the leading
+ * group together (or by (reward, id) ascending, or exactly reversed). The keyset predicate always carries a plain bound on the leading
  * column (`step <= anchor.step`) so Postgres starts its (runId, step) or (runId, reward) index scan at the
  * anchor instead of filtering from the top.
  */
@@ -84,7 +84,8 @@ function orderOf(sort: TrajectorySort, direction: "after" | "before"): Prisma.Tr
   const asc = fwd ? "asc" : "desc";
   const desc = fwd ? "desc" : "asc";
   if (sort === "reward_asc") return [{ reward: asc }, { id: asc }];
-  if (sort === "reward_desc") return [{ reward: desc }, { id: asc }];
+  // reward_desc is reward_asc reversed (ties by id descending), so one (runId, reward, id) index serves both.
+  if (sort === "reward_desc") return [{ reward: desc }, { id: desc }];
   return [{ step: desc }, { groupId: asc }, { rolloutIndex: asc }, { id: asc }];
 }
 
@@ -93,12 +94,12 @@ function keyset(a: Anchor, sort: TrajectorySort, direction: "after" | "before"):
   const after = direction === "after";
   const cmp = after ? "gt" : "lt";
   if (sort !== "step") {
-    // Moving forward goes up in reward for reward_asc and down for reward_desc; ties broken by id ascending.
+    // Moving forward goes up in (reward, id) for reward_asc and down for reward_desc.
     const up = (sort === "reward_asc") === after;
     return {
       AND: [
         { reward: up ? { gte: a.reward } : { lte: a.reward } },
-        { OR: [{ reward: up ? { gt: a.reward } : { lt: a.reward } }, { reward: a.reward, id: { [cmp]: a.id } }] },
+        { OR: [{ reward: up ? { gt: a.reward } : { lt: a.reward } }, { reward: a.reward, id: up ? { gt: a.id } : { lt: a.id } }] },
       ],
     };
   }
@@ -151,11 +152,25 @@ export async function listTrajectories(input: TrajectoryFilters & { limit: numbe
     where,
     orderBy: orderOf(input.sort ?? "step", "after"),
     take: input.limit + 1,
-    select: { ...trajectoryListSelect, _count: { select: { privateAttempts: true } } },
+    select: trajectoryListSelect,
   });
   const hasMore = rows.length > input.limit;
-  const items = (hasMore ? rows.slice(0, input.limit) : rows).map(({ _count, ...row }) => ({ ...row, privateAttempts: _count.privateAttempts }));
+  const page = hasMore ? rows.slice(0, input.limit) : rows;
+  const attempts = await privateAttemptCounts(page.map((r) => r.id));
+  const items = page.map((row) => ({ ...row, privateAttempts: attempts.get(row.id) ?? 0 }));
   return { items, nextCursor: hasMore ? items[items.length - 1]!.id : null };
+}
+
+/**
+ * Private test-time attempts per committed trajectory, for the given ids only (one probe each of the
+ * (parentId) index). Not Prisma's `_count` select: that joins a GROUP BY over the whole trajectory table
+ * (every run's rows) before the LIMIT, which made a 200-row page cost a pass over the table.
+ */
+export async function privateAttemptCounts(ids: string[]): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await prisma.$queryRaw<{ parentId: string; n: number }[]>`
+    select "parentId", count(*)::int as n from trajectory where "parentId" = any(${ids}::text[]) group by "parentId"`;
+  return new Map(rows.map((r) => [r.parentId, r.n]));
 }
 
 /** Previous and next trajectory in list order under the same filters (for J/K navigation). */
@@ -247,11 +262,10 @@ export const trajectoryDetailSelect = {
 export async function getTrajectory(input: { id: string; runId?: string; turnsFrom: number; turnsLimit: number }) {
   const row = await prisma.trajectory.findUnique({
     where: { id: input.id, ...(input.runId ? { runId: input.runId } : {}) },
-    select: { ...trajectoryDetailSelect, _count: { select: { privateAttempts: true } } },
+    select: trajectoryDetailSelect,
   });
   if (!row) throw notFound(input.runId ? `trajectory ${input.id} of run` : "trajectory", input.runId ?? input.id);
-  const { _count, ...rest } = row;
-  const trajectory = { ...rest, privateAttempts: _count.privateAttempts };
+  const trajectory = { ...row, privateAttempts: (await privateAttemptCounts([row.id])).get(row.id) ?? 0 };
   const [verdicts, page] = await Promise.all([
     prisma.checklistVerdict.findMany({ where: { trajectoryId: input.id }, orderBy: [{ userTurn: "asc" }, { turnIndex: "asc" }, { itemId: "asc" }], select: verdictSelect }),
     listTurns(input.id, input.turnsFrom, input.turnsLimit),

@@ -1,0 +1,104 @@
+/**
+ * The trajectory list reads only what a page needs (issue 25: the deep page went from 15 ms to 371–520 ms
+ * p95 at 100 k trajectories). Every SQL statement the list and the detail send is recorded at the pg
+ * driver and replayed under EXPLAIN (ANALYZE): the rows they read from `trajectory` must stay within a
+ * small multiple of the page size, not grow with the table (Prisma's `_count` select joined a GROUP BY
+ * over every trajectory of every run before the LIMIT).
+ */
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import pg from "pg";
+import { callerFor, prisma, resetDatabase, signUp } from "../../../test/helpers";
+import { seedRun, type SeededRun } from "../../../test/seed";
+
+type Caller = Awaited<ReturnType<typeof callerFor>>;
+type Recorded = { text: string; values: unknown[] };
+type PlanNode = { "Node Type": string; "Relation Name"?: string; "Actual Rows": number; "Actual Loops": number; Plans?: PlanNode[] };
+
+/** Rows read from `trajectory` by the scans of one plan (rows × loops, every scan node). */
+function trajectoryRowsRead(node: PlanNode): number {
+  const own = node["Relation Name"] === "trajectory" && /Scan/.test(node["Node Type"]) ? node["Actual Rows"] * node["Actual Loops"] : 0;
+  return own + (node.Plans ?? []).reduce((s, p) => s + trajectoryRowsRead(p), 0);
+}
+
+/** Run `fn`, recording every statement sent through the pg pool, then EXPLAIN ANALYZE those on `trajectory`. */
+async function rowsReadBy(fn: () => Promise<unknown>): Promise<{ total: number; statements: number }> {
+  const recorded: Recorded[] = [];
+  const original = pg.Pool.prototype.query;
+  const spy = vi.spyOn(pg.Pool.prototype, "query").mockImplementation(function (this: pg.Pool, ...args: unknown[]) {
+    const q = args[0] as { text?: string; values?: unknown[] } | string;
+    if (typeof q === "object" && q.text) recorded.push({ text: q.text, values: q.values ?? [] });
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as never);
+  try {
+    await fn();
+  } finally {
+    spy.mockRestore();
+  }
+  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  try {
+    let total = 0;
+    let statements = 0;
+    for (const q of recorded.filter((r) => /^\s*select/i.test(r.text) && /"?trajectory"?/.test(r.text))) {
+      const res = await client.query(`explain (analyze, format json) ${q.text}`, q.values);
+      total += trajectoryRowsRead((res.rows[0]["QUERY PLAN"] as { Plan: PlanNode }[])[0]!.Plan);
+      statements++;
+    }
+    return { total, statements };
+  } finally {
+    await client.end();
+  }
+}
+
+describe("trajectory list query plans", () => {
+  let caller: Caller;
+  let run: SeededRun;
+  let parentId: string;
+
+  beforeAll(async () => {
+    await resetDatabase();
+    const admin = await signUp();
+    caller = await callerFor((await signUp("viewer")).headers);
+    // Two runs, 6,000 trajectories in the table: a pass over it is far above any page's reads.
+    run = await seedRun(prisma, { userId: admin.id, trajectories: 3000, steps: 30, turnsPerTrajectory: 1, instances: 20, evalEvery: 5, metricSeries: 0 });
+    await seedRun(prisma, { userId: admin.id, trajectories: 3000, steps: 30, turnsPerTrajectory: 1, metricSeries: 0 });
+    // Three private test-time attempts before one committed evaluation episode of the newest step.
+    const parent = await prisma.trajectory.findFirstOrThrow({ where: { runId: run.runId, step: 30, phase: "eval" }, orderBy: [{ groupId: "asc" }, { rolloutIndex: "asc" }], select: { id: true, groupId: true, instanceId: true } });
+    parentId = parent.id;
+    for (let i = 0; i < 3; i++) {
+      await prisma.trajectory.create({
+        data: { runId: run.runId, step: 30, phase: "private", instanceId: parent.instanceId, groupId: parent.groupId, rolloutIndex: 100 + i, paradigm: "rehearse", reward: 0, outcome: "private", terminationReason: "checklist_complete", numTurns: 1, summary: {}, parentId },
+      });
+    }
+    await prisma.$executeRawUnsafe("vacuum analyze trajectory");
+  });
+
+  afterEach(() => vi.restoreAllMocks());
+
+  it("counts private attempts for the page's rows and lists no private attempt", async () => {
+    const page = await caller.trajectories.list({ runId: run.runId, limit: 50 });
+    expect(page.items.find((t) => t.id === parentId)?.privateAttempts).toBe(3);
+    expect(page.items.filter((t) => t.id !== parentId).every((t) => t.privateAttempts === 0)).toBe(true);
+    expect(page.items.some((t) => t.phase === "private")).toBe(false);
+    const detail = await caller.trajectories.get({ id: parentId, turnsLimit: 10 });
+    expect(detail.trajectory.privateAttempts).toBe(3);
+  });
+
+  it("a first page and a deep page read O(page) rows of trajectory, not the table", async () => {
+    const first = await rowsReadBy(() => caller.trajectories.list({ runId: run.runId, limit: 50 }));
+    expect(first.statements).toBeGreaterThan(0);
+    expect(first.total).toBeLessThanOrEqual(3 * 51);
+
+    const anchor = await prisma.trajectory.findFirstOrThrow({ where: { runId: run.runId, step: 12 }, select: { id: true } });
+    const deep = await rowsReadBy(() => caller.trajectories.list({ runId: run.runId, limit: 50, cursor: anchor.id }));
+    expect(deep.total).toBeLessThanOrEqual(3 * 51 + 1);
+
+    const byReward = await rowsReadBy(() => caller.trajectories.list({ runId: run.runId, limit: 50, sort: "reward_desc", cursor: anchor.id }));
+    expect(byReward.total).toBeLessThanOrEqual(3 * 51 + 1);
+  });
+
+  it("one trajectory's header reads a handful of rows", async () => {
+    const detail = await rowsReadBy(() => caller.trajectories.get({ id: parentId, turnsLimit: 10 }));
+    expect(detail.total).toBeLessThanOrEqual(10);
+  });
+});
