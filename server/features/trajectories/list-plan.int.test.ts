@@ -6,50 +6,12 @@
  * over every trajectory of every run before the LIMIT).
  */
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import pg from "pg";
 import { callerFor, prisma, resetDatabase, signUp } from "../../../test/helpers";
+import { rowsReadBy as rowsOf } from "../../../test/plan";
 import { seedRun, type SeededRun } from "../../../test/seed";
 
 type Caller = Awaited<ReturnType<typeof callerFor>>;
-type Recorded = { text: string; values: unknown[] };
-type PlanNode = { "Node Type": string; "Relation Name"?: string; "Actual Rows": number; "Actual Loops": number; Plans?: PlanNode[] };
-
-/** Rows read from `trajectory` by the scans of one plan (rows × loops, every scan node). */
-function trajectoryRowsRead(node: PlanNode): number {
-  const own = node["Relation Name"] === "trajectory" && /Scan/.test(node["Node Type"]) ? node["Actual Rows"] * node["Actual Loops"] : 0;
-  return own + (node.Plans ?? []).reduce((s, p) => s + trajectoryRowsRead(p), 0);
-}
-
-/** Run `fn`, recording every statement sent through the pg pool, then EXPLAIN ANALYZE those on `trajectory`. */
-async function rowsReadBy(fn: () => Promise<unknown>): Promise<{ total: number; statements: number }> {
-  const recorded: Recorded[] = [];
-  const original = pg.Pool.prototype.query;
-  const spy = vi.spyOn(pg.Pool.prototype, "query").mockImplementation(function (this: pg.Pool, ...args: unknown[]) {
-    const q = args[0] as { text?: string; values?: unknown[] } | string;
-    if (typeof q === "object" && q.text) recorded.push({ text: q.text, values: q.values ?? [] });
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as never);
-  try {
-    await fn();
-  } finally {
-    spy.mockRestore();
-  }
-  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await client.connect();
-  try {
-    let total = 0;
-    let statements = 0;
-    for (const q of recorded.filter((r) => /^\s*select/i.test(r.text) && /"?trajectory"?/.test(r.text))) {
-      const res = await client.query(`explain (analyze, format json) ${q.text}`, q.values);
-      total += trajectoryRowsRead((res.rows[0]["QUERY PLAN"] as { Plan: PlanNode }[])[0]!.Plan);
-      statements++;
-    }
-    return { total, statements };
-  } finally {
-    await client.end();
-  }
-}
-
+const rowsReadBy = (fn: () => Promise<unknown>) => rowsOf("trajectory", fn);
 describe("trajectory list query plans", () => {
   let caller: Caller;
   let run: SeededRun;
