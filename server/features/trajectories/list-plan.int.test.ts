@@ -59,6 +59,44 @@ describe("trajectory list query plans", () => {
     expect(byReward.total).toBeLessThanOrEqual(3 * 51 + 1);
   });
 
+  it("the filter facets and the errored-episodes card read the run's tally, not its rows", async () => {
+    const facets = await rowsReadBy(() => caller.trajectories.facets({ runId: run.runId }));
+    // The instance list's skip scan (one probe per instance, 20 here) and four range probes.
+    expect(facets.total).toBeLessThanOrEqual(2 * 20 + 10);
+    const errored = await rowsReadBy(() => caller.trajectories.errored({ runId: run.runId }));
+    expect(errored.total).toBeLessThanOrEqual(10);
+  });
+
+  it("the tally follows inserts, counted-column updates, deletes and a run's deletion", async () => {
+    const truth = async (runId: string) =>
+      prisma.$queryRawUnsafe<{ k: string; n: number }[]>(
+        `select phase || '|' || outcome || '|' || "terminationReason" || '|' || coalesce("errorKind", '') as k, count(*)::int as n from trajectory where "runId" = $1 group by 1 order by 1`,
+        runId,
+      );
+    const tally = async (runId: string) =>
+      prisma.$queryRawUnsafe<{ k: string; n: number }[]>(
+        `select phase || '|' || outcome || '|' || "terminationReason" || '|' || "errorKind" as k, n from trajectory_tally where "runId" = $1 order by 1`,
+        runId,
+      );
+    expect(await tally(run.runId)).toEqual(await truth(run.runId));
+    // Twelve failures become infrastructure errors (as the outcomes migration rewrites rows), five are deleted.
+    await prisma.$executeRawUnsafe(
+      `update trajectory set outcome = 'error', "errorKind" = 'user_simulator', "errorCause" = 'user simulator failed: seeded' where id in (select id from trajectory where "runId" = $1 and outcome = 'failure' and step = 7 order by id limit 12)`,
+      run.runId,
+    );
+    await prisma.$executeRawUnsafe(`delete from trajectory where id in (select id from trajectory where "runId" = $1 and step = 8 order by id limit 5)`, run.runId);
+    await prisma.$executeRawUnsafe(`update trajectory set "actTokens" = "actTokens" + 1 where "runId" = $1 and step = 9`, run.runId);
+    expect(await tally(run.runId)).toEqual(await truth(run.runId));
+    const errored = await caller.trajectories.errored({ runId: run.runId });
+    expect(errored).toEqual({ episodes: 3000 - 5, errored: 12, byKind: [{ kind: "user_simulator", count: 12, example: "user simulator failed: seeded" }] });
+    const facets = await caller.trajectories.facets({ runId: run.runId });
+    expect(facets.total).toBe(3000 - 5);
+    // A deleted run leaves no tally behind.
+    const gone = await prisma.run.findFirstOrThrow({ where: { id: { not: run.runId } }, select: { id: true } });
+    await prisma.run.delete({ where: { id: gone.id } });
+    expect(await tally(gone.id)).toEqual([]);
+  });
+
   it("one trajectory's header reads a handful of rows", async () => {
     const detail = await rowsReadBy(() => caller.trajectories.get({ id: parentId, turnsLimit: 10 }));
     expect(detail.total).toBeLessThanOrEqual(10);

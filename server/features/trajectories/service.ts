@@ -287,18 +287,16 @@ export async function rawTrajectory(id: string) {
 }
 
 /**
- * Values for the filter dropdowns without scanning the run's rows: termination reasons with counts from an
- * index-only scan of (runId, terminationReason, step), instances by a skip scan of (runId, instanceId), and
+ * Values for the filter dropdowns without scanning the run's rows: termination reasons with counts from the
+ * run's trajectory_tally rows, instances by a skip scan of (runId, instanceId), and
  * the step and reward ranges from index ends. Outcome, phase and paradigm are fixed enumerations.
  */
 export async function facets(runId: string, maxInstances: number) {
-  const [allReasons, privateReasons, instances, ranges, suiteSteps] = await Promise.all([
+  const [reasonRows, instances, ranges, suiteSteps] = await Promise.all([
+    // From the run's tally (kept by triggers on trajectory): a few rows, not an index pass over the run.
+    // Private test-time attempts are not listed, so they are not counted.
     prisma.$queryRaw<{ value: string; count: number }[]>`
-      select "terminationReason" as value, count(*)::int as count from trajectory where "runId" = ${runId}
-      group by "terminationReason" order by count(*) desc, "terminationReason"`,
-    // Private test-time attempts are not listed: their counts come off (their rows are found through the (runId, phase, …) key).
-    prisma.$queryRaw<{ value: string; count: number }[]>`
-      select "terminationReason" as value, count(*)::int as count from trajectory where "runId" = ${runId} and phase = 'private'
+      select "terminationReason" as value, sum(n)::int as count from trajectory_tally where "runId" = ${runId} and phase <> 'private'
       group by "terminationReason"`,
     prisma.$queryRaw<{ value: string }[]>`
       with recursive i(v, n) as (
@@ -317,9 +315,7 @@ export async function facets(runId: string, maxInstances: number) {
     prisma.step.findMany({ where: { runId, kind: { startsWith: SUITE_PREFIX } }, distinct: ["kind"], select: { kind: true }, orderBy: { kind: "asc" } }),
   ]);
   const r = ranges[0]!;
-  const hidden = new Map(privateReasons.map((x) => [x.value, x.count]));
-  const reasons = allReasons
-    .map((x) => ({ value: x.value, count: x.count - (hidden.get(x.value) ?? 0) }))
+  const reasons = reasonRows
     .filter((x) => x.count > 0)
     .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
   return {
@@ -335,17 +331,28 @@ export async function facets(runId: string, maxInstances: number) {
 
 /**
  * A run's episodes that errored (outcome "error": they could not run and are left out of every score),
- * per cause with one cause in words, against all its committed episodes. Index-only on (runId, outcome).
+ * per cause with one cause in words, against all its committed episodes.
  */
 export async function erroredEpisodes(runId: string) {
-  const [byOutcome, byKind] = await Promise.all([
+  // Counts from the run's tally (kept by triggers on trajectory); one example cause per kind by an index probe.
+  const [byOutcome, kinds] = await Promise.all([
     prisma.$queryRaw<{ outcome: string; count: number }[]>`
-      select outcome, count(*)::int as count from trajectory where "runId" = ${runId} group by outcome`,
-    prisma.$queryRaw<{ kind: string; count: number; example: string | null }[]>`
-      select coalesce("errorKind", 'unknown') as kind, count(*)::int as count, min("errorCause") as example
-      from trajectory where "runId" = ${runId} and outcome = 'error'
-      group by coalesce("errorKind", 'unknown') order by count(*) desc, kind`,
+      select outcome, sum(n)::int as count from trajectory_tally where "runId" = ${runId} group by outcome`,
+    prisma.$queryRaw<{ kind: string; count: number }[]>`
+      select coalesce(nullif("errorKind", ''), 'unknown') as kind, sum(n)::int as count
+      from trajectory_tally where "runId" = ${runId} and outcome = 'error'
+      group by 1 order by 2 desc, 1`,
   ]);
+  const byKind = await Promise.all(
+    kinds.map(async (k) => {
+      const ex = await prisma.$queryRaw<{ example: string | null }[]>`
+        select min("errorCause") as example from (
+          select "errorCause" from trajectory where "runId" = ${runId} and outcome = 'error'
+            and ${k.kind === "unknown" ? Prisma.sql`("errorKind" is null or "errorKind" = 'unknown')` : Prisma.sql`"errorKind" = ${k.kind}`}
+          limit 1000) e`;
+      return { ...k, example: ex[0]?.example ?? null };
+    }),
+  );
   // Private test-time attempts (outcome "private") are no episodes of their own.
   const counted = byOutcome.filter((o) => o.outcome !== "private");
   return {
