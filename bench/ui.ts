@@ -70,7 +70,13 @@ async function main() {
   const marker = path.join(dir, "seeded.json");
   const reuse = KEEP_DIR != null && fs.existsSync(marker) && fs.readFileSync(marker, "utf8") === shape;
   if (KEEP_DIR && !reuse) fs.rmSync(path.join(dir, "pg"), { recursive: true, force: true });
-  const db = await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), port: await freePort(), database: "bench_ui", throwaway: true });
+  // A kept database keeps its password beside it (a throwaway one gets a new password on every start).
+  const db = await startEmbeddedPostgres({
+    dataDir: path.join(dir, "pg"),
+    port: await freePort(),
+    database: "bench_ui",
+    ...(KEEP_DIR ? { passwordFile: path.join(dir, "pg-password") } : { throwaway: true }),
+  });
   let web: ChildProcess | null = null;
   try {
     // On a reused database too: a migration added since it was seeded is applied (and backfills what it adds).

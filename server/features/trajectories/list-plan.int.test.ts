@@ -59,6 +59,20 @@ describe("trajectory list query plans", () => {
     expect(byReward.total).toBeLessThanOrEqual(3 * 51 + 1);
   });
 
+  it("a page by reward that starts at the far end of a run of equal rewards does not walk the run of ties", async () => {
+    // Hundreds of trajectories share each reward; the anchor is the last of its ties in list order.
+    const ties = await prisma.trajectory.count({ where: { runId: run.runId, reward: 0 } });
+    expect(ties).toBeGreaterThan(300);
+    const lowest = await prisma.trajectory.findFirstOrThrow({ where: { runId: run.runId, reward: 0 }, orderBy: { id: "asc" }, select: { id: true } });
+    const highest = await prisma.trajectory.findFirstOrThrow({ where: { runId: run.runId, reward: 0 }, orderBy: { id: "desc" }, select: { id: true } });
+    const desc = await rowsReadBy(() => caller.trajectories.list({ runId: run.runId, limit: 50, sort: "reward_desc", cursor: lowest.id }));
+    expect(desc.total).toBeLessThanOrEqual(3 * 51 + 2);
+    const asc = await rowsReadBy(() => caller.trajectories.list({ runId: run.runId, limit: 50, sort: "reward_asc", cursor: highest.id }));
+    expect(asc.total).toBeLessThanOrEqual(3 * 51 + 2);
+    const next = await rowsReadBy(() => caller.trajectories.neighbours({ runId: run.runId, sort: "reward_desc", id: lowest.id }));
+    expect(next.total).toBeLessThanOrEqual(10);
+  });
+
   it("the filter facets and the errored-episodes card read the run's tally, not its rows", async () => {
     const facets = await rowsReadBy(() => caller.trajectories.facets({ runId: run.runId }));
     // The instance list's skip scan (one probe per instance, 20 here) and four range probes.

@@ -89,33 +89,52 @@ function orderOf(sort: TrajectorySort, direction: "after" | "before"): Prisma.Tr
   return [{ step: desc }, { groupId: asc }, { rolloutIndex: asc }, { id: asc }];
 }
 
-/** Rows strictly after (direction "after") or before the anchor in list order. */
-function keyset(a: Anchor, sort: TrajectorySort, direction: "after" | "before"): Prisma.TrajectoryWhereInput {
+/**
+ * Rows strictly after (direction "after") or before the anchor in list order, as disjoint parts in list
+ * order. By reward there are two: the anchor's ties beyond its id (an index range on (runId, reward, id)),
+ * then the rewards beyond it. One OR of both made Postgres walk every tie before the anchor's id first —
+ * at a million trajectories with a handful of distinct rewards, 200,000 rows for a 200-row page.
+ */
+function keyset(a: Anchor, sort: TrajectorySort, direction: "after" | "before"): Prisma.TrajectoryWhereInput[] {
   const after = direction === "after";
   const cmp = after ? "gt" : "lt";
   if (sort !== "step") {
     // Moving forward goes up in (reward, id) for reward_asc and down for reward_desc.
     const up = (sort === "reward_asc") === after;
-    return {
-      AND: [
-        { reward: up ? { gte: a.reward } : { lte: a.reward } },
-        { OR: [{ reward: up ? { gt: a.reward } : { lt: a.reward } }, { reward: a.reward, id: up ? { gt: a.id } : { lt: a.id } }] },
-      ],
-    };
+    return [{ reward: a.reward, id: up ? { gt: a.id } : { lt: a.id } }, { reward: up ? { gt: a.reward } : { lt: a.reward } }];
   }
-  return {
-    AND: [
-      { step: after ? { lte: a.step } : { gte: a.step } },
-      {
-        OR: [
-          { step: after ? { lt: a.step } : { gt: a.step } },
-          { step: a.step, groupId: { [cmp]: a.groupId } },
-          { step: a.step, groupId: a.groupId, rolloutIndex: { [cmp]: a.rolloutIndex } },
-          { step: a.step, groupId: a.groupId, rolloutIndex: a.rolloutIndex, id: { [cmp]: a.id } },
-        ],
-      },
-    ],
-  };
+  return [
+    {
+      AND: [
+        { step: after ? { lte: a.step } : { gte: a.step } },
+        {
+          OR: [
+            { step: after ? { lt: a.step } : { gt: a.step } },
+            { step: a.step, groupId: { [cmp]: a.groupId } },
+            { step: a.step, groupId: a.groupId, rolloutIndex: { [cmp]: a.rolloutIndex } },
+            { step: a.step, groupId: a.groupId, rolloutIndex: a.rolloutIndex, id: { [cmp]: a.id } },
+          ],
+        },
+      ],
+    },
+  ];
+}
+
+/** Up to `take` rows under `where`, from each keyset part in turn (the parts are disjoint and in list order). */
+async function findInParts<S extends Prisma.TrajectorySelect>(
+  where: Prisma.TrajectoryWhereInput,
+  parts: Prisma.TrajectoryWhereInput[],
+  orderBy: Prisma.TrajectoryOrderByWithRelationInput[],
+  take: number,
+  select: S,
+) {
+  const rows: Prisma.TrajectoryGetPayload<{ select: S }>[] = [];
+  for (const part of parts.length ? parts : [{}]) {
+    if (rows.length >= take) break;
+    const and = [...((where.AND as Prisma.TrajectoryWhereInput[]) ?? []), part];
+    rows.push(...((await prisma.trajectory.findMany({ where: { ...where, AND: and }, orderBy, take: take - rows.length, select })) as Prisma.TrajectoryGetPayload<{ select: S }>[]));
+  }
+  return rows;
 }
 
 function filterWhere(f: TrajectoryFilters): Prisma.TrajectoryWhereInput {
@@ -143,17 +162,13 @@ async function anchorOf(id: string, runId?: string): Promise<Anchor | null> {
 
 export async function listTrajectories(input: TrajectoryFilters & { limit: number; cursor?: string | null }) {
   const where = filterWhere(input);
+  let parts: Prisma.TrajectoryWhereInput[] = [];
   if (input.cursor) {
     const anchor = await anchorOf(input.cursor, input.runId);
     if (!anchor) throw notFound("trajectory cursor", input.cursor);
-    where.AND = [...((where.AND as Prisma.TrajectoryWhereInput[]) ?? []), keyset(anchor, input.sort ?? "step", "after")];
+    parts = keyset(anchor, input.sort ?? "step", "after");
   }
-  const rows = await prisma.trajectory.findMany({
-    where,
-    orderBy: orderOf(input.sort ?? "step", "after"),
-    take: input.limit + 1,
-    select: trajectoryListSelect,
-  });
+  const rows = await findInParts(where, parts, orderOf(input.sort ?? "step", "after"), input.limit + 1, trajectoryListSelect);
   const hasMore = rows.length > input.limit;
   const page = hasMore ? rows.slice(0, input.limit) : rows;
   const attempts = await privateAttemptCounts(page.map((r) => r.id));
@@ -178,12 +193,8 @@ export async function neighbours(input: TrajectoryFilters & { id: string }) {
   const anchor = await anchorOf(input.id, input.runId);
   if (!anchor) throw notFound("trajectory", input.id);
   const base = filterWhere(input);
-  const find = (direction: "after" | "before") =>
-    prisma.trajectory.findFirst({
-      where: { ...base, AND: [...((base.AND as Prisma.TrajectoryWhereInput[]) ?? []), keyset(anchor, input.sort ?? "step", direction)] },
-      orderBy: orderOf(input.sort ?? "step", direction),
-      select: { id: true, step: true, rolloutIndex: true },
-    });
+  const find = async (direction: "after" | "before") =>
+    (await findInParts(base, keyset(anchor, input.sort ?? "step", direction), orderOf(input.sort ?? "step", direction), 1, { id: true, step: true, rolloutIndex: true }))[0] ?? null;
   const [previous, next] = await Promise.all([find("before"), find("after")]);
   return { previous, next };
 }
