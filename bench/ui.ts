@@ -96,6 +96,7 @@ async function main() {
     let runId: string;
     let longId: string;
     if (reuse) {
+      await prisma.$executeRawUnsafe("analyze");
       runId = (await prisma.run.findFirstOrThrow({ where: { name: bigName }, select: { id: true } })).id;
       longId = (await prisma.trajectory.findFirstOrThrow({ where: { runId, instanceId: "retail-long" }, select: { id: true } })).id;
     } else {

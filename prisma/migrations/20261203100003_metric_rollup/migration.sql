@@ -79,3 +79,6 @@ INSERT INTO metric_rollup ("runId", key, width, bucket, n, "sumStep", sum, min, 
 SELECT p."runId", p.key, w.width, floor(p.step::float8 / w.width)::int, count(*)::int, sum(p.step)::float8, sum(p.value), min(p.value), max(p.value), max(p.ts)
 FROM metric_point p CROSS JOIN unnest(metric_rollup_widths()) AS w(width)
 GROUP BY 1, 2, 3, 4;
+
+-- Planner statistics for the new table now, not at the next autovacuum (a chart would scan it meanwhile).
+ANALYZE metric_rollup;
