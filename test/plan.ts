@@ -1,15 +1,25 @@
 /**
  * What a piece of server code reads: every statement it sends through the pg pool is recorded at the
  * driver and replayed under EXPLAIN (ANALYZE), and the rows its scans of one table return are summed
- * (rows × loops of every scan node). For tests that a page's cost stays bounded as a table grows.
+ * (rows × loops of every scan node, plus the rows its filters dropped). For tests that a page's cost stays bounded as a table grows.
  */
 import { vi } from "vitest";
 import pg from "pg";
 
-type PlanNode = { "Node Type": string; "Relation Name"?: string; "Actual Rows": number; "Actual Loops": number; Plans?: PlanNode[] };
+type PlanNode = {
+  "Node Type": string;
+  "Relation Name"?: string;
+  "Actual Rows": number;
+  "Actual Loops": number;
+  "Rows Removed by Filter"?: number;
+  "Rows Removed by Index Recheck"?: number;
+  Plans?: PlanNode[];
+};
 
+/** Rows a scan looked at: those it returned (per loop) and those its filter dropped. */
 function rowsRead(node: PlanNode, table: string): number {
-  const own = node["Relation Name"] === table && /Scan/.test(node["Node Type"]) ? node["Actual Rows"] * node["Actual Loops"] : 0;
+  const scan = node["Relation Name"] === table && /Scan/.test(node["Node Type"]);
+  const own = scan ? node["Actual Rows"] * node["Actual Loops"] + (node["Rows Removed by Filter"] ?? 0) + (node["Rows Removed by Index Recheck"] ?? 0) : 0;
   return own + (node.Plans ?? []).reduce((s, p) => s + rowsRead(p, table), 0);
 }
 

@@ -115,10 +115,13 @@ export async function metricSeries(input: SeriesInput): Promise<{ series: Series
       select r.key, b.width, floor((r.bucket::float8 * b.level) / b.width)::int as bucket, r.n, r."sumStep" as "sumStep", r.sum, r.min, r.max, r."maxTs" as ts
       from b join metric_rollup r on r."runId" = ${input.runId} and r.key = b.key and r.width = b.level and r.bucket between b.first and b.last
       union all
-      -- … and the raw points of the partial ones at either end.
+      -- … and the raw points of the partial ones at either end (two key ranges: one range with an OR
+      -- filter would read every point of the series).
       select p.key, b.width, floor(p.step::float8 / b.width)::int, 1, p.step, p.value, p.value, p.value, p.ts
-      from b join metric_point p on p."runId" = ${input.runId} and p.key = b.key and p.step between b.lo and b.hi
-        and (p.step < b.first * b.level or p.step >= (b.last + 1) * b.level)
+      from b join metric_point p on p."runId" = ${input.runId} and p.key = b.key and p.step between b.lo and least(b.hi, b.first * b.level - 1)
+      union all
+      select p.key, b.width, floor(p.step::float8 / b.width)::int, 1, p.step, p.value, p.value, p.value, p.ts
+      from b join metric_point p on p."runId" = ${input.runId} and p.key = b.key and p.step between greatest(b.lo, (b.last + 1) * b.level, b.first * b.level) and b.hi
     )
     select key, round((sum("sumStep") / sum(n))::numeric)::int as step,
            (sum(sum) / sum(n))::float8 as mean, min(min)::float8 as min, max(max)::float8 as max,
