@@ -13,8 +13,12 @@
  *    the 200-turn trajectory's first turns visible.
  * Targets: p95 < 150 ms per query, visible < 1.5 s. The last line is the machine-readable result.
  *
- * Env: BENCH_TRAJECTORIES / BENCH_TURNS_PER_TRAJECTORY / BENCH_SERIES / BENCH_POINTS to scale down,
- * BENCH_ITERATIONS (default 40), BENCH_SKIP_BROWSER=1.
+ * Scale: BENCH_UI_SCALE=S (default 1) seeds S × 100,000 trajectories of 10 turns (S × 1 M turns) and
+ * S × 50 series × 20,000 metric points (S × 1 M), all inside Postgres (INSERT … SELECT generate_series) into
+ * the production tables and indexes, then VACUUM ANALYZE; BENCH_UI_SCALE=10 is 1 M / 10 M / 10 M.
+ * BENCH_TRAJECTORIES / BENCH_TURNS_PER_TRAJECTORY / BENCH_SERIES / BENCH_POINTS override one dimension,
+ * BENCH_ITERATIONS (default 40), BENCH_SKIP_BROWSER=1. BENCH_UI_DB_DIR=<dir> keeps the seeded database
+ * there and reuses it on the next run with the same shape (re-measuring at 10 M without re-seeding).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -25,18 +29,28 @@ import { waitForHttp } from "../scripts/lib/processes";
 import { freePort } from "../test/processes";
 import { percentile } from "./stats";
 
-const TRAJECTORIES = Number(process.env.BENCH_TRAJECTORIES ?? 100_000);
+const SCALE = Number(process.env.BENCH_UI_SCALE ?? 1);
+if (!(SCALE > 0)) throw new Error(`BENCH_UI_SCALE must be a positive number, got ${process.env.BENCH_UI_SCALE}`);
+const TRAJECTORIES = Number(process.env.BENCH_TRAJECTORIES ?? Math.round(100_000 * SCALE));
 const TURNS_PER = Number(process.env.BENCH_TURNS_PER_TRAJECTORY ?? 10);
-const SERIES = Number(process.env.BENCH_SERIES ?? 50);
+const SERIES = Number(process.env.BENCH_SERIES ?? Math.max(1, Math.round(50 * SCALE)));
 const POINTS = Number(process.env.BENCH_POINTS ?? 20_000);
+const KEEP_DIR = process.env.BENCH_UI_DB_DIR ? path.resolve(process.env.BENCH_UI_DB_DIR) : null;
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 40);
 const SMALL_RUNS = 300;
 const SECRET = "bench-ui-secret-0123456789abcdef0123456789";
 
+/** Emptied before every call: each sample is the query itself, not the shared result (server/lib/live-reads.ts) a step commit invalidates. */
+let sharedReads: { clear(): void } | null = null;
+
 async function time(name: string, fn: (i: number) => Promise<unknown>, results: Record<string, { p50: number; p95: number }>) {
-  for (let i = 0; i < 3; i++) await fn(i); // warm-up: plans, connections, JIT
+  for (let i = 0; i < 3; i++) {
+    sharedReads?.clear();
+    await fn(i); // warm-up: plans, connections, JIT
+  }
   const samples: number[] = [];
   for (let i = 0; i < ITERATIONS; i++) {
+    sharedReads?.clear();
     const t0 = performance.now();
     await fn(i);
     samples.push(performance.now() - t0);
@@ -49,11 +63,23 @@ async function time(name: string, fn: (i: number) => Promise<unknown>, results: 
 
 async function main() {
   const started = performance.now();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "envace-bench-ui-"));
+  const dir = KEEP_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "envace-bench-ui-"));
+  fs.mkdirSync(dir, { recursive: true });
   fs.chmodSync(dir, 0o777);
-  const db = await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), port: await freePort(), database: "bench_ui", throwaway: true });
+  const shape = JSON.stringify({ TRAJECTORIES, TURNS_PER, SERIES, POINTS, SMALL_RUNS });
+  const marker = path.join(dir, "seeded.json");
+  const reuse = KEEP_DIR != null && fs.existsSync(marker) && fs.readFileSync(marker, "utf8") === shape;
+  if (KEEP_DIR && !reuse) fs.rmSync(path.join(dir, "pg"), { recursive: true, force: true });
+  // A kept database keeps its password beside it (a throwaway one gets a new password on every start).
+  const db = await startEmbeddedPostgres({
+    dataDir: path.join(dir, "pg"),
+    port: await freePort(),
+    database: "bench_ui",
+    ...(KEEP_DIR ? { passwordFile: path.join(dir, "pg-password") } : { throwaway: true }),
+  });
   let web: ChildProcess | null = null;
   try {
+    // On a reused database too: a migration added since it was seeded is applied (and backfills what it adds).
     await migrate(db.url);
     process.env.DATABASE_URL = db.url;
     process.env.ENVACE_SECRET ??= SECRET;
@@ -61,55 +87,71 @@ async function main() {
     const { createCaller } = await import("../server/root");
     const { seedRun, seedTrajectory } = await import("../test/seed");
     const { groupPanels } = await import("../app/_components/charts/chart-math");
+    sharedReads = (await import("../server/lib/live-reads")).liveReads();
 
     // ---------- seed ----------
-    let t0 = performance.now();
-    const user = await prisma.user.create({ data: { id: "bench-user", name: "Bench", email: "bench@example.test", role: "admin" }, select: { id: true } });
-    const now = Date.now();
-    await prisma.run.createMany({
-      data: Array.from({ length: SMALL_RUNS }, (_, i) => ({
-        name: `sweep-${i}`,
-        kind: "train",
-        status: i % 7 === 0 ? "running" : "succeeded",
-        config: {},
-        configVersion: 1,
-        paradigm: "rehearse",
-        policyNode: "embedded",
-        tags: i % 3 === 0 ? ["sweep", "lr"] : ["sweep"],
-        progressStep: 30,
-        totalSteps: 30,
-        latestMetrics: { "reward/mean": (i % 100) / 100, "fidelity/mean": 0.8 },
-        bestMetrics: { "reward/mean": (i % 100) / 90, "fidelity/mean": 0.85 },
-        createdById: user.id,
-        createdAt: new Date(now - (SMALL_RUNS - i) * 60_000),
-      })),
-    });
+    const t0 = performance.now();
     const steps = Math.max(1, Math.ceil(TRAJECTORIES / 64));
-    const big = await seedRun(prisma, {
-      userId: user.id,
-      name: "bench: 100k trajectories",
-      trajectories: TRAJECTORIES,
-      turnsPerTrajectory: TURNS_PER,
-      steps,
-      instances: 500,
-      metricSeries: SERIES,
-      metricPoints: POINTS,
-      evalEvery: 50,
-    });
-    const longId = await seedTrajectory(prisma, { runId: big.runId, step: Math.ceil(steps / 2), turns: 200 });
-    await prisma.$executeRawUnsafe("vacuum analyze");
+    const bigName = `bench: ${TRAJECTORIES.toLocaleString("en-US")} trajectories`;
+    let runId: string;
+    let longId: string;
+    if (reuse) {
+      await prisma.$executeRawUnsafe("analyze");
+      runId = (await prisma.run.findFirstOrThrow({ where: { name: bigName }, select: { id: true } })).id;
+      longId = (await prisma.trajectory.findFirstOrThrow({ where: { runId, instanceId: "retail-long" }, select: { id: true } })).id;
+    } else {
+      const user = await prisma.user.create({ data: { id: "bench-user", name: "Bench", email: "bench@example.test", role: "admin" }, select: { id: true } });
+      const now = Date.now();
+      await prisma.run.createMany({
+        data: Array.from({ length: SMALL_RUNS }, (_, i) => ({
+          name: `sweep-${i}`,
+          kind: "train",
+          status: i % 7 === 0 ? "running" : "succeeded",
+          config: {},
+          configVersion: 1,
+          paradigm: "rehearse",
+          policyNode: "embedded",
+          tags: i % 3 === 0 ? ["sweep", "lr"] : ["sweep"],
+          progressStep: 30,
+          totalSteps: 30,
+          latestMetrics: { "reward/mean": (i % 100) / 100, "fidelity/mean": 0.8 },
+          bestMetrics: { "reward/mean": (i % 100) / 90, "fidelity/mean": 0.85 },
+          createdById: user.id,
+          createdAt: new Date(now - (SMALL_RUNS - i) * 60_000),
+        })),
+      });
+      const big = await seedRun(prisma, {
+        userId: user.id,
+        name: bigName,
+        trajectories: TRAJECTORIES,
+        turnsPerTrajectory: TURNS_PER,
+        steps,
+        instances: 500,
+        metricSeries: SERIES,
+        metricPoints: POINTS,
+        evalEvery: 50,
+      });
+      runId = big.runId;
+      longId = await seedTrajectory(prisma, { runId, step: Math.ceil(steps / 2), turns: 200 });
+      await prisma.$executeRawUnsafe("vacuum analyze");
+      if (KEEP_DIR) fs.writeFileSync(marker, shape);
+    }
     const seedS = (performance.now() - t0) / 1000;
-    const counts = await prisma.$queryRawUnsafe<{ t: number; u: number; m: number; v: number }[]>(
-      `select (select count(*) from trajectory)::int as t, (select count(*) from turn)::int as u, (select count(*) from metric_point)::int as m, (select count(*) from checklist_verdict)::int as v`,
+    const counts = await prisma.$queryRawUnsafe<{ t: number; u: number; m: number; v: number; bytes: string }[]>(
+      `select (select count(*) from trajectory)::int as t, (select count(*) from turn)::int as u, (select count(*) from metric_point)::int as m, (select count(*) from checklist_verdict)::int as v,
+              pg_database_size(current_database())::text as bytes`,
     );
+    const c = counts[0]!;
+    const seeded = { trajectories: c.t, turns: c.u, verdicts: c.v, metric_points: c.m, db_gb: Number((Number(c.bytes) / 1e9).toFixed(1)), seed_s: reuse ? null : Number(seedS.toFixed(0)) };
     console.log(
-      `seeded ${counts[0]!.t.toLocaleString()} trajectories, ${counts[0]!.u.toLocaleString()} turns, ${counts[0]!.v.toLocaleString()} verdicts, ${counts[0]!.m.toLocaleString()} metric points, ${SMALL_RUNS + 1} runs in ${seedS.toFixed(1)} s`,
+      `${reuse ? "reused" : "seeded"} ${c.t.toLocaleString()} trajectories, ${c.u.toLocaleString()} turns, ${c.v.toLocaleString()} verdicts, ${c.m.toLocaleString()} metric points (${SERIES} series × ${POINTS.toLocaleString()}), ${SMALL_RUNS + 1} runs, database ${seeded.db_gb} GB${reuse ? "" : ` in ${seedS.toFixed(1)} s`}`,
     );
+    const machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? "unknown", load_1m: Number(os.loadavg()[0]!.toFixed(2)), mem_gb: Number((os.totalmem() / 2 ** 30).toFixed(0)) };
+    console.log(`machine: ${machine.cpus} × ${machine.cpu}, ${machine.mem_gb} GiB, load average (1 min) ${machine.load_1m} before timing`);
 
     // ---------- server time ----------
-    const caller = createCaller({ user: { id: user.id, email: "bench@example.test", name: "Bench", role: "admin", via: "session" }, headers: new Headers() });
+    const caller = createCaller({ user: { id: "bench-user", email: "bench@example.test", name: "Bench", role: "admin", via: "session" }, headers: new Headers() });
     const results: Record<string, { p50: number; p95: number }> = {};
-    const runId = big.runId;
 
     await time("runs_table", () => caller.runs.list({ limit: 50 }), results);
     const keys = await caller.metrics.keys({ runId });
@@ -119,6 +161,19 @@ async function main() {
     await time("run_metric_keys", () => caller.metrics.keys({ runId }), results);
     await time("run_charts_panel", (i) => caller.metrics.series({ runId, keys: panelKeys[i % panelKeys.length]!, maxPoints: 300, axis: "step" }), results);
     await time("run_charts_all_panels", () => Promise.all(panelKeys.map((k) => caller.metrics.series({ runId, keys: k, maxPoints: 300, axis: "step" }))), results);
+
+    // Everything else the run page asks for on open (header, errored-episodes card, evaluations, world model, checkpoints, logs).
+    await time("run_get", () => caller.runs.get({ id: runId }), results);
+    await time("run_errored_episodes", () => caller.trajectories.errored({ runId }), results);
+    await time("run_evaluations", () => caller.runs.evaluations({ id: runId }), results);
+    await time("run_world_model", () => caller.runs.worldModel({ runId, phase: "all", limit: 25 }), results);
+    await time("run_checkpoints", () => caller.runs.checkpoints({ runId }), results);
+    await time("run_logs", () => caller.runs.logs({ runId, limit: 500 }), results);
+    // A collapsed panel opened by hand ("other": the long tail of keys, 40 at a time).
+    const other = groupPanels(keys).find((p) => p.id === "other");
+    const otherKeys = other ? [...new Set(other.charts.flatMap((c) => c.keys))].slice(0, 40) : null;
+    if (otherKeys?.length) await time("run_charts_other_panel", () => caller.metrics.series({ runId, keys: otherKeys, maxPoints: 300, axis: "step" }), results);
+    await time("run_charts_zoomed", (i) => caller.metrics.series({ runId, keys: panelKeys[i % panelKeys.length]!, maxPoints: 300, axis: "time", stepRange: { from: Math.floor(POINTS / 3), to: Math.floor(POINTS / 3) + 2000 } }), results);
 
     await time("trajectory_list_first", () => caller.trajectories.list({ runId, limit: 200 }), results);
     // Cursors spread through the whole run (keyset cost must not grow with depth).
@@ -143,6 +198,7 @@ async function main() {
     await time("trajectory_list_by_reward", (i) => caller.trajectories.list({ runId, limit: 200, sort: i % 2 ? "reward_asc" : "reward_desc", cursor: i % 4 < 2 ? null : cursorRows[i % cursorRows.length]!.id }), results);
     const instance = (await prisma.trajectory.findFirstOrThrow({ where: { runId }, select: { instanceId: true } })).instanceId;
     await time("trajectory_list_instance", () => caller.trajectories.list({ runId, limit: 200, instanceId: instance }), results);
+    await time("trajectory_list_deep_by_reward", (i) => caller.trajectories.list({ runId, limit: 200, sort: i % 2 ? "reward_asc" : "reward_desc", cursor: cursorRows[i % cursorRows.length]!.id }), results);
     await time("trajectory_facets", () => caller.trajectories.facets({ runId }), results);
     const groups = await prisma.trajectory.findMany({ where: { runId, rolloutIndex: 0 }, select: { step: true, groupId: true, phase: true }, take: 40, orderBy: { id: "asc" } });
     await time("trajectory_group", (i) => caller.trajectories.group({ runId, ...groups[i % groups.length]!, phase: groups[i % groups.length]!.phase as "train" | "eval" }), results);
@@ -240,6 +296,10 @@ async function main() {
     console.log(
       JSON.stringify({
         bench: "ui",
+        scale: SCALE,
+        seeded,
+        machine: { ...machine, load_1m_after: Number(os.loadavg()[0]!.toFixed(2)) },
+        over_150ms: Object.entries(results).filter(([, v]) => v.p95 > 150).map(([k]) => k),
         p95_ms: Object.fromEntries(Object.entries(results).map(([k, v]) => [k, v.p95])),
         visible_ms: visible,
       }),
@@ -250,7 +310,7 @@ async function main() {
       await new Promise((r) => setTimeout(r, 500));
     }
     await db.stop().catch(() => {});
-    fs.rmSync(dir, { recursive: true, force: true });
+    if (!KEEP_DIR) fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { TRPCError } from "@trpc/server";
 import { callerFor, prisma, resetDatabase, signUp, type TestUser } from "../../../test/helpers";
 import { seedRunRows } from "../../../test/fixtures/run-rows";
+import { rowsReadBy } from "../../../test/plan";
 
 describe("metrics API against real Postgres", () => {
   let member: TestUser;
@@ -54,16 +55,71 @@ describe("metrics API against real Postgres", () => {
     const ms = performance.now() - started;
     const loss = series.find((s) => s.key === "loss")!;
     expect(loss.total).toBe(100_000);
-    expect(loss.bucketSize).toBe(200);
-    expect(loss.points).toHaveLength(500);
-    // Bucket 0 holds steps 1..200 of value = step.
-    expect(loss.points[0]).toMatchObject({ min: 1, max: 200, mean: 100.5, n: 200 });
-    expect(loss.points[499]).toMatchObject({ min: 99_801, max: 100_000, n: 200 });
+    // Buckets of 224 steps (7 rollup buckets of 32) aligned to multiples of 224: 447 of them.
+    expect(loss.bucketSize).toBe(224);
+    expect(loss.points).toHaveLength(447);
+    // Bucket 0 holds steps 1..223 of value = step; the last one steps 99,904..100,000.
+    expect(loss.points[0]).toMatchObject({ step: 112, min: 1, max: 223, mean: 112, n: 223 });
+    expect(loss.points[1]).toMatchObject({ min: 224, max: 447, n: 224 });
+    expect(loss.points[446]).toMatchObject({ min: 99_904, max: 100_000, n: 97 });
     const thr = series.find((s) => s.key === "perf/throughput")!;
-    expect(thr.points).toHaveLength(500);
+    expect(thr.points).toHaveLength(447);
     expect(Math.max(...thr.points.map((p) => p.max))).toBeCloseTo(1, 3);
-    console.log(`series: 2 keys × 100,000 points → 2 × 500 buckets in ${ms.toFixed(0)} ms`);
+    console.log(`series: 2 keys × 100,000 points → 2 × 447 buckets in ${ms.toFixed(0)} ms`);
     expect(ms).toBeLessThan(3000);
+  });
+
+  it("reads the rollup, not the points: a 100,000-point chart touches a few thousand rows", async () => {
+    const caller = await callerFor(member.headers);
+    const series = () => caller.metrics.series({ runId: bigRunId, keys: ["loss", "perf/throughput"], maxPoints: 500 });
+    const points = await rowsReadBy("metric_point", series);
+    const rollup = await rowsReadBy("metric_rollup", series);
+    // Four index probes for the bounds, the raw points of the partial buckets at both ends (< 2 × 32 per key).
+    expect(points.total).toBeLessThan(2 * 64 + 8);
+    expect(rollup.total).toBeLessThanOrEqual(2 * (100_000 / 32));
+  });
+
+  it("agrees with bucketing the raw points, zoomed across partial rollup buckets, and after points change", async () => {
+    const caller = await callerFor(member.headers);
+    const check = async (stepRange: { from: number; to: number } | null, maxPoints: number) => {
+      const { series } = await caller.metrics.series({ runId: bigRunId, keys: ["perf/throughput"], maxPoints, stepRange });
+      const s = series[0]!;
+      const raw = await prisma.metricPoint.findMany({
+        where: { runId: bigRunId, key: "perf/throughput", ...(stepRange ? { step: { gte: stepRange.from, lte: stepRange.to } } : {}) },
+        select: { step: true, value: true },
+      });
+      const buckets = new Map<number, { n: number; sum: number; sumStep: number; min: number; max: number }>();
+      for (const p of raw) {
+        const b = Math.floor(p.step / s.bucketSize);
+        const e = buckets.get(b) ?? { n: 0, sum: 0, sumStep: 0, min: Infinity, max: -Infinity };
+        e.n++;
+        e.sum += p.value;
+        e.sumStep += p.step;
+        e.min = Math.min(e.min, p.value);
+        e.max = Math.max(e.max, p.value);
+        buckets.set(b, e);
+      }
+      const expected = [...buckets.entries()].sort((a, b) => a[0] - b[0]).map(([, e]) => e);
+      expect(s.bucketSize).toBeGreaterThanOrEqual(4);
+      expect(s.points.length).toBeLessThanOrEqual(maxPoints);
+      expect(s.points.map((p) => [p.n, p.step, p.min, p.max])).toEqual(expected.map((e) => [e.n, Math.round(e.sumStep / e.n), e.min, e.max]));
+      s.points.forEach((p, i) => expect(p.mean).toBeCloseTo(expected[i]!.sum / expected[i]!.n, 9));
+    };
+    await check(null, 300);
+    await check({ from: 1_001, to: 60_017 }, 250);
+    await check({ from: 33, to: 9_000 }, 40);
+    // The triggers keep the rollup true when points are added, changed and removed.
+    await prisma.$executeRawUnsafe(
+      `insert into metric_point ("runId", key, step, value, ts) select $1, 'perf/throughput', s, 5 + s, timestamp '2026-01-03' from generate_series(100001, 100300) s`,
+      bigRunId,
+    );
+    await prisma.$executeRawUnsafe(`update metric_point set value = 42 where "runId" = $1 and key = 'perf/throughput' and step between 50000 and 50010`, bigRunId);
+    await prisma.$executeRawUnsafe(`delete from metric_point where "runId" = $1 and key = 'perf/throughput' and step between 70000 and 70500`, bigRunId);
+    await check(null, 300);
+    await check({ from: 49_000, to: 71_000 }, 100);
+    const { series } = await caller.metrics.series({ runId: bigRunId, keys: ["perf/throughput"], maxPoints: 300 });
+    // sin() never reaches 42: the updated points show as their bucket's maximum.
+    expect(series[0]!.points.filter((p) => p.max === 42)).toHaveLength(1);
   });
 
   it("zooms: a step range gives full resolution inside it", async () => {

@@ -65,10 +65,13 @@ export async function runEvaluations(runIds: string[]): Promise<EvaluationRow[]>
       orderBy: [{ runId: "asc" }, { index: "asc" }],
       select: { runId: true, kind: true, index: true, finishedAt: true, metrics: true },
     }),
+    // Episodes per evaluated step: one range of the (runId, phase, step, …) key per step, not a pass over
+    // the run's trajectories (a LIKE on phase is no index bound under the database's collation).
     prisma.$queryRaw<{ runId: string; phase: string; step: number; n: number }[]>`
-      select "runId", phase, step, count(*)::int as n from trajectory
-      where "runId" in (${Prisma.join(runIds)}) and (phase = 'eval' or phase like ${`${SUITE_PREFIX}%`})
-      group by "runId", phase, step`,
+      select s."runId", s.kind as phase, s.index as step,
+             (select count(*)::int from trajectory t where t."runId" = s."runId" and t.phase = s.kind and t.step = s.index) as n
+      from step s
+      where s."runId" in (${Prisma.join(runIds)}) and (s.kind = 'eval' or s.kind like ${`${SUITE_PREFIX}%`})`,
   ]);
   const configs = new Map(runs.map((r) => [r.id, storedConfig.safeParse(r.config)]));
   const episodes = new Map(counts.map((c) => [`${c.runId}|${c.phase}|${c.step}`, c.n]));

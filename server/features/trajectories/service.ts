@@ -3,7 +3,7 @@
  * turns paged, raw JSON, previous/next for keyboard navigation, and filter facets.
  *
  * Default list order: step desc, groupId, rolloutIndex, id — newest step first with the K rollouts of a
- * group together (or reward asc/desc, id). The keyset predicate always carries a plain bound on the leading
+ * group together (or by (reward, id) ascending, or exactly reversed). The keyset predicate always carries a plain bound on the leading
  * column (`step <= anchor.step`) so Postgres starts its (runId, step) or (runId, reward) index scan at the
  * anchor instead of filtering from the top.
  */
@@ -84,37 +84,57 @@ function orderOf(sort: TrajectorySort, direction: "after" | "before"): Prisma.Tr
   const asc = fwd ? "asc" : "desc";
   const desc = fwd ? "desc" : "asc";
   if (sort === "reward_asc") return [{ reward: asc }, { id: asc }];
-  if (sort === "reward_desc") return [{ reward: desc }, { id: asc }];
+  // reward_desc is reward_asc reversed (ties by id descending), so one (runId, reward, id) index serves both.
+  if (sort === "reward_desc") return [{ reward: desc }, { id: desc }];
   return [{ step: desc }, { groupId: asc }, { rolloutIndex: asc }, { id: asc }];
 }
 
-/** Rows strictly after (direction "after") or before the anchor in list order. */
-function keyset(a: Anchor, sort: TrajectorySort, direction: "after" | "before"): Prisma.TrajectoryWhereInput {
+/**
+ * Rows strictly after (direction "after") or before the anchor in list order, as disjoint parts in list
+ * order. By reward there are two: the anchor's ties beyond its id (an index range on (runId, reward, id)),
+ * then the rewards beyond it. One OR of both made Postgres walk every tie before the anchor's id first —
+ * at a million trajectories with a handful of distinct rewards, 200,000 rows for a 200-row page.
+ */
+function keyset(a: Anchor, sort: TrajectorySort, direction: "after" | "before"): Prisma.TrajectoryWhereInput[] {
   const after = direction === "after";
   const cmp = after ? "gt" : "lt";
   if (sort !== "step") {
-    // Moving forward goes up in reward for reward_asc and down for reward_desc; ties broken by id ascending.
+    // Moving forward goes up in (reward, id) for reward_asc and down for reward_desc.
     const up = (sort === "reward_asc") === after;
-    return {
-      AND: [
-        { reward: up ? { gte: a.reward } : { lte: a.reward } },
-        { OR: [{ reward: up ? { gt: a.reward } : { lt: a.reward } }, { reward: a.reward, id: { [cmp]: a.id } }] },
-      ],
-    };
+    return [{ reward: a.reward, id: up ? { gt: a.id } : { lt: a.id } }, { reward: up ? { gt: a.reward } : { lt: a.reward } }];
   }
-  return {
-    AND: [
-      { step: after ? { lte: a.step } : { gte: a.step } },
-      {
-        OR: [
-          { step: after ? { lt: a.step } : { gt: a.step } },
-          { step: a.step, groupId: { [cmp]: a.groupId } },
-          { step: a.step, groupId: a.groupId, rolloutIndex: { [cmp]: a.rolloutIndex } },
-          { step: a.step, groupId: a.groupId, rolloutIndex: a.rolloutIndex, id: { [cmp]: a.id } },
-        ],
-      },
-    ],
-  };
+  return [
+    {
+      AND: [
+        { step: after ? { lte: a.step } : { gte: a.step } },
+        {
+          OR: [
+            { step: after ? { lt: a.step } : { gt: a.step } },
+            { step: a.step, groupId: { [cmp]: a.groupId } },
+            { step: a.step, groupId: a.groupId, rolloutIndex: { [cmp]: a.rolloutIndex } },
+            { step: a.step, groupId: a.groupId, rolloutIndex: a.rolloutIndex, id: { [cmp]: a.id } },
+          ],
+        },
+      ],
+    },
+  ];
+}
+
+/** Up to `take` rows under `where`, from each keyset part in turn (the parts are disjoint and in list order). */
+async function findInParts<S extends Prisma.TrajectorySelect>(
+  where: Prisma.TrajectoryWhereInput,
+  parts: Prisma.TrajectoryWhereInput[],
+  orderBy: Prisma.TrajectoryOrderByWithRelationInput[],
+  take: number,
+  select: S,
+) {
+  const rows: Prisma.TrajectoryGetPayload<{ select: S }>[] = [];
+  for (const part of parts.length ? parts : [{}]) {
+    if (rows.length >= take) break;
+    const and = [...((where.AND as Prisma.TrajectoryWhereInput[]) ?? []), part];
+    rows.push(...((await prisma.trajectory.findMany({ where: { ...where, AND: and }, orderBy, take: take - rows.length, select })) as Prisma.TrajectoryGetPayload<{ select: S }>[]));
+  }
+  return rows;
 }
 
 function filterWhere(f: TrajectoryFilters): Prisma.TrajectoryWhereInput {
@@ -142,20 +162,30 @@ async function anchorOf(id: string, runId?: string): Promise<Anchor | null> {
 
 export async function listTrajectories(input: TrajectoryFilters & { limit: number; cursor?: string | null }) {
   const where = filterWhere(input);
+  let parts: Prisma.TrajectoryWhereInput[] = [];
   if (input.cursor) {
     const anchor = await anchorOf(input.cursor, input.runId);
     if (!anchor) throw notFound("trajectory cursor", input.cursor);
-    where.AND = [...((where.AND as Prisma.TrajectoryWhereInput[]) ?? []), keyset(anchor, input.sort ?? "step", "after")];
+    parts = keyset(anchor, input.sort ?? "step", "after");
   }
-  const rows = await prisma.trajectory.findMany({
-    where,
-    orderBy: orderOf(input.sort ?? "step", "after"),
-    take: input.limit + 1,
-    select: { ...trajectoryListSelect, _count: { select: { privateAttempts: true } } },
-  });
+  const rows = await findInParts(where, parts, orderOf(input.sort ?? "step", "after"), input.limit + 1, trajectoryListSelect);
   const hasMore = rows.length > input.limit;
-  const items = (hasMore ? rows.slice(0, input.limit) : rows).map(({ _count, ...row }) => ({ ...row, privateAttempts: _count.privateAttempts }));
+  const page = hasMore ? rows.slice(0, input.limit) : rows;
+  const attempts = await privateAttemptCounts(page.map((r) => r.id));
+  const items = page.map((row) => ({ ...row, privateAttempts: attempts.get(row.id) ?? 0 }));
   return { items, nextCursor: hasMore ? items[items.length - 1]!.id : null };
+}
+
+/**
+ * Private test-time attempts per committed trajectory, for the given ids only (one probe each of the
+ * (parentId) index). Not Prisma's `_count` select: that joins a GROUP BY over the whole trajectory table
+ * (every run's rows) before the LIMIT, which made a 200-row page cost a pass over the table.
+ */
+export async function privateAttemptCounts(ids: string[]): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await prisma.$queryRaw<{ parentId: string; n: number }[]>`
+    select "parentId", count(*)::int as n from trajectory where "parentId" = any(${ids}::text[]) group by "parentId"`;
+  return new Map(rows.map((r) => [r.parentId, r.n]));
 }
 
 /** Previous and next trajectory in list order under the same filters (for J/K navigation). */
@@ -163,12 +193,8 @@ export async function neighbours(input: TrajectoryFilters & { id: string }) {
   const anchor = await anchorOf(input.id, input.runId);
   if (!anchor) throw notFound("trajectory", input.id);
   const base = filterWhere(input);
-  const find = (direction: "after" | "before") =>
-    prisma.trajectory.findFirst({
-      where: { ...base, AND: [...((base.AND as Prisma.TrajectoryWhereInput[]) ?? []), keyset(anchor, input.sort ?? "step", direction)] },
-      orderBy: orderOf(input.sort ?? "step", direction),
-      select: { id: true, step: true, rolloutIndex: true },
-    });
+  const find = async (direction: "after" | "before") =>
+    (await findInParts(base, keyset(anchor, input.sort ?? "step", direction), orderOf(input.sort ?? "step", direction), 1, { id: true, step: true, rolloutIndex: true }))[0] ?? null;
   const [previous, next] = await Promise.all([find("before"), find("after")]);
   return { previous, next };
 }
@@ -250,11 +276,10 @@ export const trajectoryDetailSelect = {
 export async function getTrajectory(input: { id: string; runId?: string; turnsFrom: number; turnsLimit: number }) {
   const row = await prisma.trajectory.findUnique({
     where: { id: input.id, ...(input.runId ? { runId: input.runId } : {}) },
-    select: { ...trajectoryDetailSelect, _count: { select: { privateAttempts: true } } },
+    select: trajectoryDetailSelect,
   });
   if (!row) throw notFound(input.runId ? `trajectory ${input.id} of run` : "trajectory", input.runId ?? input.id);
-  const { _count, ...rest } = row;
-  const trajectory = { ...rest, privateAttempts: _count.privateAttempts };
+  const trajectory = { ...row, privateAttempts: (await privateAttemptCounts([row.id])).get(row.id) ?? 0 };
   const [verdicts, page] = await Promise.all([
     prisma.checklistVerdict.findMany({ where: { trajectoryId: input.id }, orderBy: [{ userTurn: "asc" }, { turnIndex: "asc" }, { itemId: "asc" }], select: verdictSelect }),
     listTurns(input.id, input.turnsFrom, input.turnsLimit, row.runId),
@@ -276,18 +301,16 @@ export async function rawTrajectory(id: string) {
 }
 
 /**
- * Values for the filter dropdowns without scanning the run's rows: termination reasons with counts from an
- * index-only scan of (runId, terminationReason, step), instances by a skip scan of (runId, instanceId), and
+ * Values for the filter dropdowns without scanning the run's rows: termination reasons with counts from the
+ * run's trajectory_tally rows, instances by a skip scan of (runId, instanceId), and
  * the step and reward ranges from index ends. Outcome, phase and paradigm are fixed enumerations.
  */
 export async function facets(runId: string, maxInstances: number) {
-  const [allReasons, privateReasons, instances, ranges, suiteSteps] = await Promise.all([
+  const [reasonRows, instances, ranges, suiteSteps] = await Promise.all([
+    // From the run's tally (kept by triggers on trajectory): a few rows, not an index pass over the run.
+    // Private test-time attempts are not listed, so they are not counted.
     prisma.$queryRaw<{ value: string; count: number }[]>`
-      select "terminationReason" as value, count(*)::int as count from trajectory where "runId" = ${runId}
-      group by "terminationReason" order by count(*) desc, "terminationReason"`,
-    // Private test-time attempts are not listed: their counts come off (their rows are found through the (runId, phase, …) key).
-    prisma.$queryRaw<{ value: string; count: number }[]>`
-      select "terminationReason" as value, count(*)::int as count from trajectory where "runId" = ${runId} and phase = 'private'
+      select "terminationReason" as value, sum(n)::int as count from trajectory_tally where "runId" = ${runId} and phase <> 'private'
       group by "terminationReason"`,
     prisma.$queryRaw<{ value: string }[]>`
       with recursive i(v, n) as (
@@ -306,9 +329,7 @@ export async function facets(runId: string, maxInstances: number) {
     prisma.step.findMany({ where: { runId, kind: { startsWith: SUITE_PREFIX } }, distinct: ["kind"], select: { kind: true }, orderBy: { kind: "asc" } }),
   ]);
   const r = ranges[0]!;
-  const hidden = new Map(privateReasons.map((x) => [x.value, x.count]));
-  const reasons = allReasons
-    .map((x) => ({ value: x.value, count: x.count - (hidden.get(x.value) ?? 0) }))
+  const reasons = reasonRows
     .filter((x) => x.count > 0)
     .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
   return {
@@ -324,17 +345,28 @@ export async function facets(runId: string, maxInstances: number) {
 
 /**
  * A run's episodes that errored (outcome "error": they could not run and are left out of every score),
- * per cause with one cause in words, against all its committed episodes. Index-only on (runId, outcome).
+ * per cause with one cause in words, against all its committed episodes.
  */
 export async function erroredEpisodes(runId: string) {
-  const [byOutcome, byKind] = await Promise.all([
+  // Counts from the run's tally (kept by triggers on trajectory); one example cause per kind by an index probe.
+  const [byOutcome, kinds] = await Promise.all([
     prisma.$queryRaw<{ outcome: string; count: number }[]>`
-      select outcome, count(*)::int as count from trajectory where "runId" = ${runId} group by outcome`,
-    prisma.$queryRaw<{ kind: string; count: number; example: string | null }[]>`
-      select coalesce("errorKind", 'unknown') as kind, count(*)::int as count, min("errorCause") as example
-      from trajectory where "runId" = ${runId} and outcome = 'error'
-      group by coalesce("errorKind", 'unknown') order by count(*) desc, kind`,
+      select outcome, sum(n)::int as count from trajectory_tally where "runId" = ${runId} group by outcome`,
+    prisma.$queryRaw<{ kind: string; count: number }[]>`
+      select coalesce(nullif("errorKind", ''), 'unknown') as kind, sum(n)::int as count
+      from trajectory_tally where "runId" = ${runId} and outcome = 'error'
+      group by 1 order by 2 desc, 1`,
   ]);
+  const byKind = await Promise.all(
+    kinds.map(async (k) => {
+      const ex = await prisma.$queryRaw<{ example: string | null }[]>`
+        select min("errorCause") as example from (
+          select "errorCause" from trajectory where "runId" = ${runId} and outcome = 'error'
+            and ${k.kind === "unknown" ? Prisma.sql`("errorKind" is null or "errorKind" = 'unknown')` : Prisma.sql`"errorKind" = ${k.kind}`}
+          limit 1000) e`;
+      return { ...k, example: ex[0]?.example ?? null };
+    }),
+  );
   // Private test-time attempts (outcome "private") are no episodes of their own.
   const counted = byOutcome.filter((o) => o.outcome !== "private");
   return {

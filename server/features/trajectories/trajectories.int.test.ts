@@ -70,7 +70,9 @@ describe("trajectories API against real Postgres", () => {
       } while (cursor);
       expect(rows.length).toBe(241);
       expect(new Set(rows.map((r) => r.id)).size).toBe(241);
-      const expected = [...rows].sort((a, b) => (sort === "reward_asc" ? a.reward - b.reward : b.reward - a.reward) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      // reward_desc is reward_asc exactly reversed: ties by id descending (one index serves both).
+      const ascending = [...rows].sort((a, b) => a.reward - b.reward || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      const expected = sort === "reward_asc" ? ascending : ascending.reverse();
       expect(rows.map((r) => r.id)).toEqual(expected.map((r) => r.id));
       const n = await caller.trajectories.neighbours({ runId: run.runId, sort, id: rows[100]!.id });
       expect([n.previous?.id, n.next?.id]).toEqual([rows[99]!.id, rows[101]!.id]);
