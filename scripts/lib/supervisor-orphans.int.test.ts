@@ -83,12 +83,14 @@ describe("the supervisor's failures", () => {
 
   it("kill -9 of the Postgres service alone: the server it left is shut down, and a new one serves the port", async () => {
     const before = started().at(-1)!;
+    const startsBefore = started().length;
     expect(alive(before.postgres)).toBe(true);
     process.kill(before.service, "SIGKILL");
     await until("the database to come back", () => host.output().includes("[envace] database is back (restart 2)"), 90_000);
     expect(host.output()).toMatch(new RegExp(`\\[envace\\] database left processes running \\(process group ${before.service}\\); stopping them \\(SIGINT\\) before the restart`));
     expect(alive(before.postgres)).toBe(false);
-    const after = started().at(-1)!;
+    // The new service's own line can reach the output a moment after the supervisor's "is back".
+    const after = await until("the new server's line", () => started().length > startsBefore && started().at(-1));
     expect(after.postgres).not.toBe(before.postgres);
     expect(alive(after.postgres)).toBe(true);
     expect(await query()).toBe(1);
