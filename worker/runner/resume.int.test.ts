@@ -5,41 +5,21 @@
  * run, and at the last step, where the run must not be declared succeeded without it. A committed step
  * that lacks its checkpoint gets one on resume.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
-import { callerFor, eventually, prisma, resetDatabase, signUp, type TestUser } from "../../test/helpers";
-import { startEmbeddedNode, startWorkerProcess, type Child } from "../../test/processes";
+import { describe, expect, it } from "vitest";
+import { callerFor, eventually, prisma } from "../../test/helpers";
+import type { Child } from "../../test/processes";
 import { tinyTraining } from "../../test/fixtures/tiny-training";
+import { embeddedWorkerHarness } from "../../test/worker-harness";
 
-const databaseUrl = inject("databaseUrl");
 
 describe("resume after a crash during an evaluation", () => {
-  let member: TestUser;
-  let node: Awaited<ReturnType<typeof startEmbeddedNode>>;
-  const workers: Child[] = [];
-  const startWorker = () => {
-    const w = startWorkerProcess(databaseUrl);
-    workers.push(w);
-    return w;
-  };
-
-  beforeAll(async () => {
-    await resetDatabase();
-    member = await signUp("member");
-    node = await startEmbeddedNode();
-    await prisma.node.create({ data: { name: "embedded", kind: "embedded", baseUrl: node.url } });
-  });
-  afterAll(async () => {
-    await Promise.all(workers.map((w) => w.kill("SIGKILL")));
-    await node?.kill("SIGKILL");
-    const { getBoss } = await import("../../server/lib/queue");
-    await (await getBoss()).stop({ graceful: false, wait: false }).catch(() => {});
-  });
+  const harness = embeddedWorkerHarness();
+  const startWorker = () => harness.startWorker();
 
   /** Start a run on a fresh worker and SIGKILL that worker once step `step` trained but its evaluation has not committed. */
   async function killDuringEvaluation(name: string, config: ReturnType<typeof tinyTraining>, step: number) {
-    await Promise.all(workers.splice(0).map((w) => w.kill("SIGTERM"))); // the killed worker is the only one
-    const caller = await callerFor(member.headers);
+    await Promise.all(harness.workers.splice(0).map((w) => w.kill("SIGTERM"))); // the killed worker is the only one
+    const caller = await callerFor(harness.member.headers);
     const first = startWorker();
     const run = await caller.runs.create({ name, config });
     await eventually(
@@ -59,7 +39,7 @@ describe("resume after a crash during an evaluation", () => {
   }
 
   async function finished(runId: string, worker: Child) {
-    const caller = await callerFor(member.headers);
+    const caller = await callerFor(harness.member.headers);
     return eventually(async () => {
       const r = await caller.runs.get({ id: runId });
       return r.status === "succeeded" || r.status === "failed" ? r : null;
@@ -119,9 +99,9 @@ describe("resume after a crash during an evaluation", () => {
     const trained = await prisma.step.findUniqueOrThrow({ where: { runId_kind_index: { runId: previous.id, kind: "train", index: 2 } }, select: { statePath: true } });
     await prisma.checkpoint.deleteMany({ where: { runId: previous.id } });
     await prisma.run.update({ where: { id: previous.id }, data: { status: "failed", error: "left without its checkpoint" } });
-    const caller = await callerFor(member.headers);
+    const caller = await callerFor(harness.member.headers);
     await caller.runs.resume({ id: previous.id });
-    const done = await finished(previous.id, workers.at(-1)!);
+    const done = await finished(previous.id, harness.workers.at(-1)!);
     expect(done.error).toBeNull();
     expect(done.status).toBe("succeeded");
     const checkpoints = await prisma.checkpoint.findMany({ where: { runId: previous.id }, select: { step: true, statePath: true, samplerPath: true } });

@@ -5,39 +5,19 @@
  * trajectory, evaluation or metric point is duplicated and every part of the run ends committed once. A
  * node restart that takes weights no state was saved of resumes the same way, in the same attempt.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
-import { callerFor, eventually, prisma, resetDatabase, signUp, type TestUser } from "../../test/helpers";
-import { startEmbeddedNode, startWorkerProcess, type Child } from "../../test/processes";
+import { describe, expect, it } from "vitest";
+import { callerFor, eventually, prisma } from "../../test/helpers";
+import type { Child } from "../../test/processes";
 import { tinyTraining } from "../../test/fixtures/tiny-training";
+import { embeddedWorkerHarness } from "../../test/worker-harness";
 
-const databaseUrl = inject("databaseUrl");
 
 describe("training states every stateEvery steps", () => {
-  let member: TestUser;
-  let node: Awaited<ReturnType<typeof startEmbeddedNode>>;
-  const workers: Child[] = [];
-  const startWorker = () => {
-    const w = startWorkerProcess(databaseUrl);
-    workers.push(w);
-    return w;
-  };
-
-  beforeAll(async () => {
-    await resetDatabase();
-    member = await signUp("member");
-    node = await startEmbeddedNode();
-    await prisma.node.create({ data: { name: "embedded", kind: "embedded", baseUrl: node.url } });
-  });
-  afterAll(async () => {
-    await Promise.all(workers.map((w) => w.kill("SIGKILL")));
-    await node?.kill("SIGKILL");
-    const { getBoss } = await import("../../server/lib/queue");
-    await (await getBoss()).stop({ graceful: false, wait: false }).catch(() => {});
-  });
+  const harness = embeddedWorkerHarness();
+  const startWorker = () => harness.startWorker();
 
   async function finished(runId: string, worker: Child) {
-    const caller = await callerFor(member.headers);
+    const caller = await callerFor(harness.member.headers);
     return eventually(async () => {
       const r = await caller.runs.get({ id: runId });
       return r.status === "succeeded" || r.status === "failed" ? r : null;
@@ -48,7 +28,7 @@ describe("training states every stateEvery steps", () => {
     prisma.step.findMany({ where: { runId, kind: "train" }, orderBy: { index: "asc" }, select: { index: true, statePath: true, startedAt: true } });
 
   it("saves states at 3, 6 and the last step; killed after step 5 it resumes from step 3's state and replays 4–5 with nothing duplicated", { timeout: 900_000 }, async () => {
-    const caller = await callerFor(member.headers);
+    const caller = await callerFor(harness.member.headers);
     const first = startWorker();
     // States at 3, 6 and 7 (the last); evaluations at 5 and 7; the one checkpoint at 7.
     const run = await caller.runs.create({ name: "state-every-3", config: tinyTraining({ steps: 7, stateEvery: 3, evalEvery: 5 }) });
@@ -101,17 +81,17 @@ describe("training states every stateEvery steps", () => {
   });
 
   it("after a node restart that took unsaved weights, resumes from the last saved state in the same attempt", { timeout: 900_000 }, async () => {
-    await Promise.all(workers.splice(0).map((w) => w.kill("SIGTERM")));
+    await Promise.all(harness.workers.splice(0).map((w) => w.kill("SIGTERM")));
     const worker = startWorker();
-    const caller = await callerFor(member.headers);
+    const caller = await callerFor(harness.member.headers);
     const run = await caller.runs.create({ name: "state-every-restart", config: tinyTraining({ steps: 4, stateEvery: 3 }) });
     await eventually(async () => (await prisma.step.count({ where: { runId: run.id, kind: "train" } })) >= 1, 300_000, `step 1 committed\n${worker.output()}`);
     // Step 2 is in flight from step 1's weights, which no state holds; the node forgets them.
-    await node.kill("SIGKILL");
+    await harness.node.kill("SIGKILL");
     const killedAt = new Date();
     expect((await trainRows(run.id)).map((s) => [s.index, s.statePath])).toEqual([[1, null]]);
     await new Promise((r) => setTimeout(r, 6000));
-    node = await startEmbeddedNode({ port: node.port, dataDir: node.dataDir });
+    await harness.startNodeAgain();
 
     const done = await finished(run.id, worker);
     expect(done.error, worker.output()).toBeNull();

@@ -5,14 +5,13 @@
  * phase suite:<name>. Then a worker is killed with SIGKILL after one suite of a step committed and
  * before the other did: the resumed run evaluates only the missing suite, and nothing is lost or doubled.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunConfigInput } from "../../contracts/run-config";
-import { callerFor, eventually, prisma, resetDatabase, signUp, type TestUser } from "../../test/helpers";
-import { startEmbeddedNode, startWorkerProcess, type Child } from "../../test/processes";
+import { callerFor, eventually, prisma } from "../../test/helpers";
+import type { Child } from "../../test/processes";
 import { tinyTraining } from "../../test/fixtures/tiny-training";
+import { embeddedWorkerHarness } from "../../test/worker-harness";
 
-const databaseUrl = inject("databaseUrl");
 
 function withSuites(steps: number, evalEvery: number, evalSuites: NonNullable<NonNullable<RunConfigInput["schedule"]>["evalSuites"]>, evalOwnSplit = true): RunConfigInput {
   const base = tinyTraining({ steps, evalEvery, saveEvery: 100 });
@@ -20,30 +19,11 @@ function withSuites(steps: number, evalEvery: number, evalSuites: NonNullable<No
 }
 
 describe("evaluation suites during training", () => {
-  let member: TestUser;
-  let node: Awaited<ReturnType<typeof startEmbeddedNode>>;
-  const workers: Child[] = [];
-  const startWorker = () => {
-    const w = startWorkerProcess(databaseUrl);
-    workers.push(w);
-    return w;
-  };
-
-  beforeAll(async () => {
-    await resetDatabase();
-    member = await signUp("member");
-    node = await startEmbeddedNode();
-    await prisma.node.create({ data: { name: "embedded", kind: "embedded", baseUrl: node.url } });
-  });
-  afterAll(async () => {
-    await Promise.all(workers.map((w) => w.kill("SIGKILL")));
-    await node?.kill("SIGKILL");
-    const { getBoss } = await import("../../server/lib/queue");
-    await (await getBoss()).stop({ graceful: false, wait: false }).catch(() => {});
-  });
+  const harness = embeddedWorkerHarness();
+  const startWorker = () => harness.startWorker();
 
   const finished = async (runId: string, worker: Child) => {
-    const caller = await callerFor(member.headers);
+    const caller = await callerFor(harness.member.headers);
     return eventually(async () => {
       const r = await caller.runs.get({ id: runId });
       return r.status === "succeeded" || r.status === "failed" ? r : null;
@@ -52,7 +32,7 @@ describe("evaluation suites during training", () => {
 
   it("evaluates and charts two suites at every evaluated step, each committed as its own step", { timeout: 600_000 }, async () => {
     const worker = startWorker();
-    const caller = await callerFor(member.headers);
+    const caller = await callerFor(harness.member.headers);
     const config = withSuites(2, 1, [
       { name: "shop-test", dataset: "builtin:shop", split: "test", limit: 2 },
       { name: "shop-train", dataset: "builtin:shop", split: "train", instanceIds: ["shop-price-tea-0", "shop-stock-tea-0"], repeats: 2 },
@@ -114,8 +94,8 @@ describe("evaluation suites during training", () => {
   });
 
   it("evaluates only the suites when the dataset's own split is turned off", { timeout: 600_000 }, async () => {
-    const worker = workers.at(-1)!;
-    const caller = await callerFor(member.headers);
+    const worker = harness.workers.at(-1)!;
+    const caller = await callerFor(harness.member.headers);
     const run = await caller.runs.create({ name: "suites-only", config: withSuites(1, 1, [{ name: "shop-test", dataset: "builtin:shop", limit: 1 }], false) });
     const done = await finished(run.id, worker);
     expect(done.status, String(done.error)).toBe("succeeded");
@@ -125,8 +105,8 @@ describe("evaluation suites during training", () => {
   });
 
   it("after a crash between two suites of a step, evaluates only the missing one", { timeout: 900_000 }, async () => {
-    await Promise.all(workers.splice(0).map((w) => w.kill("SIGTERM")));
-    const caller = await callerFor(member.headers);
+    await Promise.all(harness.workers.splice(0).map((w) => w.kill("SIGTERM")));
+    const caller = await callerFor(harness.member.headers);
     const first = startWorker();
     // Suite "quick" (1 episode) commits first; "slow" (12 episodes) gives the kill its window.
     const config = withSuites(2, 2, [
