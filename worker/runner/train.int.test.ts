@@ -2,13 +2,10 @@
  * Training runs end to end through real protocol calls to a real embedded node process, persisted
  * in real Postgres; and crash recovery with a real worker process killed mid-run.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
-import { callerFor, eventually, prisma, resetDatabase, signUp, type TestUser } from "../../test/helpers";
-import { spawnTsx, startEmbeddedNode, type Child } from "../../test/processes";
+import { describe, expect, it } from "vitest";
+import { callerFor, eventually, prisma } from "../../test/helpers";
+import { embeddedWorkerHarness } from "../../test/worker-harness";
 import type { RunConfigInput } from "../../contracts/run-config";
-
-const databaseUrl = inject("databaseUrl");
 
 const tinyTraining = (steps: number): RunConfigInput => ({
   kind: "train",
@@ -26,37 +23,12 @@ const tinyTraining = (steps: number): RunConfigInput => ({
 });
 
 describe("training runs through the embedded node", () => {
-  let member: TestUser;
-  let node: Awaited<ReturnType<typeof startEmbeddedNode>>;
-  const workers: Child[] = [];
-
-  const startWorker = () => {
-    const w = spawnTsx("worker/main.ts", {
-      DATABASE_URL: databaseUrl,
-      ENVACE_SECRET: process.env.ENVACE_SECRET,
-      ENVACE_HEARTBEAT_STALE_S: "2",
-      WORKER_CONCURRENCY: "1",
-    });
-    workers.push(w);
-    return w;
-  };
-
-  beforeAll(async () => {
-    await resetDatabase();
-    member = await signUp("member");
-    node = await startEmbeddedNode();
-    await prisma.node.create({ data: { name: "embedded", kind: "embedded", baseUrl: node.url } });
-  });
-  afterAll(async () => {
-    await Promise.all(workers.map((w) => w.kill("SIGKILL")));
-    await node?.kill("SIGKILL");
-    const { getBoss } = await import("../../server/lib/queue");
-    await (await getBoss()).stop({ graceful: false, wait: false }).catch(() => {});
-  });
+  const harness = embeddedWorkerHarness();
+  const startWorker = () => harness.startWorker();
 
   it("trains, evaluates and checkpoints, committing every step's rows", async () => {
     const worker = startWorker();
-    const caller = await callerFor(member.headers);
+    const caller = await callerFor(harness.member.headers);
     const config = tinyTraining(3);
     (config.schedule as { evalEvery: number }).evalEvery = 3;
     const run = await caller.runs.create({ name: "tiny-train", config });
@@ -85,8 +57,8 @@ describe("training runs through the embedded node", () => {
   });
 
   it("resumes after the worker process is killed mid-run, with nothing duplicated or lost", async () => {
-    await Promise.all(workers.splice(0).map((w) => w.kill("SIGTERM")));
-    const caller = await callerFor(member.headers);
+    await Promise.all(harness.workers.splice(0).map((w) => w.kill("SIGTERM")));
+    const caller = await callerFor(harness.member.headers);
     const first = startWorker();
     const run = await caller.runs.create({ name: "killed", config: tinyTraining(4) });
     await eventually(async () => (await prisma.step.count({ where: { runId: run.id, kind: "train" } })) >= 2, 240_000, `two committed steps\n${first.output()}`);
