@@ -13,6 +13,7 @@
 import { Template } from "@huggingface/jinja";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { CachedEncoder } from "./cached-encoder";
+import { QWEN3_OFFICIAL_TEMPLATE, renderQwen3, type TemplateContext } from "./qwen3";
 import {
   type ChatRenderer,
   type PromptCache,
@@ -47,6 +48,12 @@ export interface HfRendererSpec {
    * is most of an act prompt's render). prompt-cache.test.ts checks the property on Qwen3's template.
    */
   toolsInSystemBlockOnly?: boolean;
+  /**
+   * Render a template this repository writes out explicitly (Qwen3's official one, qwen3.ts) with that
+   * code instead of the interpreter. Default true; false is the interpreter reference qwen3.test.ts
+   * compares against.
+   */
+  explicitTemplate?: boolean;
 }
 
 /** The reference's incremental-render sentinel (two fixed messages that anchor each appended message). */
@@ -136,6 +143,11 @@ export class HfChatRenderer implements ChatRenderer {
   /** The tokenizer's encode with its results cached by section and pre-token (exact; cached-encoder.ts). */
   private readonly encoder: CachedEncoder;
   private readonly template: Template;
+  /**
+   * The template as plain string building, when the model's template is one this repository writes
+   * out explicitly (Qwen3's official template: qwen3.ts); null returns mean "let the interpreter do it".
+   */
+  private readonly explicit: ((context: TemplateContext) => string | null) | null;
   private readonly specials: Record<string, unknown>;
   private readonly thinking?: { open: string; close: string };
   private readonly toolsInSystemBlockOnly: boolean;
@@ -165,6 +177,7 @@ export class HfChatRenderer implements ChatRenderer {
     } catch (e) {
       throw new RendererConfigError(`renderer "${spec.name}": ${spec.source}: the chat template does not parse (${e instanceof Error ? e.message : String(e)})`);
     }
+    this.explicit = source === QWEN3_OFFICIAL_TEMPLATE && spec.explicitTemplate !== false ? renderQwen3 : null;
     this.supportsThinking = source.includes("enable_thinking");
     this.specials = specialTokensMap(spec.tokenizerConfig);
 
@@ -256,6 +269,10 @@ export class HfChatRenderer implements ChatRenderer {
       add_generation_prompt: addGenerationPrompt,
     };
     if (options.enableThinking !== undefined) context.enable_thinking = options.enableThinking;
+    if (this.explicit) {
+      const text = this.explicit(context as TemplateContext);
+      if (text !== null) return text;
+    }
     try {
       return this.template.render(context);
     } catch (e) {
