@@ -231,8 +231,12 @@ export class HfChatRenderer implements ChatRenderer {
     // pre-tokenising) is tokenised alone; otherwise the whole text is, so the ids always equal
     // encode(renderText(...)).
     for (let i = 1; i < pieces.length; i++) if (!this.startsAtSplit(pieces[i])) return this.encode(pieces.join(""));
-    const out: number[] = [];
-    for (const part of ids) for (let i = 0; i < part.length; i++) out.push(part[i]);
+    // One array of the prompt's exact length (a 12,000-token prompt grown by push is copied several times).
+    let total = 0;
+    for (const part of ids) total += part.length;
+    const out = new Array<number>(total);
+    let at = 0;
+    for (const part of ids) for (let i = 0; i < part.length; i++) out[at++] = part[i];
     return out;
   }
 
@@ -345,7 +349,9 @@ export class HfChatRenderer implements ChatRenderer {
         group = [m];
         i++;
       }
-      const rendered = this.memo(this.texts, `seg\u0000${segmentKey}\u0000${JSON.stringify(group)}`, () => this.renderOnce([...SENTINEL, ...group], segmentOptions, false));
+      // The interpreter's segments are memoised; the explicit renderer writes one in less time than its memo key takes.
+      const renderSegment = () => this.renderOnce([...SENTINEL, ...group], segmentOptions, false);
+      const rendered = this.explicit ? renderSegment() : this.memo(this.texts, `seg\u0000${segmentKey}\u0000${JSON.stringify(group)}`, renderSegment);
       if (m.role === "assistant") {
         ensurePrompt();
         if (rendered.startsWith(baseWith)) push(rendered.slice(baseWith.length));
