@@ -80,8 +80,8 @@ async function runYielding<T>(steps: Generator<void, T>): Promise<T> {
   }
 }
 
-/** About 10 ms of work between pauses. */
-const YIELD_EVERY_POSITIONS = 250_000;
+/** A few ms of work between pauses (about 10 ms on a loaded 2-core machine). */
+const YIELD_EVERY_POSITIONS = 100_000;
 
 function* buildDatumsSteps(
   data: TrainingDatum[],
