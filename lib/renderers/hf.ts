@@ -13,6 +13,7 @@
 import { Template } from "@huggingface/jinja";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { CachedEncoder } from "./cached-encoder";
+import { LLAMA31_INSTRUCT_TEMPLATE, renderLlama31 } from "./llama31";
 import { QWEN3_OFFICIAL_TEMPLATE, renderQwen3, type TemplateContext } from "./qwen3";
 import {
   type ChatRenderer,
@@ -145,7 +146,8 @@ export class HfChatRenderer implements ChatRenderer {
   private readonly template: Template;
   /**
    * The template as plain string building, when the model's template is one this repository writes
-   * out explicitly (Qwen3's official template: qwen3.ts); null returns mean "let the interpreter do it".
+   * out explicitly (Qwen3's official template: qwen3.ts; Meta's Llama 3.1 Instruct template: llama31.ts);
+   * null returns mean "let the interpreter do it".
    */
   private readonly explicit: ((context: TemplateContext) => string | null) | null;
   private readonly specials: Record<string, unknown>;
@@ -177,7 +179,8 @@ export class HfChatRenderer implements ChatRenderer {
     } catch (e) {
       throw new RendererConfigError(`renderer "${spec.name}": ${spec.source}: the chat template does not parse (${e instanceof Error ? e.message : String(e)})`);
     }
-    this.explicit = source === QWEN3_OFFICIAL_TEMPLATE && spec.explicitTemplate !== false ? renderQwen3 : null;
+    const explicit = source === QWEN3_OFFICIAL_TEMPLATE ? renderQwen3 : source === LLAMA31_INSTRUCT_TEMPLATE ? renderLlama31 : null;
+    this.explicit = spec.explicitTemplate !== false ? explicit : null;
     this.supportsThinking = source.includes("enable_thinking");
     this.specials = specialTokensMap(spec.tokenizerConfig);
 

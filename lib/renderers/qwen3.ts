@@ -15,9 +15,10 @@
  * message or tool-call shapes, values that are not JSON) returns null: the caller then renders with the
  * interpreter, so such inputs behave exactly as before (errors included).
  */
+import { NotModelled, jinjaToJson, truthy } from "./jinja-values";
 import { QWEN3_OFFICIAL_TEMPLATE } from "./templates/qwen3";
 
-export { QWEN3_OFFICIAL_TEMPLATE };
+export { QWEN3_OFFICIAL_TEMPLATE, jinjaToJson };
 
 /** What HfChatRenderer passes to a template (its context object). */
 export interface TemplateContext {
@@ -32,48 +33,6 @@ export interface TemplateContext {
 const pyStrip = (s: string) => s.trim();
 const pyLstrip = (s: string) => s.trimStart();
 const pyRstrip = (s: string) => s.trimEnd();
-
-class NotModelled extends Error {}
-
-/**
- * @huggingface/jinja's `tojson` (no indent, ", " and ": " separators, no ASCII escaping, keys in
- * Object.entries order, undefined written as null) over the JS values it converts from.
- */
-export function jinjaToJson(v: unknown): string {
-  if (v === null || v === undefined) return "null";
-  switch (typeof v) {
-    case "number":
-    case "boolean":
-    case "string":
-      return JSON.stringify(v);
-    case "object": {
-      if (Array.isArray(v)) {
-        let out = "[";
-        for (let i = 0; i < v.length; i++) out += (i > 0 ? ", " : "") + jinjaToJson(v[i]);
-        return out + "]";
-      }
-      let out = "{";
-      let first = true;
-      for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-        out += (first ? "" : ", ") + JSON.stringify(k) + ": " + jinjaToJson(x);
-        first = false;
-      }
-      return out + "}";
-    }
-    default:
-      // functions, bigints, symbols: the interpreter has its own rules (or errors) for them
-      throw new NotModelled();
-  }
-}
-
-/** Jinja truthiness of the values this template tests (strings, arrays, objects, null/undefined). */
-function truthy(v: unknown): boolean {
-  if (v === null || v === undefined) return false;
-  if (typeof v === "string") return v.length > 0;
-  if (Array.isArray(v)) return v.length > 0;
-  if (typeof v === "object") return Object.keys(v).length > 0;
-  return Boolean(v);
-}
 
 const ROLES = new Set(["system", "user", "assistant", "tool"]);
 
@@ -97,9 +56,9 @@ function toolCallText(call: unknown): string {
 export function renderQwen3(context: TemplateContext): string | null {
   try {
     return render(context);
-  } catch (e) {
-    if (e instanceof NotModelled) return null;
-    throw e;
+  } catch {
+    // NotModelled, or anything else (a cyclic value's stack overflow): the interpreter renders it, or fails its own way.
+    return null;
   }
 }
 
