@@ -132,5 +132,6 @@ describe("Tinker protobuf wire format", () => {
     // Negative varints are left to protobufjs.
     expect(ForwardBackwardBodyWriter.create({ model_id: "m", seq_id: -1, loss_fn: "ppo", forward_only: false }, [])).toBeNull();
     expect(ForwardBackwardBodyWriter.create({ model_id: "m", seq_id: 1, loss_fn: "ppo", forward_only: false }, [{ tokens: [1], loss_fn_inputs: { x: { data: [1], dtype: "float32", shape: [-1] } } }])).toBeNull();
+    expect(ForwardBackwardBodyWriter.create({ model_id: "m\uD800", seq_id: 1, loss_fn: "ppo", forward_only: false }, [])).toBeNull();
   });
 });

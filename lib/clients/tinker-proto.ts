@@ -295,11 +295,17 @@ export class ForwardBackwardBodyWriter {
   private readonly config: Array<{ key: Uint8Array; value: number }>;
   readonly size: number;
 
-  /** null when some value needs protobufjs's rules (negative seq_id or shape entries): use ForwardBackwardWriter. */
+  /**
+   * null when some value needs protobufjs's own rules — a negative seq_id or shape entry, a string with
+   * UTF-16 surrogates (its UTF-8 writer and TextEncoder may differ on lone ones): use ForwardBackwardWriter.
+   */
   static create(header: Omit<ForwardBackwardRequestInput, "data">, data: ProtoDatumInput[]): ForwardBackwardBodyWriter | null {
     if (!Number.isInteger(header.seq_id) || header.seq_id < 0 || header.seq_id > 0x7fffffff) return null;
+    const surrogates = /[\uD800-\uDFFF]/;
+    if (surrogates.test(header.model_id) || surrogates.test(header.loss_fn) || Object.keys(header.loss_fn_config ?? {}).some((k) => surrogates.test(k))) return null;
     for (const d of data)
       for (const name in d.loss_fn_inputs) {
+        if (surrogates.test(name)) return null;
         const shape = d.loss_fn_inputs[name].shape;
         if (shape && !shape.every(plainVarint)) return null;
       }
