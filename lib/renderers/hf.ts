@@ -13,8 +13,9 @@
 import { Template } from "@huggingface/jinja";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { CachedEncoder } from "./cached-encoder";
-import { LLAMA31_INSTRUCT_TEMPLATE, renderLlama31 } from "./llama31";
-import { QWEN3_OFFICIAL_TEMPLATE, renderQwen3, type TemplateContext } from "./qwen3";
+import type { ExplicitTemplate, TemplateContext } from "./jinja-values";
+import { llama31Template } from "./llama31";
+import { qwen3Template } from "./qwen3";
 import {
   type ChatRenderer,
   type PromptCache,
@@ -56,6 +57,9 @@ export interface HfRendererSpec {
    */
   explicitTemplate?: boolean;
 }
+
+/** Templates written out as code (one small explicit renderer per model family), by their exact source text. */
+const EXPLICIT_TEMPLATES: readonly ExplicitTemplate[] = [qwen3Template, llama31Template];
 
 /** The reference's incremental-render sentinel (two fixed messages that anchor each appended message). */
 const SENTINEL: RenderMessage[] = [
@@ -149,7 +153,7 @@ export class HfChatRenderer implements ChatRenderer {
    * out explicitly (Qwen3's official template: qwen3.ts; Meta's Llama 3.1 Instruct template: llama31.ts);
    * null returns mean "let the interpreter do it".
    */
-  private readonly explicit: ((context: TemplateContext) => string | null) | null;
+  private readonly explicit: ExplicitTemplate | null;
   private readonly specials: Record<string, unknown>;
   private readonly thinking?: { open: string; close: string };
   private readonly toolsInSystemBlockOnly: boolean;
@@ -179,8 +183,7 @@ export class HfChatRenderer implements ChatRenderer {
     } catch (e) {
       throw new RendererConfigError(`renderer "${spec.name}": ${spec.source}: the chat template does not parse (${e instanceof Error ? e.message : String(e)})`);
     }
-    const explicit = source === QWEN3_OFFICIAL_TEMPLATE ? renderQwen3 : source === LLAMA31_INSTRUCT_TEMPLATE ? renderLlama31 : null;
-    this.explicit = spec.explicitTemplate !== false ? explicit : null;
+    this.explicit = spec.explicitTemplate !== false ? (EXPLICIT_TEMPLATES.find((t) => t.source === source) ?? null) : null;
     this.supportsThinking = source.includes("enable_thinking");
     this.specials = specialTokensMap(spec.tokenizerConfig);
 
@@ -277,7 +280,7 @@ export class HfChatRenderer implements ChatRenderer {
     };
     if (options.enableThinking !== undefined) context.enable_thinking = options.enableThinking;
     if (this.explicit) {
-      const text = this.explicit(context as TemplateContext);
+      const text = this.explicit.render(context as TemplateContext);
       if (text !== null) return text;
     }
     try {

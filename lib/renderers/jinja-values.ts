@@ -3,6 +3,23 @@
  * `tojson` filter and its truthiness, over the plain JS values HfChatRenderer passes to a template.
  */
 
+/** What HfChatRenderer passes to a template (its context object). */
+export interface TemplateContext {
+  messages: Record<string, unknown>[];
+  tools?: unknown;
+  add_generation_prompt?: boolean;
+  enable_thinking?: boolean;
+  [k: string]: unknown;
+}
+
+/** A template written out as code: used instead of the interpreter when a model's template string is `source`. */
+export interface ExplicitTemplate {
+  name: string;
+  source: string;
+  /** The template's text for this context, or null where the interpreter must render it. */
+  render(context: TemplateContext): string | null;
+}
+
 /** Thrown where an explicit renderer meets an input it does not model: the interpreter renders it. */
 export class NotModelled extends Error {}
 

@@ -7,8 +7,7 @@
  * content, anything but exactly one tool call per assistant call message, no user message to carry the
  * tools — return null and the interpreter renders them (its errors included).
  */
-import { NotModelled, jinjaToJson } from "./jinja-values";
-import type { TemplateContext } from "./qwen3";
+import { type ExplicitTemplate, NotModelled, type TemplateContext, jinjaToJson } from "./jinja-values";
 import { LLAMA31_INSTRUCT_TEMPLATE } from "./templates/llama-3.1-instruct";
 
 export { LLAMA31_INSTRUCT_TEMPLATE };
@@ -78,3 +77,6 @@ function render(context: TemplateContext): string {
   else if (context.add_generation_prompt !== false && context.add_generation_prompt !== undefined) throw new NotModelled();
   return out;
 }
+
+/** The explicit renderer of Meta's Llama 3.1 Instruct template (HfChatRenderer picks it by the template string). */
+export const llama31Template: ExplicitTemplate = { name: "llama3.1", source: LLAMA31_INSTRUCT_TEMPLATE, render: renderLlama31 };

@@ -15,19 +15,10 @@
  * message or tool-call shapes, values that are not JSON) returns null: the caller then renders with the
  * interpreter, so such inputs behave exactly as before (errors included).
  */
-import { NotModelled, jinjaToJson, truthy } from "./jinja-values";
+import { type ExplicitTemplate, NotModelled, type TemplateContext, jinjaToJson, truthy } from "./jinja-values";
 import { QWEN3_OFFICIAL_TEMPLATE } from "./templates/qwen3";
 
-export { QWEN3_OFFICIAL_TEMPLATE, jinjaToJson };
-
-/** What HfChatRenderer passes to a template (its context object). */
-export interface TemplateContext {
-  messages: Record<string, unknown>[];
-  tools?: unknown;
-  add_generation_prompt?: boolean;
-  enable_thinking?: boolean;
-  [k: string]: unknown;
-}
+export { QWEN3_OFFICIAL_TEMPLATE, jinjaToJson, type TemplateContext };
 
 /** @huggingface/jinja's strip(chars) / lstrip / rstrip: the argument is ignored, all whitespace goes. */
 const pyStrip = (s: string) => s.trim();
@@ -134,3 +125,6 @@ function render(context: TemplateContext): string {
   } else if (context.add_generation_prompt !== false && context.add_generation_prompt !== undefined) throw new NotModelled();
   return out;
 }
+
+/** The explicit renderer of Qwen3's official template (HfChatRenderer picks it by the template string). */
+export const qwen3Template: ExplicitTemplate = { name: "qwen3", source: QWEN3_OFFICIAL_TEMPLATE, render: renderQwen3 };
