@@ -51,9 +51,9 @@ export interface HfRendererSpec {
    */
   toolsInSystemBlockOnly?: boolean;
   /**
-   * Render a template this repository writes out explicitly (Qwen3's official one, qwen3.ts) with that
-   * code instead of the interpreter. Default true; false is the interpreter reference qwen3.test.ts
-   * compares against.
+   * Render a template this repository writes out explicitly (Qwen3's official one, qwen3.ts; Llama 3.1
+   * Instruct, llama31.ts) with that code instead of the interpreter. Default true; false is the
+   * interpreter reference qwen3.test.ts and llama31.test.ts compare against.
    */
   explicitTemplate?: boolean;
 }

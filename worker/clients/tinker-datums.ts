@@ -80,7 +80,7 @@ async function runYielding<T>(steps: Generator<void, T>): Promise<T> {
   }
 }
 
-/** A few ms of work between pauses (about 10 ms on a loaded 2-core machine). */
+/** A few ms of work between pauses. */
 const YIELD_EVERY_POSITIONS = 100_000;
 
 function* buildDatumsSteps(

@@ -102,7 +102,7 @@ export async function encodeChunk(
         await yieldToLoop();
       }
     }
-    // Values only protobufjs encodes (negative varints): its writer, a few datums at a time.
+    // Values the direct writer leaves to protobufjs (negative varints, surrogates): its writer, a few datums at a time.
     const writer = new ForwardBackwardWriter(header);
     let group: typeof data = [];
     let positions = 0;
