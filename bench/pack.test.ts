@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { packSummary, runPackBench } from "./pack";
+import { ForwardBackwardWriter, decodeForwardBackwardRequest } from "../lib/clients/tinker-proto";
 import { PAPER_SCALE } from "./pack-data";
 
 describe("pack bench harness", () => {
@@ -21,6 +22,15 @@ describe("pack bench harness", () => {
     expect(step.maxPromptTokens).toBeLessThanOrEqual(6_000 + 100);
     expect(r.datums).toBe(step.generations.act + step.generations.rehearse);
     expect(Math.max(...r.bodies)).toBeLessThanOrEqual(r.bodyLimitBytes);
+
+    // Each body as posted (the direct writer) is byte for byte what protobufjs writes for the same request.
+    expect(r.bodyBytes?.length).toBe(r.bodies.length);
+    for (const body of r.bodyBytes!) {
+      const { data, ...header } = decodeForwardBackwardRequest(body);
+      const reference = new ForwardBackwardWriter(header);
+      reference.add(data);
+      expect(Buffer.from(reference.finish()).equals(Buffer.from(body))).toBe(true);
+    }
 
     const json = packSummary(r);
     for (const key of ["render_cpu_s", "pack_cpu_s", "max_stall_ms", "max_body_mb", "turns_per_rollout", "reply_tokens"] as const) expect(typeof json[key]).toBe("number");

@@ -45,6 +45,8 @@ export interface PackResult {
   bodyLimitBytes: number;
   /** What was posted: datums after dropping zero-advantage ones and folding prefixes, and their positions. */
   sent: { datums: number; positions: number };
+  /** With `verify`: the request bodies as posted. */
+  bodyBytes?: Uint8Array[];
 }
 
 /** A full garbage collection (exposes V8's gc() to this process once). */
@@ -96,7 +98,7 @@ function recordingServer() {
     for (const b of kept) for (const d of decodeForwardBackwardRequest(b).data) (datums++, (positions += d.tokens.length));
     return { datums, positions };
   };
-  return { impl, bodies, contents };
+  return { impl, bodies, contents, kept };
 }
 
 const cpuMs = () => {
@@ -168,6 +170,7 @@ export async function runPackBench(scale: PackScale = PAPER_SCALE, opts: { verif
       bodies: server.bodies,
       bodyLimitBytes: MAX_CHUNK_BYTES,
       sent: server.contents(),
+      ...(opts.verify ? { bodyBytes: server.kept } : {}),
     };
   } finally {
     policy.close();

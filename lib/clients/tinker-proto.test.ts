@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  ForwardBackwardBodyWriter,
   ForwardBackwardWriter,
   decodeForwardBackwardOutput,
   decodeForwardBackwardRequest,
@@ -92,5 +93,45 @@ describe("Tinker protobuf wire format", () => {
     // A shape that does not hold the values sent.
     const wrong = encodeForwardBackwardRequest({ model_id: "m", seq_id: 1, loss_fn: "ppo", forward_only: false, data: [{ tokens: [5, 6], loss_fn_inputs: { advantages: { data: [1, 2], dtype: "float32", shape: [3] } } }] });
     expect(() => decodeForwardBackwardRequest(wrong)).toThrow("datum 0: loss_fn_inputs.advantages: shape [3] does not hold its 2 values");
+  });
+
+  it("the direct body writer writes exactly protobufjs's bytes (generated requests: typed and plain arrays, empty tokens, varint edges, any header)", () => {
+    let seed = 5;
+    const r = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    const lengths = [0, 1, 2, 31, 32, 33, 127, 128, 4095, 4096, 16383, 16384, 40000];
+    for (let trial = 0; trial < 60; trial++) {
+      const data = Array.from({ length: 1 + Math.floor(r() * 5) }, () => {
+        const n = lengths[Math.floor(r() * lengths.length)];
+        const typed = r() < 0.7;
+        const ints = Array.from({ length: n }, () => Math.floor(r() * 152_000) - (r() < 0.05 ? 2 ** 31 : 0));
+        const floats = Array.from({ length: n }, () => (r() < 0.3 ? 0 : (r() - 0.5) * 10));
+        const inputs: Record<string, { data: ArrayLike<number>; dtype: "int64" | "float32"; shape?: number[] | null }> = {
+          target_tokens: { data: typed ? Int32Array.from(ints) : ints.map((x) => (r() < 0.1 ? x * 3 : x)), dtype: "int64" },
+          logprobs: { data: typed ? Float32Array.from(floats) : floats, dtype: "float32" },
+        };
+        if (r() < 0.5) inputs.advantages = { data: Float32Array.from(floats), dtype: "float32", ...(r() < 0.3 ? { shape: [n] } : r() < 0.2 ? { shape: null } : {}) };
+        if (r() < 0.2) inputs["权重 é"] = { data: floats, dtype: "float32", shape: [1, n] };
+        return { tokens: typed ? Int32Array.from(ints) : ints, loss_fn_inputs: inputs };
+      });
+      const header = {
+        model_id: r() < 0.1 ? "" : `model_${trial}_ü`,
+        seq_id: [0, 1, 127, 128, 300_000, 2 ** 31 - 1][trial % 6],
+        loss_fn: r() < 0.1 ? "" : "ppo",
+        loss_fn_config: r() < 0.3 ? null : r() < 0.5 ? ({} as Record<string, number>) : { clip_low_threshold: 0.8, clip_high_threshold: 1.2, kl_coef: r() },
+        forward_only: r() < 0.3,
+      };
+      const reference = new ForwardBackwardWriter(header);
+      reference.add(data);
+      const direct = ForwardBackwardBodyWriter.create(header, data);
+      expect(direct).not.toBeNull();
+      expect(Buffer.from(direct!.encode()).equals(Buffer.from(reference.finish()))).toBe(true);
+    }
+    // Negative varints are left to protobufjs.
+    expect(ForwardBackwardBodyWriter.create({ model_id: "m", seq_id: -1, loss_fn: "ppo", forward_only: false }, [])).toBeNull();
+    expect(ForwardBackwardBodyWriter.create({ model_id: "m", seq_id: 1, loss_fn: "ppo", forward_only: false }, [{ tokens: [1], loss_fn_inputs: { x: { data: [1], dtype: "float32", shape: [-1] } } }])).toBeNull();
+    expect(ForwardBackwardBodyWriter.create({ model_id: "m\uD800", seq_id: 1, loss_fn: "ppo", forward_only: false }, [])).toBeNull();
   });
 });

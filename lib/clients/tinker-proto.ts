@@ -254,6 +254,199 @@ export class ForwardBackwardWriter {
   }
 }
 
+/** Bytes of a varint (non-negative safe integers). */
+function varintSize(v: number): number {
+  let n = 1;
+  while (v >= 128) {
+    v = Math.floor(v / 128);
+    n++;
+  }
+  return n;
+}
+
+/** A shape or value the direct writer does not encode (negative or fractional varints): protobufjs does. */
+const plainVarint = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+
+/** Sizes of one datum's fields, computed once for the length prefixes. */
+interface DatumPlan {
+  tokens: Int32Array;
+  tokensSize: number;
+  chunk: number;
+  modelInput: number;
+  entries: Array<{ key: Uint8Array; tensor: ProtoTensorInput; dense: number; dtype: number; shape: number[]; shapeSize: number; size: number; body: number }>;
+  size: number;
+}
+
+const utf8 = new TextEncoder();
+
+/**
+ * A ForwardBackwardRequest written straight into one buffer of its exact size: the sizes of every
+ * nested message are computed first (so each length prefix is written once, with no moves), then every
+ * tensor's bytes are copied in place (float32 and int32 data as they are; int64 widened through one
+ * scratch buffer). Byte for byte what ForwardBackwardWriter (protobufjs) writes for the same input —
+ * header fields, then the datums, proto3 defaults left out (tinker-proto.test.ts compares them).
+ * `steps()` writes the datums with a pause point every ~`yieldEvery` positions.
+ */
+export class ForwardBackwardBodyWriter {
+  private readonly plans: DatumPlan[];
+  private readonly header: Omit<ForwardBackwardRequestInput, "data">;
+  private readonly modelId: Uint8Array;
+  private readonly lossFn: Uint8Array;
+  private readonly config: Array<{ key: Uint8Array; value: number }>;
+  readonly size: number;
+
+  /**
+   * null when some value needs protobufjs's own rules — a negative seq_id or shape entry, a string with
+   * UTF-16 surrogates (its UTF-8 writer and TextEncoder may differ on lone ones): use ForwardBackwardWriter.
+   */
+  static create(header: Omit<ForwardBackwardRequestInput, "data">, data: ProtoDatumInput[]): ForwardBackwardBodyWriter | null {
+    if (!Number.isInteger(header.seq_id) || header.seq_id < 0 || header.seq_id > 0x7fffffff) return null;
+    const surrogates = /[\uD800-\uDFFF]/;
+    if (surrogates.test(header.model_id) || surrogates.test(header.loss_fn) || Object.keys(header.loss_fn_config ?? {}).some((k) => surrogates.test(k))) return null;
+    for (const d of data)
+      for (const name in d.loss_fn_inputs) {
+        if (surrogates.test(name)) return null;
+        const shape = d.loss_fn_inputs[name].shape;
+        if (shape && !shape.every(plainVarint)) return null;
+      }
+    return new ForwardBackwardBodyWriter(header, data);
+  }
+
+  private constructor(header: Omit<ForwardBackwardRequestInput, "data">, data: ProtoDatumInput[]) {
+    this.header = header;
+    this.modelId = utf8.encode(header.model_id);
+    this.lossFn = utf8.encode(header.loss_fn);
+    this.config = Object.keys(header.loss_fn_config ?? {}).map((k) => ({ key: utf8.encode(k), value: header.loss_fn_config![k] }));
+    let size = 0;
+    if (this.modelId.length) size += 1 + varintSize(this.modelId.length) + this.modelId.length;
+    if (header.seq_id !== 0) size += 1 + varintSize(header.seq_id);
+    if (this.lossFn.length) size += 1 + varintSize(this.lossFn.length) + this.lossFn.length;
+    for (const c of this.config) {
+      const entry = 1 + varintSize(c.key.length) + c.key.length + 9;
+      size += 1 + varintSize(entry) + entry;
+    }
+    if (header.forward_only) size += 2;
+    const keys = new Map<string, Uint8Array>();
+    this.plans = data.map((d) => {
+      const tokens = d.tokens instanceof Int32Array ? d.tokens : new Int32Array(d.tokens as ArrayLike<number>);
+      const tokensSize = tokens.length * 4;
+      const text = tokensSize > 0 ? 1 + varintSize(tokensSize) + tokensSize : 0;
+      const chunk = 1 + varintSize(text) + text;
+      const modelInput = 1 + varintSize(chunk) + chunk;
+      let datum = modelInput;
+      const entries: DatumPlan["entries"] = [];
+      for (const name of Object.keys(d.loss_fn_inputs)) {
+        const t = d.loss_fn_inputs[name];
+        let key = keys.get(name);
+        if (!key) keys.set(name, (key = utf8.encode(name)));
+        const dense = t.data.length * (t.dtype === "int64" ? 8 : 4);
+        const dtype = t.dtype === "int64" ? DTYPE.INT64 : DTYPE.FLOAT32;
+        const shape = t.shape ?? [t.data.length];
+        let shapeSize = 0;
+        for (const v of shape) shapeSize += varintSize(v);
+        const body = 1 + varintSize(dense) + dense + 2 + (shape.length ? 1 + varintSize(shapeSize) + shapeSize : 0);
+        const entry = 1 + varintSize(key.length) + key.length + 1 + varintSize(body) + body;
+        entries.push({ key, tensor: t, dense, dtype, shape, shapeSize, size: entry, body });
+        datum += 1 + varintSize(entry) + entry;
+      }
+      size += 1 + varintSize(datum) + datum;
+      return { tokens, tokensSize, chunk: text, modelInput: chunk, entries, size: datum };
+    });
+    this.size = size;
+  }
+
+  /** The whole body at once. */
+  encode(): Uint8Array {
+    const steps = this.steps(Infinity);
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return r.value;
+    }
+  }
+
+  /** Writes the body, pausing (yield) after each ~`yieldEvery` positions; returns the bytes. */
+  *steps(yieldEvery: number): Generator<void, Uint8Array> {
+    // An unpooled buffer of exactly the body (every byte is written below).
+    const out = Buffer.allocUnsafeSlow(this.size);
+    let pos = 0;
+    const varint = (v: number) => {
+      while (v >= 128) {
+        out[pos++] = (v % 128) | 128;
+        v = Math.floor(v / 128);
+      }
+      out[pos++] = v;
+    };
+    const bytes = (b: Uint8Array) => {
+      out.set(b, pos);
+      pos += b.length;
+    };
+    const h = this.header;
+    if (this.modelId.length) (out[pos++] = 10, varint(this.modelId.length), bytes(this.modelId));
+    if (h.seq_id !== 0) (out[pos++] = 16, varint(h.seq_id));
+    if (this.lossFn.length) (out[pos++] = 34, varint(this.lossFn.length), bytes(this.lossFn));
+    const f64 = new Float64Array(1);
+    for (const c of this.config) {
+      out[pos++] = 42;
+      varint(1 + varintSize(c.key.length) + c.key.length + 9);
+      out[pos++] = 10;
+      varint(c.key.length);
+      bytes(c.key);
+      out[pos++] = 17;
+      f64[0] = c.value;
+      bytes(asBytes(f64));
+    }
+    if (h.forward_only) (out[pos++] = 48, (out[pos++] = 1));
+    let scratch = new Int32Array(0);
+    let positions = 0;
+    for (const p of this.plans) {
+      out[pos++] = 26;
+      varint(p.size);
+      out[pos++] = 10;
+      varint(p.modelInput);
+      out[pos++] = 10;
+      varint(p.chunk);
+      if (p.tokensSize > 0) {
+        out[pos++] = 10;
+        varint(p.tokensSize);
+        bytes(asBytes(p.tokens));
+      }
+      for (const e of p.entries) {
+        out[pos++] = 18;
+        varint(e.size);
+        out[pos++] = 10;
+        varint(e.key.length);
+        bytes(e.key);
+        out[pos++] = 18;
+        varint(e.body);
+        out[pos++] = 10;
+        varint(e.dense);
+        const data = e.tensor.data;
+        if (e.tensor.dtype === "int64") {
+          if (scratch.length < 2 * data.length) scratch = new Int32Array(2 * data.length);
+          const wide = scratch.subarray(0, 2 * data.length);
+          writeInt64(data, wide);
+          bytes(asBytes(wide));
+        } else if (data instanceof Float32Array) bytes(asBytes(data));
+        else bytes(asBytes(new Float32Array(data as ArrayLike<number>)));
+        out[pos++] = 24;
+        out[pos++] = e.dtype;
+        if (e.shape.length) {
+          out[pos++] = 34;
+          varint(e.shapeSize);
+          for (const v of e.shape) varint(v);
+        }
+      }
+      positions += p.tokens.length;
+      if (positions >= yieldEvery) {
+        positions = 0;
+        yield;
+      }
+    }
+    if (pos !== this.size) throw new Error(`forward_backward body: wrote ${pos} bytes, planned ${this.size}`);
+    return out;
+  }
+}
+
 // protobufjs generates its encoders on first use (tens of milliseconds): do it at load, not mid-step.
 encodeForwardBackwardRequest({ model_id: "", seq_id: 0, loss_fn: "", forward_only: false, data: [{ tokens: [0], loss_fn_inputs: { x: { data: [0], dtype: "float32" } } }] });
 

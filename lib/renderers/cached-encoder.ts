@@ -140,16 +140,26 @@ export class CachedEncoder {
       if (added.lstrip && i > 0) sections[i - 1] = sections[i - 1].trimEnd();
       if (added.rstrip && i < sections.length - 1) sections[i + 1] = sections[i + 1].trimStart();
     }
-    const out: number[] = [];
+    // Each section's ids first, then one array of the exact length (a long prompt grown by push is copied several times).
+    const parts: (number | number[])[] = [];
+    let total = 0;
     for (const section of sections) {
       if (section.length === 0) continue;
       const added = t.added_tokens_map.get(section);
       if (added) {
-        out.push(added.id);
+        parts.push(added.id);
+        total++;
         continue;
       }
       const ids = this.sectionIds(section);
-      for (let i = 0; i < ids.length; i++) out.push(ids[i]);
+      parts.push(ids);
+      total += ids.length;
+    }
+    const out = new Array<number>(total);
+    let at = 0;
+    for (const part of parts) {
+      if (typeof part === "number") out[at++] = part;
+      else for (let i = 0; i < part.length; i++) out[at++] = part[i];
     }
     return out;
   }

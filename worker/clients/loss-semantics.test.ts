@@ -8,6 +8,7 @@ import type { LossConfig, OptimConfig, TrainingDatum } from "../engine/io";
 import {
   type ServerProfile,
   aggregationWeights,
+  uniformAggregationWeights,
   checkProfileAgainstReply,
   serverLossSemantics,
   unhonouredLossSettings,
@@ -37,6 +38,14 @@ describe("aggregationWeights", () => {
   });
   it("a step with nothing masked in weighs nothing", () => {
     for (const mode of MODES) expect(aggregationWeights([[0, 0]], mode)).toEqual([[0, 0]]);
+  });
+  it("uniformAggregationWeights: one weight per row, bit-equal to every entry over all-ones masks", () => {
+    const lengths = [3, 0, 1, 2000, 7, 13, 1, 999, 0, 4];
+    for (const mode of MODES) {
+      const full = aggregationWeights(lengths.map((n) => new Array<number>(n).fill(1)), mode);
+      const perRow = uniformAggregationWeights(lengths, mode);
+      lengths.forEach((n, i) => expect(full[i]).toEqual(new Array<number>(n).fill(perRow[i])));
+    }
   });
 });
 

@@ -44,6 +44,30 @@ export function aggregationWeights(mask: ReadonlyArray<ReadonlyArray<number>>, m
   );
 }
 
+/**
+ * aggregationWeights over all-ones masks of these row lengths (every response token counts), as one
+ * weight per row: the same divisions on the same numbers, so each row's weight is bit-equal to every
+ * entry of that row there — without a million-entry array of arrays (a paper-scale step).
+ */
+export function uniformAggregationWeights(lengths: readonly number[], mode: LossAgg): number[] {
+  let total = 0;
+  let rows = 0;
+  for (const n of lengths) {
+    total += n;
+    if (n > 0) rows++;
+  }
+  return lengths.map((n) => {
+    switch (mode) {
+      case "token-mean":
+        return 1 / total;
+      case "seq-mean-token-mean":
+        return 1 / (rows * n);
+      case "seq-mean-token-sum":
+        return 1 / rows;
+    }
+  });
+}
+
 /** A resolved server profile: the client detects it once (lib/clients/tinker-profile.ts). */
 export type ServerProfile = ResolvedProfile;
 

@@ -7,7 +7,7 @@
 import type { LossConfig, TrainingDatum } from "../engine/io";
 import { type Datum, tokensInput } from "../../lib/clients/tinker-client";
 import type { LossAgg } from "../../contracts/run-config";
-import { type ServerLossSemantics, aggregationWeights, applyServerReduction } from "./loss-semantics";
+import { type ServerLossSemantics, applyServerReduction, uniformAggregationWeights } from "./loss-semantics";
 
 export const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -80,8 +80,8 @@ async function runYielding<T>(steps: Generator<void, T>): Promise<T> {
   }
 }
 
-/** About 10 ms of work between pauses. */
-const YIELD_EVERY_POSITIONS = 250_000;
+/** A few ms of work between pauses. */
+const YIELD_EVERY_POSITIONS = 100_000;
 
 function* buildDatumsSteps(
   data: TrainingDatum[],
@@ -98,8 +98,9 @@ function* buildDatumsSteps(
     responseTokens += n;
     seqTotal += d.promptTokens.length + n;
   }
-  const w = aggregationWeights(
-    data.map((d) => new Array<number>(d.responseTokens.length).fill(1)),
+  // Every response token counts: one aggregation weight per row (bit-equal to aggregationWeights' entries).
+  const w = uniformAggregationWeights(
+    data.map((d) => d.responseTokens.length),
     opts.lossAgg,
   );
   // Typed arrays in the wire's own types (int32 ids, float32 values: the protobuf wire carries float32,
@@ -126,7 +127,8 @@ function* buildDatumsSteps(
     const logprobs = logprobPool.subarray(at, at + len);
     logprobs.set(d.logprobs, pad);
     const advantages = advantagePool.subarray(at, at + len);
-    for (let j = 0; j < n; j++) advantages[pad + j] = d.advantages[j] * w[i][j];
+    const wi = w[i];
+    for (let j = 0; j < n; j++) advantages[pad + j] = d.advantages[j] * wi;
     const inputs: Datum["loss_fn_inputs"] = {
       target_tokens: { data: seq.subarray(1), dtype: "int64" },
       logprobs: { data: logprobs, dtype: "float32" },
@@ -134,8 +136,7 @@ function* buildDatumsSteps(
     };
     if (weightPool) {
       const weights = weightPool.subarray(at, at + len);
-      if (opts.weights === "aggregation") weights.set(w[i], pad);
-      else weights.fill(1, pad);
+      weights.fill(opts.weights === "aggregation" ? wi : 1, pad);
       inputs.weights = { data: weights, dtype: "float32" };
     }
     datums.push({ model_input: tokensInput(seq.subarray(0, len)), loss_fn_inputs: inputs });

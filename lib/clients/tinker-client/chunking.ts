@@ -3,7 +3,7 @@
  * one chunk's body (protobuf written a few datums at a time, or JSON), and the chunks' metrics merged back into one set.
  */
 import type { ClientConfig } from "../tinker-wire";
-import { ForwardBackwardWriter, estimateDatumBytes } from "../tinker-proto";
+import { ForwardBackwardBodyWriter, ForwardBackwardWriter, estimateDatumBytes } from "../tinker-proto";
 import { datumAsJson } from "./datums";
 import { TinkerError } from "./errors";
 import type { Body } from "./transport";
@@ -86,21 +86,37 @@ export async function encodeChunk(
   forwardOnly: boolean,
 ): Promise<Body> {
   if (wire === "protobuf") {
-    const writer = new ForwardBackwardWriter({ model_id: modelId, seq_id: seqId, loss_fn: lossFn, loss_fn_config: lossFnConfig, forward_only: forwardOnly });
+    const header = { model_id: modelId, seq_id: seqId, loss_fn: lossFn, loss_fn_config: lossFnConfig, forward_only: forwardOnly };
     const asProto = (d: Datum) => ({ tokens: d.model_input.chunks.length === 1 ? d.model_input.chunks[0].tokens : d.model_input.chunks.flatMap((c) => Array.from(c.tokens)), loss_fn_inputs: d.loss_fn_inputs });
-    let group: Datum[] = [];
+    const data = chunk.map(asProto);
+    // Straight into one buffer of the body's size (tinker-proto.ts), pausing for the event loop before
+    // each chunk and every ~100k positions (a few ms of copying): a server that answers at once (or a
+    // stand-in) would otherwise let the whole step's chunks run in one go of microtasks.
+    await yieldToLoop();
+    const direct = ForwardBackwardBodyWriter.create(header, data);
+    if (direct) {
+      const steps = direct.steps(100_000);
+      for (;;) {
+        const r = steps.next();
+        if (r.done) return { proto: r.value };
+        await yieldToLoop();
+      }
+    }
+    // Values the direct writer leaves to protobufjs (negative varints, surrogates): its writer, a few datums at a time.
+    const writer = new ForwardBackwardWriter(header);
+    let group: typeof data = [];
     let positions = 0;
-    for (const d of chunk) {
+    for (const d of data) {
       group.push(d);
-      positions += d.loss_fn_inputs.target_tokens.data.length;
+      positions += d.tokens.length;
       if (positions >= 50_000) {
-        writer.add(group.map(asProto));
+        writer.add(group);
         group = [];
         positions = 0;
         await yieldToLoop();
       }
     }
-    writer.add(group.map(asProto));
+    writer.add(group);
     return { proto: writer.finish() };
   }
   if (forwardOnly) throw new TinkerError("forward-only passes need the protobuf wire format (JSON servers: use /forward)", null, "user", false, "bad_params", "input");
