@@ -56,7 +56,7 @@ const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 const MIN_PART = 5 << 20;
 
 /** The S3 store from the environment, or null when ENVACE_ARCHIVE_S3_BUCKET is unset. Throws on a half-made configuration. */
-export function s3ConfigFromEnv(env: NodeJS.ProcessEnv = process.env): S3StoreConfig | null {
+export function s3ConfigFromEnv(env: Record<string, string | undefined> = process.env): S3StoreConfig | null {
   const bucket = env.ENVACE_ARCHIVE_S3_BUCKET?.trim();
   if (!bucket) return null;
   const accessKeyId = env.AWS_ACCESS_KEY_ID?.trim();
