@@ -210,7 +210,9 @@ export interface PersistStepInput {
 
 /**
  * Bulk rows (trajectories, turns, verdicts) are inserted as multi-row INSERTs: each chunk travels as ONE
- * parameter holding the rows as JSON, expanded in Postgres by jsonb_to_recordset. createMany sends ~13
+ * parameter holding the rows as JSON, each row an array of its column values in table order, expanded in
+ * Postgres by jsonb_array_elements (half the parse time of jsonb_to_recordset over objects, 10,000 turns:
+ * ~110 vs ~220 ms, and 19 % less JSON: no keys). createMany sends ~13
  * bind parameters per row through Prisma's query compiler, which cost ~0.3 ms of worker CPU per turn
  * (10,000 turns: 4.5 s; see bench/persist.ts). The chunk goes on the transaction's own node-postgres
  * connection (lib/db.ts connectionOf) as plain JSON text: through Prisma even one string parameter is
@@ -274,14 +276,21 @@ export function jsonChunks(rows: readonly object[], maxRows = CHUNK_ROWS, maxCha
 /** Where the bulk statements go: the transaction's own connection when known, else Prisma. */
 type BulkSink = { conn: PoolClient | null; tx: Prisma.TransactionClient };
 
+/** `value AS column` for element `i` of a row array `e`: JSON null is SQL NULL for every type. */
+function columnOf(i: number, type: string): string {
+  return type === "jsonb" ? `nullif(e->${i}, 'null'::jsonb)` : `(e->>${i})::${type}`;
+}
+
 /** INSERT `rows` into `table` in chunks of one JSON parameter each (inside the caller's transaction). */
 async function insertRows(sink: BulkSink, table: string, columns: Record<string, string>, rows: object[]): Promise<void> {
   if (rows.length === 0) return;
-  const names = Object.keys(columns).map((c) => `"${c}"`).join(", ");
-  const recordType = Object.entries(columns).map(([c, type]) => `"${c}" ${type}`).join(", ");
+  const keys = Object.keys(columns);
+  const names = keys.map((c) => `"${c}"`).join(", ");
+  const values = keys.map((c, i) => columnOf(i, columns[c]!)).join(", ");
   const from = sink.conn ? "$1::jsonb" : "convert_from(decode($1, 'base64'), 'UTF8')::jsonb";
-  const sql = `insert into "${table}" (${names}) select ${names} from jsonb_to_recordset(${from}) as r(${recordType})`;
-  for (const chunk of jsonChunks(rows)) {
+  const sql = `insert into "${table}" (${names}) select ${values} from jsonb_array_elements(${from}) as e`;
+  const arrays = rows.map((row) => keys.map((k) => (row as Record<string, unknown>)[k] ?? null));
+  for (const chunk of jsonChunks(arrays)) {
     if (sink.conn) await sink.conn.query(sql, [chunk]);
     else await sink.tx.$executeRawUnsafe(sql, Buffer.from(chunk, "utf8").toString("base64"));
   }
