@@ -215,10 +215,10 @@ export interface PersistStepInput {
  * ~110 vs ~220 ms, and 19 % less JSON: no keys). createMany sends ~13
  * bind parameters per row through Prisma's query compiler, which cost ~0.3 ms of worker CPU per turn
  * (10,000 turns: 4.5 s; see bench/persist.ts). The chunk goes on the transaction's own node-postgres
- * connection (lib/db.ts connectionOf) as plain JSON text: through Prisma even one string parameter is
- * copied and re-escaped by the query compiler, ~230 ms of worker CPU per 5,000 turns (4.4 MB) measured.
- * Without that connection (a client not made by createPrisma) the chunk goes through Prisma base64-encoded,
- * which the compiler escapes cheaper than JSON text (~12 vs ~40 ms/MB).
+ * connection (lib/db.ts connectionOf) as plain JSON text, neither base64-encoded nor passed through
+ * Prisma's query compiler (one 5.8 MB parameter: 290 ms through Prisma, 56 ms on the bare connection,
+ * measured once under load). Without that connection (a client not made by createPrisma) the chunk goes
+ * through Prisma base64-encoded, which the compiler escapes cheaper than JSON text (~12 vs ~40 ms/MB).
  */
 const CHUNK_ROWS = 10_000;
 /** A chunk's JSON stays under this many characters (paper-scale turns are ~9 kB each). */
