@@ -52,6 +52,17 @@ describe("s3Store", () => {
     expect(methods).toEqual(["HEAD 404 path", "PUT 200 path", "HEAD 200 path", "GET 200 path", "DELETE 204 path", "HEAD 404 path"]);
   });
 
+  it("uploads nothing when the producer fails", async () => {
+    const store = s3Store(config);
+    const before = server.log.length;
+    await expect(store.write("run-5/turns.jsonl.gz", async (out) => {
+      out.write("partial");
+      throw new Error("database went away");
+    })).rejects.toThrow(/database went away/);
+    expect(server.log.length).toBe(before);
+    expect(server.objects.has("team-a/archive/run-5/turns.jsonl.gz")).toBe(false);
+  });
+
   it("addresses the bucket in the host name when virtual-hosted", async () => {
     const store = s3Store({ ...config, endpoint: `http://s3.test.invalid:${server.port}`, addressing: "virtual", lookup: toLoopback });
     await store.write("run-2/manifest.json", async (out) => void out.write('{"a":1}\n'));

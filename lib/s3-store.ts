@@ -241,7 +241,14 @@ export function s3Store(input: S3StoreConfig): ArchiveStore & { remove(key: stri
           size += c.length;
         });
         const spooled = pipeline(tee, out);
-        await produce(tee);
+        try {
+          await produce(tee);
+        } catch (err) {
+          // A producer that fails (a database error mid-archive) uploads nothing and leaves no open spool file.
+          tee.destroy(err as Error);
+          await spooled.catch(() => {});
+          throw err;
+        }
         tee.end();
         await spooled;
         await putFile(key, file, size, hash.digest("hex"));
