@@ -10,8 +10,10 @@
  * and lists keep working; only the turn-by-turn view needs a restore, which loads the file back into a
  * fresh partition in one transaction.
  *
- * The store is a folder: ENVACE_ARCHIVE_DIR, default `.data/archive` beside the product's other local
- * state. (An S3-compatible bucket is not implemented; `ArchiveStore` is the seam for one.)
+ * The store is an S3-compatible bucket when ENVACE_ARCHIVE_S3_BUCKET is set (lib/s3-store.ts: endpoint,
+ * region, prefix, addressing from ENVACE_ARCHIVE_S3_*, keys from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY),
+ * else a folder: ENVACE_ARCHIVE_DIR, default `.data/archive` beside the product's other local state.
+ * Either way the file is read back from the store and checked before anything is dropped.
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -21,6 +23,7 @@ import zlib from "node:zlib";
 import type { PrismaClient } from "@prisma/client";
 import { z } from "zod";
 import { dropTurnPartition, ensureTurnPartition } from "./turn-partitions";
+import { s3ConfigFromEnv, s3Store } from "./s3-store";
 
 export const ARCHIVE_FORMAT = "envace-turns/1";
 
@@ -32,6 +35,8 @@ export interface ArchiveStore {
   write(key: string, produce: (out: NodeJS.WritableStream) => Promise<void>): Promise<void>;
   read(key: string): NodeJS.ReadableStream;
   exists(key: string): Promise<boolean>;
+  /** Deletes `key` (a file that failed its read-back check); absent keys are no error. */
+  remove?(key: string): Promise<void>;
 }
 
 export function directoryStore(root: string): ArchiveStore {
@@ -64,11 +69,14 @@ export function directoryStore(root: string): ArchiveStore {
     },
     read: (key) => fs.createReadStream(file(key)),
     exists: (key) => fs.promises.access(file(key)).then(() => true, () => false),
+    remove: (key) => fs.promises.rm(file(key), { force: true }),
   };
 }
 
-/** The configured store: ENVACE_ARCHIVE_DIR, else `.data/archive` under the working directory. */
+/** The configured store: the S3 bucket ENVACE_ARCHIVE_S3_BUCKET, else ENVACE_ARCHIVE_DIR, else `.data/archive` under the working directory. */
 export function defaultArchiveStore(env: NodeJS.ProcessEnv = process.env): ArchiveStore {
+  const s3 = s3ConfigFromEnv(env);
+  if (s3) return s3Store(s3);
   const dir = env.ENVACE_ARCHIVE_DIR?.trim();
   return directoryStore(path.resolve(dir ? dir : path.join(".data", "archive")));
 }
@@ -203,8 +211,15 @@ export async function archiveRunTurns(prisma: PrismaClient, runId: string, opts:
   });
 
   // 2. Read it back: the turn count must match what was read, and the checksum goes into the manifest.
-  const check = await verifyFile(store, runId);
-  if (check.turns !== written) throw new ArchiveError(`archive of run ${runId}: wrote ${written} turns, read back ${check.turns}`);
+  // A file that fails the check is removed (the turns stay in the database) so no unchecked archive lingers.
+  const check = await verifyFile(store, runId).catch(async (err: unknown) => {
+    await store.remove?.(turnsKey(runId)).catch(() => {});
+    throw err instanceof ArchiveError ? err : new ArchiveError(`archive of run ${runId}: the stored file could not be read back: ${(err as Error).message}`);
+  });
+  if (check.turns !== written) {
+    await store.remove?.(turnsKey(runId)).catch(() => {});
+    throw new ArchiveError(`archive of run ${runId}: wrote ${written} turns, read back ${check.turns}`);
+  }
   const manifest: ArchiveManifest = { format: ARCHIVE_FORMAT, runId, turns: written, trajectories: check.trajectories, bytes: check.bytes, sha256: check.sha256, createdAt: now.toISOString() };
   await store.write(manifestKey(runId), async (out) => {
     out.write(JSON.stringify(manifest, null, 2) + "\n");

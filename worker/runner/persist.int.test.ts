@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { prisma, signUp } from "../../test/helpers";
 import { syntheticStep } from "../../bench/persist";
 import type { PrismaClient } from "@prisma/client";
+import { connectionOf } from "../../lib/db";
 import { ClaimLostError, commitStep, committedParts, persistCheckpoint, persistStep } from "./persist";
 
 describe("persistStep", () => {
@@ -31,6 +32,30 @@ describe("persistStep", () => {
     expect(rehearse.rehearsedResponse).not.toBeNull();
     expect(rehearse.fidelity).toMatchObject({ score: expect.any(Number) });
     expect((await prisma.run.findUniqueOrThrow({ where: { id: runId } })).progressStep).toBe(1);
+  });
+
+  it("bulk rows go on the transaction's own connection (seen by the transaction, rolled back with it)", async () => {
+    // The connection behind a Prisma transaction is the one its statements run on: it sees the transaction's uncommitted writes.
+    const seen = await prisma.$transaction(async (tx) => {
+      const [{ pid }] = await tx.$queryRaw<{ pid: number }[]>`select pg_backend_pid() as pid`;
+      const conn = connectionOf(prisma, Number(pid));
+      expect(conn).not.toBeNull();
+      await tx.$executeRaw`create temp table persist_probe (x int) on commit drop`;
+      await tx.$executeRaw`insert into persist_probe values (7)`;
+      return (await conn!.query("select x from persist_probe")).rows;
+    });
+    expect(seen).toEqual([{ x: 7 }]);
+    expect(connectionOf(prisma, -1)).toBeNull();
+
+    // A commit that fails after its bulk inserts (here: the step's checkpoint exists already) leaves none of them.
+    await persistCheckpoint(prisma, { runId, workerId: "w1", step: 7, nodeName: "embedded", statePath: "s", samplerPath: "p" });
+    await expect(
+      persistStep(prisma, { runId, workerId: "w1", result: syntheticStep(7, 40, 1, 2), phase: "train", startedAt: new Date(), checkpoint: { nodeName: "embedded", statePath: "s2", samplerPath: "p2" } }),
+    ).rejects.toThrow();
+    expect(await prisma.trajectory.count({ where: { runId, step: 7 } })).toBe(0);
+    expect(await prisma.turn.count({ where: { runId, trajectory: { step: 7 } } })).toBe(0);
+    expect(await prisma.step.count({ where: { runId, index: 7 } })).toBe(0);
+    await prisma.checkpoint.deleteMany({ where: { runId, step: 7 } });
   });
 
   it("writes nothing when the worker lost its claim or the step was already committed", async () => {

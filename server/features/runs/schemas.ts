@@ -51,7 +51,7 @@ export const runDetailOutput = runSummaryOutput
     studyId: z.string().uuid().nullable().describe("The study the run belongs to (GET /studies/{id})"),
     updatedAt: z.date(),
     archivedAt: z.date().nullable().describe("When the run's turns were archived (POST /runs/{id}/archive); null while they are in the database"),
-    archiveUri: z.string().nullable().describe("The folder of the run's last archive"),
+    archiveUri: z.string().nullable().describe("Where the run's last archive is: a folder, or s3://<bucket>/<prefix><run id>"),
     retainTurnsDays: z.number().int().nullable().describe("The worker archives the run's turns this many days after it finished; null keeps them"),
     evaluatedCheckpoint: z
       .object({

@@ -11,7 +11,9 @@ import { callerFor, expectTrpcError, prisma, signUp, type TestUser } from "../..
 import { syntheticStep } from "../../../bench/persist";
 import { persistStep } from "../../../worker/runner/persist";
 import { ensureTurnPartition, hasTurnPartition } from "../../../lib/turn-partitions";
-import { archiveExpiredRuns, directoryStore } from "../../../lib/turn-archive";
+import { archiveExpiredRuns, archiveRunTurns, directoryStore } from "../../../lib/turn-archive";
+import { s3Store } from "../../../lib/s3-store";
+import { startTestS3Server } from "../../../test/s3-server";
 
 const archiveDir = fs.mkdtempSync(path.join(os.tmpdir(), "envace-archive-test-"));
 const previousArchiveDir = process.env.ENVACE_ARCHIVE_DIR;
@@ -151,6 +153,48 @@ describe("turn storage", () => {
     expect(await hasTurnPartition(prisma, runId)).toBe(true);
     expect((await prisma.run.findUniqueOrThrow({ where: { id: runId } })).archivedAt).toBeNull();
     await expectTrpcError(caller.runs.restore({ id: runId }), "CONFLICT", /not archived/);
+  });
+
+  it("archives to and restores from an S3-compatible bucket (ENVACE_ARCHIVE_S3_*), every request SigV4-verified", async () => {
+    const s3 = await startTestS3Server({ bucket: "envace-archive", accessKeyId: "AKIATEST", secretAccessKey: "s3-secret", region: "us-east-1" });
+    const vars = { ENVACE_ARCHIVE_S3_ENDPOINT: s3.url, ENVACE_ARCHIVE_S3_BUCKET: "envace-archive", ENVACE_ARCHIVE_S3_PREFIX: "studio", AWS_ACCESS_KEY_ID: "AKIATEST", AWS_SECRET_ACCESS_KEY: "s3-secret" };
+    const previous = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, vars);
+    try {
+      const runId = await runWithTurns(owner, 160);
+      await finish(runId);
+      const original = await turnsOf(runId);
+      const caller = await callerFor(owner.headers);
+      const archived = await caller.runs.archive({ id: runId });
+      expect(archived).toMatchObject({ runId, turns: 160, uri: `s3://envace-archive/studio/${runId}/turns.jsonl.gz` });
+      const object = s3.objects.get(`studio/${runId}/turns.jsonl.gz`)!;
+      expect(zlib.gunzipSync(object).toString("utf8").trim().split("\n")).toHaveLength(160);
+      expect(JSON.parse(s3.objects.get(`studio/${runId}/manifest.json`)!.toString("utf8"))).toMatchObject({ runId, turns: 160, sha256: archived.sha256 });
+      expect(await hasTurnPartition(prisma, runId)).toBe(false);
+      expect((await prisma.run.findUniqueOrThrow({ where: { id: runId } })).archiveUri).toBe(`s3://envace-archive/studio/${runId}`);
+      // The file was read back from the bucket (the checksum's source) before the partition went.
+      expect(s3.log.filter((l) => l.key === `studio/${runId}/turns.jsonl.gz`).map((l) => l.method)).toEqual(["PUT", "GET"]);
+      expect(s3.log.every((l) => l.status < 300)).toBe(true);
+      expect(await caller.runs.restore({ id: runId })).toEqual({ runId, turns: 160 });
+      expect(await turnsOf(runId)).toEqual(original);
+
+      // A bucket that hands back damaged bytes: the read-back check fails, nothing is dropped, the bad object is removed.
+      const damaged = await runWithTurns(owner, 80);
+      await finish(damaged);
+      s3.corruptGetAt = 40;
+      await expect(archiveRunTurns(prisma, damaged, { store: s3Store({ endpoint: s3.url, bucket: "envace-archive", region: "us-east-1", prefix: "studio", credentials: { accessKeyId: "AKIATEST", secretAccessKey: "s3-secret" } }) })).rejects.toThrow(/could not be read back|read back/);
+      expect(await prisma.turn.count({ where: { runId: damaged } })).toBe(80);
+      expect(await hasTurnPartition(prisma, damaged)).toBe(true);
+      expect((await prisma.run.findUniqueOrThrow({ where: { id: damaged } })).archivedAt).toBeNull();
+      expect(s3.objects.has(`studio/${damaged}/turns.jsonl.gz`)).toBe(false);
+      expect(s3.objects.has(`studio/${damaged}/manifest.json`)).toBe(false);
+    } finally {
+      for (const [k, v] of Object.entries(previous)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+      await s3.close();
+    }
   });
 
   it("refuses to restore an archive that does not match its manifest, and keeps the run archived", async () => {

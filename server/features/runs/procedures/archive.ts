@@ -22,7 +22,7 @@ export const archive = memberProcedure
       access: "write",
       summary: "Archive a finished run's turns",
       description:
-        "Writes the run's turns to gzip JSON Lines in the archive store (ENVACE_ARCHIVE_DIR), verifies the file, then drops them from the database. Trajectories, metrics and steps stay; restore brings the turns back.",
+        "Writes the run's turns to gzip JSON Lines in the archive store (the S3 bucket ENVACE_ARCHIVE_S3_BUCKET, else the folder ENVACE_ARCHIVE_DIR), reads the file back and verifies it, then drops them from the database. Trajectories, metrics and steps stay; restore brings the turns back.",
       errors: { 403: "A viewer's token, or a member who did not launch the run", 404: "No such run", 409: "The run is not finished, or already archived" },
     }),
   )
