@@ -26,6 +26,8 @@ function ScoreBar({ value, label }: { value: number; label: string }) {
 
 interface StepPoint {
   step: number;
+  /** Last step of a bucketed point (= step otherwise). */
+  toStep: number;
   phase: string;
   meanScore: number;
   exactRate: number;
@@ -72,7 +74,7 @@ function StepChart({ steps }: { steps: StepPoint[] }) {
               .filter((p) => p.phase === ph)
               .map((p) => (
                 <circle key={`${ph}-${p.step}`} cx={x(p.step)} cy={y(p.meanScore)} r={2.5} className="wm-dot">
-                  <title>{`step ${p.step} (${p.phase}): score ${p.meanScore.toFixed(3)}, exact ${pct(p.exactRate)}, ${p.comparisons} comparisons`}</title>
+                  <title>{`${p.toStep > p.step ? `steps ${p.step}–${p.toStep}` : `step ${p.step}`} (${p.phase}): score ${p.meanScore.toFixed(3)}, exact ${pct(p.exactRate)}, ${p.comparisons} comparisons`}</title>
                 </circle>
               ))}
           </g>
