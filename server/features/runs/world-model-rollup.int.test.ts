@@ -9,6 +9,8 @@ import { Prisma } from "@prisma/client";
 import { callerFor, prisma, resetDatabase, signUp, type TestUser } from "../../../test/helpers";
 import { seedRun } from "../../../test/seed";
 import { rollupFidelity } from "../../../worker/runner/fidelity-rollup";
+import { commitStep } from "../../../worker/runner/persist";
+import { syntheticStep } from "../../../bench/persist";
 import { bucketPlan } from "../metrics/rollup";
 
 type Caller = Awaited<ReturnType<typeof callerFor>>;
@@ -114,6 +116,22 @@ describe("world-model rollups against real Postgres", () => {
     // Deleting the run (cascade) leaves no rollup rows behind.
     await prisma.run.delete({ where: { id: run.runId } });
     expect(await rollupsAndDirect(run.runId)).toEqual({ tool: [], toolDirect: [], step: [], stepDirect: [], div: [], divDirect: [] });
+  });
+
+  it("stay exact through the worker's own commits and a resumed step's replace (worker/runner/persist.ts)", async () => {
+    const run = await prisma.run.create({
+      data: { name: "rollup-replay", kind: "train", status: "running", workerId: "w1", config: {}, configVersion: 1, paradigm: "rehearse", policyNode: "embedded", tags: [], totalSteps: 4, createdById: member.id },
+    });
+    for (let step = 1; step <= 4; step++) {
+      await commitStep(prisma, { runId: run.id, workerId: "w1", result: syntheticStep(step, 60, 2, 2), phase: "train", startedAt: new Date() });
+    }
+    const first = await expectRollupsExact(run.id);
+    expect(first.tool.length).toBeGreaterThan(0);
+    expect(first.div.length).toBeGreaterThan(0);
+    // The replay commits a different result for step 3 (more turns): replaced, never added to.
+    await commitStep(prisma, { runId: run.id, workerId: "w1", result: syntheticStep(3, 120, 3, 2), phase: "train", startedAt: new Date(), replace: true });
+    const replaced = await expectRollupsExact(run.id);
+    expect(replaced.tool).not.toEqual(first.tool);
   });
 
   it("a short run: the view shows the same steps, totals and divergences as the per-row queries did", async () => {
