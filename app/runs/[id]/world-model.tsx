@@ -34,13 +34,14 @@ interface StepPoint {
   comparisons: number;
 }
 
-/** Mean score and exact-match rate per step, as two lines on a 0..1 axis (eval steps marked). */
+/** Mean score and exact-match rate per step (or per bucket of steps on a long run), as two lines on a 0..1 axis (eval steps marked). */
 function StepChart({ steps }: { steps: StepPoint[] }) {
   const w = 640;
   const h = 160;
   const pad = { l: 36, r: 10, t: 10, b: 24 };
   const first = steps[0]!.step;
-  const last = steps[steps.length - 1]!.step;
+  // A bucketed point sits at its first step and covers up to toStep: the axis ends at the last step covered.
+  const last = Math.max(...steps.map((p) => p.toStep));
   const x = (s: number) => pad.l + (last === first ? (w - pad.l - pad.r) / 2 : ((s - first) / (last - first)) * (w - pad.l - pad.r));
   const y = (v: number) => pad.t + (1 - v) * (h - pad.t - pad.b);
   const line = (pick: (p: StepPoint) => number, phase: string) =>
