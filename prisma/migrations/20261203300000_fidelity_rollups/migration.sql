@@ -91,6 +91,8 @@ END ';
 -- cannot be taken back). A step's replace (worker/runner/persist.ts) touches its tools and one bucket per width.
 CREATE FUNCTION fidelity_stat_rollup_recompute() RETURNS trigger LANGUAGE plpgsql AS E'
 BEGIN
+  -- Every step commit first deletes its scope (worker/runner/fidelity-rollup.ts), mostly nothing: no temp table then.
+  IF NOT EXISTS (SELECT 1 FROM old_stats) THEN RETURN NULL\073 END IF\073
   CREATE TEMP TABLE IF NOT EXISTS fidelity_stat_touched ("runId" text, phase text, tool text, step int) ON COMMIT DROP\073
   TRUNCATE fidelity_stat_touched\073
   INSERT INTO fidelity_stat_touched SELECT DISTINCT s."runId", s.phase, s.tool, s.step FROM old_stats s\073
@@ -137,6 +139,7 @@ END ';
 
 CREATE FUNCTION fidelity_divergence_total_recompute() RETURNS trigger LANGUAGE plpgsql AS E'
 BEGIN
+  IF NOT EXISTS (SELECT 1 FROM old_divergences) THEN RETURN NULL\073 END IF\073
   CREATE TEMP TABLE IF NOT EXISTS fidelity_divergence_touched ("runId" text, phase text, tool text, path text, rehearsed text, "real" text) ON COMMIT DROP\073
   TRUNCATE fidelity_divergence_touched\073
   INSERT INTO fidelity_divergence_touched SELECT DISTINCT d."runId", d.phase, d.tool, d.path, d.rehearsed, d."real" FROM old_divergences d\073
