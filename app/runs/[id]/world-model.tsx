@@ -26,19 +26,22 @@ function ScoreBar({ value, label }: { value: number; label: string }) {
 
 interface StepPoint {
   step: number;
+  /** Last step of a bucketed point (= step otherwise). */
+  toStep: number;
   phase: string;
   meanScore: number;
   exactRate: number;
   comparisons: number;
 }
 
-/** Mean score and exact-match rate per step, as two lines on a 0..1 axis (eval steps marked). */
+/** Mean score and exact-match rate per step (or per bucket of steps on a long run), as two lines on a 0..1 axis (eval steps marked). */
 function StepChart({ steps }: { steps: StepPoint[] }) {
   const w = 640;
   const h = 160;
   const pad = { l: 36, r: 10, t: 10, b: 24 };
   const first = steps[0]!.step;
-  const last = steps[steps.length - 1]!.step;
+  // A bucketed point sits at its first step and covers up to toStep: the axis ends at the last step covered.
+  const last = Math.max(...steps.map((p) => p.toStep));
   const x = (s: number) => pad.l + (last === first ? (w - pad.l - pad.r) / 2 : ((s - first) / (last - first)) * (w - pad.l - pad.r));
   const y = (v: number) => pad.t + (1 - v) * (h - pad.t - pad.b);
   const line = (pick: (p: StepPoint) => number, phase: string) =>
@@ -72,7 +75,7 @@ function StepChart({ steps }: { steps: StepPoint[] }) {
               .filter((p) => p.phase === ph)
               .map((p) => (
                 <circle key={`${ph}-${p.step}`} cx={x(p.step)} cy={y(p.meanScore)} r={2.5} className="wm-dot">
-                  <title>{`step ${p.step} (${p.phase}): score ${p.meanScore.toFixed(3)}, exact ${pct(p.exactRate)}, ${p.comparisons} comparisons`}</title>
+                  <title>{`${p.toStep > p.step ? `steps ${p.step}–${p.toStep}` : `step ${p.step}`} (${p.phase}): score ${p.meanScore.toFixed(3)}, exact ${pct(p.exactRate)}, ${p.comparisons} comparisons`}</title>
                 </circle>
               ))}
           </g>

@@ -2,9 +2,12 @@
  * The world-model view of a run: where the policy's imagined world diverges from the real one.
  * It reads the per-step rollups written when each step commits (worker/runner/fidelity-rollup.ts:
  * `fidelity_stat` per step and tool, `fidelity_divergence` with each step's 50 most frequent
- * divergences), so a request reads steps × tools rows whatever the number of turns:
+ * divergences) through the run-level rollups triggers keep on them (migration 20261203300000:
+ * `fidelity_tool_total`, `fidelity_step_rollup`, `fidelity_divergence_total`), so a request reads
+ * about tools + maxSteps + divergence kinds rows whatever the number of steps:
  * - per tool: comparisons, mean score, exact-match rate, error agreement, invalid rehearsals;
- * - per step: the same numbers per training / evaluation step;
+ * - per step: the same numbers per training / evaluation step, in buckets of several steps once a phase
+ *   spans more than `maxSteps` steps (the chart's width; aligned like the metric charts, rollup.ts);
  * - the most frequent divergences (tool, field, rehearsed value, real value) with example turns from the
  *   newest step that shows them. Counts add up each step's top 50, so a kind that never makes a step's
  *   top 50 is not counted (docs/FIDELITY.md).
@@ -12,6 +15,7 @@
 import { Prisma } from "@prisma/client";
 import { prisma } from "../../../lib/db";
 import { notFound } from "../../lib/errors";
+import { bucketPlan } from "../metrics/rollup";
 
 export interface WorldModelInput {
   runId: string;
@@ -20,6 +24,8 @@ export interface WorldModelInput {
   limit: number;
   /** Only this tool's divergences (the per-tool and per-step tables always cover every tool). */
   tool?: string | null;
+  /** Points per phase on the per-step chart: longer phases are bucketed (default 300). */
+  maxSteps?: number;
 }
 
 export interface FidelityAggregate {
@@ -38,7 +44,10 @@ export interface ToolFidelity extends FidelityAggregate {
 }
 
 export interface StepFidelity extends FidelityAggregate {
+  /** The first step of the point (its only step unless the phase is bucketed). */
   step: number;
+  /** The last step the point covers (= step when not bucketed). */
+  toStep: number;
   phase: string;
 }
 
@@ -95,21 +104,70 @@ const AGGREGATES = Prisma.sql`
   (sum(invalid)::float8 / nullif(sum(comparisons), 0)) as invalid,
   (sum("bothErrors")::float8 / nullif(sum(comparisons), 0)) as both`;
 
+type StepRow = AggRow & { step: number; to: number; phase: string; b: number };
+
+/** Per phase: its first and last step (two index probes each), then raw steps or rollup buckets (bucketPlan). */
+async function stepPoints(runId: string, phaseFilter: WorldModelInput["phase"], maxSteps: number): Promise<StepFidelity[]> {
+  const phase = phaseFilter === "all" ? Prisma.empty : Prisma.sql`and phase = ${phaseFilter}`;
+  const bounds = await prisma.$queryRaw<{ phase: string; lo: number; hi: number }[]>`
+    select p.phase,
+      (select min(step) from fidelity_stat s where s."runId" = ${runId} and s.phase = p.phase) as lo,
+      (select max(step) from fidelity_stat s where s."runId" = ${runId} and s.phase = p.phase) as hi
+    from (select distinct phase from fidelity_tool_total where "runId" = ${runId} ${phase}) p`;
+  const parts = await Promise.all(
+    bounds
+      .filter((b) => b.lo != null && b.hi != null)
+      .map(async (b): Promise<StepRow[]> => {
+        const plan = bucketPlan(b.lo, b.hi, maxSteps);
+        if (plan.mode === "raw") {
+          // Width 1 (a phase of ≤ maxSteps steps) is one point per step, as before the buckets.
+          return prisma.$queryRaw<StepRow[]>`
+            select min(step)::int as step, max(step)::int as to, phase, b, ${AGGREGATES}
+            from (select *, (step - ${b.lo}::int) / ${plan.width}::int as b from fidelity_stat where "runId" = ${runId} and phase = ${b.phase}) s
+            group by phase, b`;
+        }
+        const { width, level, firstBucket: first, lastBucket: last } = plan;
+        // Rollup buckets wholly inside [lo, hi], and the raw steps of the partial buckets at either end.
+        return prisma.$queryRaw<StepRow[]>`
+          with parts as (
+            select floor((r.bucket::float8 * ${level}::int) / ${width}::int)::int as b, r."minStep" as lo, r."maxStep" as hi,
+              r.comparisons, r."scoreSum", r.exact, r."errorAgree", r.invalid, r."bothErrors"
+            from fidelity_step_rollup r
+            where r."runId" = ${runId} and r.phase = ${b.phase} and r.width = ${level}::int and r.bucket between ${first}::int and ${last}::int
+            union all
+            select floor(s.step::float8 / ${width}::int)::int, s.step, s.step, s.comparisons, s."scoreSum", s.exact, s."errorAgree", s.invalid, s."bothErrors"
+            from fidelity_stat s
+            where s."runId" = ${runId} and s.phase = ${b.phase} and s.step between ${b.lo}::int and least(${b.hi}::int, ${first}::int * ${level}::int - 1)
+            union all
+            select floor(s.step::float8 / ${width}::int)::int, s.step, s.step, s.comparisons, s."scoreSum", s.exact, s."errorAgree", s.invalid, s."bothErrors"
+            from fidelity_stat s
+            where s."runId" = ${runId} and s.phase = ${b.phase}
+              and s.step between greatest(${b.lo}::int, (${last}::int + 1) * ${level}::int, ${first}::int * ${level}::int) and ${b.hi}::int
+          )
+          select min(lo)::int as step, max(hi)::int as to, ${b.phase} as phase, b, ${AGGREGATES}
+          from parts group by b`;
+      }),
+  );
+  return parts
+    .flat()
+    .sort((a, b) => a.step - b.step || (a.phase < b.phase ? -1 : a.phase > b.phase ? 1 : 0))
+    .map((r) => ({ step: r.step, toStep: r.to, phase: r.phase, ...aggregate(r) }));
+}
+
 export async function worldModel(input: WorldModelInput): Promise<WorldModel> {
   const run = await prisma.run.findUnique({ where: { id: input.runId }, select: { id: true } });
   if (!run) throw notFound("run", input.runId);
   const phase = input.phase === "all" ? Prisma.empty : Prisma.sql`and phase = ${input.phase}`;
   const tool = input.tool ? Prisma.sql`and tool = ${input.tool}` : Prisma.empty;
-  const [overallRows, toolRows, stepRows, divergenceRows, kindRows] = await Promise.all([
-    prisma.$queryRaw<AggRow[]>`select ${AGGREGATES} from fidelity_stat where "runId" = ${input.runId} ${phase}`,
+  const [overallRows, toolRows, steps, divergenceRows, kindRows] = await Promise.all([
+    prisma.$queryRaw<AggRow[]>`select ${AGGREGATES} from fidelity_tool_total where "runId" = ${input.runId} ${phase}`,
     prisma.$queryRaw<(AggRow & { tool: string })[]>`
-      select tool, ${AGGREGATES} from fidelity_stat where "runId" = ${input.runId} ${phase} group by tool`,
-    prisma.$queryRaw<(AggRow & { step: number; phase: string })[]>`
-      select step, phase, ${AGGREGATES} from fidelity_stat where "runId" = ${input.runId} ${phase} group by step, phase order by step, phase`,
+      select tool, ${AGGREGATES} from fidelity_tool_total where "runId" = ${input.runId} ${phase} group by tool`,
+    stepPoints(input.runId, input.phase, input.maxSteps ?? 300),
     prisma.$queryRaw<{ tool: string; path: string; rehearsed: string | null; real: string | null; n: bigint; examples: DivergenceExample[] }[]>`
       with g as (
-        select tool, path, rehearsed, "real", sum(count)::bigint as n, max(step) as last
-        from fidelity_divergence where "runId" = ${input.runId} ${phase} ${tool}
+        select tool, path, rehearsed, "real", sum(count)::bigint as n, max("lastStep") as last
+        from fidelity_divergence_total where "runId" = ${input.runId} ${phase} ${tool}
         group by tool, path, rehearsed, "real"
         order by n desc, tool, path, rehearsed nulls first, "real" nulls first
         limit ${input.limit}
@@ -124,16 +182,16 @@ export async function worldModel(input: WorldModelInput): Promise<WorldModel> {
       from g
       order by g.n desc, g.tool, g.path, g.rehearsed nulls first, g."real" nulls first`,
     prisma.$queryRaw<{ n: bigint }[]>`
-      select count(*)::bigint as n from (select distinct tool, path, rehearsed, "real" from fidelity_divergence where "runId" = ${input.runId} ${phase} ${tool}) k`,
+      select count(*)::bigint as n from (select distinct tool, path, rehearsed, "real" from fidelity_divergence_total where "runId" = ${input.runId} ${phase} ${tool}) k`,
   ]);
-  const overall = overallRows[0] && Number(overallRows[0].n ?? 0) > 0 ? aggregate(overallRows[0]) : null;
   const tools = toolRows.map((r) => ({ tool: r.tool, ...aggregate(r) }));
+  const overall = overallRows[0] && Number(overallRows[0].n ?? 0) > 0 ? aggregate(overallRows[0]) : null;
   // Worst tools first: the ones whose imagined world is furthest from the real one.
   tools.sort((a, b) => a.meanScore - b.meanScore || b.comparisons - a.comparisons || a.tool.localeCompare(b.tool));
   return {
     overall,
     tools,
-    steps: stepRows.map((r) => ({ step: r.step, phase: r.phase, ...aggregate(r) })),
+    steps,
     divergences: divergenceRows.map((r) => ({
       tool: r.tool,
       path: r.path,

@@ -10,6 +10,8 @@ export const worldModelInput = z.object({
   limit: z.number().int().min(1, "limit must be at least 1").max(200, "at most 200 divergences per request").default(25),
   /** Only this tool's divergences. */
   tool: z.string().min(1).max(200).nullish(),
+  /** Points per phase on the per-step chart; a longer phase is drawn in buckets of several steps. */
+  maxSteps: z.number().int().min(10, "maxSteps must be at least 10").max(2000, "at most 2000 points per phase").default(300),
 });
 
 /** Fidelity per tool and per step and the most frequent divergences of a run (docs/FIDELITY.md). */
