@@ -14,7 +14,9 @@
  * no body for 204/304; 1xx interim answers are skipped; `Connection: close` (or HTTP/1.0 without
  * keep-alive) retires the socket after the answer. Only POST is sent (never HEAD).
  */
+import { Buffer } from "node:buffer";
 import net from "node:net";
+import { performance } from "node:perf_hooks";
 import tls from "node:tls";
 
 export interface HttpReply {
@@ -53,6 +55,13 @@ class ReplyHeaders implements HeaderLookup {
 /** Longest status line + headers accepted (node:http's default is 16 KiB), and longest chunk-size or trailer line. */
 const MAX_HEAD_BYTES = 64 * 1024;
 const MAX_LINE_BYTES = 16 * 1024;
+/**
+ * Plain sockets read into this one buffer (net.connect's `onread`: no Readable stream, no 'data' event,
+ * no Buffer per read); each read is parsed before the next one, and body bytes that must outlive the
+ * read are copied out.
+ */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+
 /** Idle time after which a pooled socket is not reused when the server did not say (uvicorn, vLLM's server, closes at 5 s). */
 const DEFAULT_IDLE_REUSE_MS = 4_000;
 
@@ -92,6 +101,8 @@ class Conn {
   idleSince = 0;
   idleReuseMs = DEFAULT_IDLE_REUSE_MS;
   private error: Error | undefined;
+  /** Reads land in READ_BUFFER, reused by the next read: kept body bytes must be copied. */
+  private readonly borrowed: boolean;
 
   // parser state of the current answer
   private state = State.Head;
@@ -109,11 +120,14 @@ class Conn {
 
   constructor(private readonly pool: HttpPool) {
     const { host, port, secure } = pool;
-    this.socket = secure
-      ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ALPNProtocols: ["http/1.1"], ...pool.tlsOptions })
-      : net.connect({ host, port });
+    this.borrowed = !secure;
+    if (secure) {
+      this.socket = tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ALPNProtocols: ["http/1.1"], ...pool.tlsOptions });
+      this.socket.on("data", (d: Buffer) => this.onData(d, d.length));
+    } else {
+      this.socket = net.connect({ host, port, onread: { buffer: READ_BUFFER, callback: (n: number, buf: Uint8Array) => this.onData(buf as Buffer, n) } });
+    }
     this.socket.setNoDelay(true);
-    this.socket.on("data", (d: Buffer) => this.onData(d));
     this.socket.on("error", (e) => (this.error ??= e));
     this.socket.on("close", () => this.onClose());
   }
@@ -143,26 +157,29 @@ class Conn {
     this.socket.destroy();
   }
 
-  private onData(d: Buffer): void {
+  /** `d[0, end)` arrived. Returns true: `onread` pauses the socket on false. */
+  private onData(d: Buffer, end: number): true {
     const call = this.call;
     if (!call) {
       // Bytes nobody asked for (or after an abort): the framing of this socket cannot be trusted.
       this.destroy();
-      return;
+      return true;
     }
     this.received = true;
     try {
-      this.parse(d);
+      this.parse(d, end);
     } catch (e) {
       const why = e instanceof MalformedReply ? e.message : String(e);
       this.fail(new HttpConnectionError(`malformed HTTP reply from ${this.pool.host}:${this.pool.port}: ${why}`, "EPROTO"));
     }
+    return true;
   }
 
   /** Reads one line (through LF; a CR before it dropped) into `this.line`; returns the offset after it, or -1 when the line is not complete yet. */
-  private readLine(d: Buffer, off: number): number {
-    const lf = d.indexOf(10, off);
-    const end = lf < 0 ? d.length : lf;
+  private readLine(d: Buffer, off: number, limit: number): number {
+    let lf = d.indexOf(10, off);
+    if (lf >= limit) lf = -1;
+    const end = lf < 0 ? limit : lf;
     this.lineBytes += end - off;
     if (this.lineBytes > MAX_LINE_BYTES) throw new MalformedReply(`a line of the reply's head or chunk framing is longer than ${MAX_LINE_BYTES} bytes`);
     this.line = this.line === "" ? d.toString("latin1", off, end) : this.line + d.toString("latin1", off, end);
@@ -172,12 +189,12 @@ class Conn {
     return lf + 1;
   }
 
-  private parse(d: Buffer): void {
+  private parse(d: Buffer, limit: number): void {
     let off = 0;
-    while (off < d.length) {
+    while (off < limit) {
       switch (this.state) {
         case State.Head: {
-          const next = this.readLine(d, off);
+          const next = this.readLine(d, off, limit);
           if (next < 0) return;
           off = next;
           const line = this.line;
@@ -188,24 +205,21 @@ class Conn {
             this.statusLine(line);
             this.sawStatus = true;
           } else if (line !== "") this.headerLine(line);
-          else if (this.endOfHead()) return this.finish(d, off);
+          else if (this.endOfHead()) return this.finish(off < limit);
           break;
         }
         case State.Length: {
-          const n = Math.min(this.remaining, d.length - off);
+          const n = Math.min(this.remaining, limit - off);
           // The usual case, the whole body in the packet that ends the head: decoded straight from it.
-          if (n === this.remaining && this.chunks.length === 0) {
-            const body = d.toString("utf8", off, off + n);
-            return this.finish(d, off + n, body);
-          }
+          if (n === this.remaining && this.chunks.length === 0) return this.finish(off + n < limit, d.toString("utf8", off, off + n));
           this.take(d, off, n);
           off += n;
           this.remaining -= n;
-          if (this.remaining === 0) return this.finish(d, off);
+          if (this.remaining === 0) return this.finish(off < limit);
           break;
         }
         case State.ChunkSize: {
-          const next = this.readLine(d, off);
+          const next = this.readLine(d, off, limit);
           if (next < 0) return;
           off = next;
           // `size[;ext…]`, extensions (and the whitespace before them) ignored.
@@ -218,7 +232,7 @@ class Conn {
           break;
         }
         case State.ChunkData: {
-          const n = Math.min(this.remaining, d.length - off);
+          const n = Math.min(this.remaining, limit - off);
           this.take(d, off, n);
           off += n;
           this.remaining -= n;
@@ -234,16 +248,16 @@ class Conn {
           break;
         }
         case State.Trailers: {
-          const next = this.readLine(d, off);
+          const next = this.readLine(d, off, limit);
           if (next < 0) return;
           off = next;
           const empty = this.line === "";
           this.line = "";
-          if (empty) return this.finish(d, off);
+          if (empty) return this.finish(off < limit);
           break;
         }
         case State.UntilClose:
-          this.take(d, off, d.length - off);
+          this.take(d, off, limit - off);
           return;
       }
     }
@@ -326,7 +340,8 @@ class Conn {
 
   private take(d: Buffer, off: number, n: number): void {
     if (n === 0) return;
-    this.chunks.push(off === 0 && n === d.length ? d : d.subarray(off, off + n));
+    // Copied out of the shared read buffer; a 'data' chunk (TLS) is ours to keep.
+    this.chunks.push(this.borrowed ? Buffer.from(d.subarray(off, off + n)) : off === 0 && n === d.length ? d : d.subarray(off, off + n));
     this.bodyBytes += n;
   }
 
@@ -336,8 +351,8 @@ class Conn {
     return c.length === 1 ? c[0]!.toString("utf8") : Buffer.concat(c, this.bodyBytes).toString("utf8");
   }
 
-  /** The answer is complete (body already decoded when given). */
-  private finish(d: Buffer, off: number, body?: string): void {
+  /** The answer is complete (body already decoded when given); `extra`: bytes followed it. */
+  private finish(extra: boolean, body?: string): void {
     const call = this.call!;
     const reply: HttpReply = { status: this.status, headers: new ReplyHeaders(this.headers), body: body ?? this.bodyText() };
     this.call = undefined;
@@ -346,7 +361,7 @@ class Conn {
     call.done = true;
     this.served++;
     // Bytes after the answer were not asked for: the socket's framing is lost, so it is not reused.
-    if (this.closeAfter || off < d.length) this.destroy();
+    if (this.closeAfter || extra) this.destroy();
     else this.pool.release(this);
     call.resolve(reply);
   }
