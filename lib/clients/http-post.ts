@@ -466,7 +466,7 @@ export class HttpPool {
    * only without an answer; `abort(reason)` drops the request (its socket too) and rejects `reply`
    * with `reason`. No AbortSignal: the caller's timers and signal call `abort` directly.
    */
-  post(path: string, body: string, headers: Record<string, string>): { reply: Promise<HttpReply>; abort(reason: Error): void } {
+  post(path: string, body: string, headers: Record<string, string>): PostHandle {
     const call: Call = { bytes: this.encode(path, body, headers), resolve: noop, reject: noop, conn: undefined, done: false, retried: false };
     const reply = new Promise<HttpReply>((resolve, reject) => {
       call.resolve = resolve;
@@ -476,7 +476,7 @@ export class HttpPool {
       call.done = true;
       call.reject(new HttpConnectionError("the connection pool is closed"));
     } else this.dispatch(call, false);
-    return { reply, abort: (reason) => this.abort(call, reason) };
+    return new PostHandle(reply, this, call);
   }
 
   close(): void {
@@ -573,7 +573,8 @@ export class HttpPool {
     while (!this.closed && this.waiting.length && this.open.size < this.maxSockets) this.dispatch(this.waiting.shift()!, true);
   }
 
-  private abort(call: Call, reason: Error): void {
+  /** PostHandle.abort's work. */
+  abortCall(call: Call, reason: Error): void {
     if (call.done) return;
     call.done = true;
     const c = call.conn;
@@ -590,3 +591,15 @@ export class HttpPool {
 }
 
 function noop(): void {}
+
+/** One POST in flight: its reply, and `abort(reason)` (a class, not a closure per call: see OrderedJsonParser's note in lib/python/json.ts). */
+export class PostHandle {
+  constructor(
+    readonly reply: Promise<HttpReply>,
+    private readonly pool: HttpPool,
+    private readonly call: Call,
+  ) {}
+  abort(reason: Error): void {
+    this.pool.abortCall(this.call, reason);
+  }
+}

@@ -246,22 +246,32 @@ class NodeSlots {
     }
   }
 
-  /** Resolves with a release function once a slot is free; rejects if `signal` aborts first. */
-  acquire(signal?: AbortSignal): Promise<() => void> {
-    // A freed slot passes straight to the next waiter unless the limit was lowered meanwhile.
-    const release = () => {
+  /**
+   * The release function of one granted slot (callable more than once, acting once). A freed slot passes
+   * straight to the next waiter unless the limit was lowered meanwhile. Returned anonymous: a named
+   * closure per call costs a defineProperty of its name under tsx (keepNames).
+   */
+  private releaser(): () => void {
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
       if (this.waiters.length && this.active <= this.limit) this.waiters.shift()!();
       else this.active--;
     };
+  }
+
+  /** Resolves with a release function once a slot is free; rejects if `signal` aborts first. */
+  acquire(signal?: AbortSignal): Promise<() => void> {
     if (this.active < this.limit) {
       this.active++;
-      return Promise.resolve(once(release));
+      return Promise.resolve(this.releaser());
     }
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(abortedError(signal));
       const grant = () => {
         signal?.removeEventListener("abort", onAbort);
-        resolve(once(release));
+        resolve(this.releaser());
       };
       const onAbort = () => {
         const i = this.waiters.indexOf(grant);
@@ -274,14 +284,7 @@ class NodeSlots {
   }
 }
 
-function once(fn: () => void): () => void {
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    fn();
-  };
-}
+
 
 /**
  * Slots shared beyond this process (worker/runner/node-slots.ts: leases in Postgres, so a node's limit
@@ -503,8 +506,9 @@ export class OpenAIChatClient implements ChatClient {
       () => call.abort(new ChatCallError(`${this.label}: no complete reply within ${Math.round(limits.totalMs / 1000)} s`, undefined, "timeout")),
       limits.totalMs,
     );
-    const onOuterAbort = () => call.abort(abortedError(outer!));
-    outer?.addEventListener("abort", onOuterAbort, { once: true });
+    // Only with a signal (a judge's, a cancelled run's); unnamed, so no defineProperty per call under tsx.
+    const onOuterAbort = outer ? () => call.abort(abortedError(outer)) : undefined;
+    if (onOuterAbort) outer!.addEventListener("abort", onOuterAbort, { once: true });
     try {
       const res = await call.reply;
       if (res.status < 200 || res.status > 299) throw new HttpStatusError(res.status, res.headers, errorBodyText(res.body, res.status));
@@ -517,7 +521,7 @@ export class OpenAIChatClient implements ChatClient {
       return replyFromCompletion(raw, this.label);
     } finally {
       clearTimeout(total);
-      outer?.removeEventListener("abort", onOuterAbort);
+      if (onOuterAbort) outer!.removeEventListener("abort", onOuterAbort);
     }
   }
 
