@@ -3,7 +3,8 @@
  * simulators, and policies on inference-only nodes (vLLM, SGLang, OpenAI, the embedded node).
  *
  * Transport: non-streamed calls (the default, and the policy's path at hundreds of rollouts in flight) go
- * over node:http with a keep-alive pool per node sized to its concurrency (lib/clients/http-post.ts);
+ * over a lean HTTP/1.1 client on node:net/tls sockets with a keep-alive pool per node sized to its
+ * concurrency (lib/clients/http-post.ts);
  * streamed ones through the `openai` package's SSE. Everything a run depends on is decided here:
  * - tools go out as function-calling `tools`; `tool_calls` and the reasoning (`reasoning_content`, or
  *   `reasoning` in newer vLLM) come back separately in the reply;
@@ -305,7 +306,7 @@ function poolFor(key: string, base: string, maxSockets: number): HttpPool {
   return pool;
 }
 
-/** A non-2xx answer on the node:http path (the openai package's APIError on the streamed one). */
+/** A non-2xx answer on the plain (http-post) path (the openai package's APIError on the streamed one). */
 class HttpStatusError extends Error {
   constructor(
     readonly status: number,
