@@ -184,6 +184,21 @@ describe("HttpPool against node:http", () => {
     expect((e as Error).message).toMatch(/ECONNREFUSED/);
   });
 
+  it("close() fails the calls in flight and refuses new ones", async () => {
+    const node = await serve("127.0.0.1", () => {}); // never answers
+    const p = pool(node.port, 1);
+    const inFlight = p.post("a", "{}", {}).reply;
+    const queued = p.post("b", "{}", {}).reply;
+    await sleep(20);
+    const settled = Promise.allSettled([inFlight, queued]);
+    p.close();
+    const [a, b] = await settled;
+    expect(a.status === "rejected" && a.reason).toBeInstanceOf(HttpConnectionError);
+    expect(b.status === "rejected" && String(b.reason)).toMatch(/pool is closed/);
+    await expect(p.post("c", "{}", {}).reply).rejects.toThrow(/pool is closed/);
+    expect(p.sockets).toBe(0);
+  });
+
   it("does not reuse a socket idle longer than the server's Keep-Alive timeout allows", async () => {
     const node = await serve("127.0.0.1", (req, res) => {
       req.resume();

@@ -524,11 +524,17 @@ export class HttpPool {
 
   /** Give `call` a socket: an idle one (unless `fresh`), a new one under the cap, else a place in the queue. */
   dispatch(call: Call, fresh: boolean): void {
+    if (this.closed) {
+      call.done = true;
+      call.reject(new HttpConnectionError("the connection pool is closed"));
+      return;
+    }
     if (!fresh) {
       const now = performance.now();
       while (this.idle.length) {
         const c = this.idle.pop()!;
-        if (now - c.idleSince > c.idleReuseMs) {
+        // Closed under us (its 'close' not handled yet) or idle past the server's keep-alive timeout.
+        if (c.socket.destroyed || now - c.idleSince > c.idleReuseMs) {
           c.destroy();
           continue;
         }
