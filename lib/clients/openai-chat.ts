@@ -3,7 +3,8 @@
  * simulators, and policies on inference-only nodes (vLLM, SGLang, OpenAI, the embedded node).
  *
  * Transport: non-streamed calls (the default, and the policy's path at hundreds of rollouts in flight) go
- * over node:http with a keep-alive pool per node sized to its concurrency (lib/clients/http-post.ts);
+ * over a lean HTTP/1.1 client on node:net/tls sockets with a keep-alive pool per node sized to its
+ * concurrency (lib/clients/http-post.ts);
  * streamed ones through the `openai` package's SSE. Everything a run depends on is decided here:
  * - tools go out as function-calling `tools`; `tool_calls` and the reasoning (`reasoning_content`, or
  *   `reasoning` in newer vLLM) come back separately in the reply;
@@ -246,22 +247,32 @@ class NodeSlots {
     }
   }
 
-  /** Resolves with a release function once a slot is free; rejects if `signal` aborts first. */
-  acquire(signal?: AbortSignal): Promise<() => void> {
-    // A freed slot passes straight to the next waiter unless the limit was lowered meanwhile.
-    const release = () => {
+  /**
+   * The release function of one granted slot (callable more than once, acting once). A freed slot passes
+   * straight to the next waiter unless the limit was lowered meanwhile. Returned anonymous: a named
+   * closure per call costs a defineProperty of its name under tsx (keepNames).
+   */
+  private releaser(): () => void {
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
       if (this.waiters.length && this.active <= this.limit) this.waiters.shift()!();
       else this.active--;
     };
+  }
+
+  /** Resolves with a release function once a slot is free; rejects if `signal` aborts first. */
+  acquire(signal?: AbortSignal): Promise<() => void> {
     if (this.active < this.limit) {
       this.active++;
-      return Promise.resolve(once(release));
+      return Promise.resolve(this.releaser());
     }
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(abortedError(signal));
       const grant = () => {
         signal?.removeEventListener("abort", onAbort);
-        resolve(once(release));
+        resolve(this.releaser());
       };
       const onAbort = () => {
         const i = this.waiters.indexOf(grant);
@@ -274,14 +285,7 @@ class NodeSlots {
   }
 }
 
-function once(fn: () => void): () => void {
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    fn();
-  };
-}
+
 
 /**
  * Slots shared beyond this process (worker/runner/node-slots.ts: leases in Postgres, so a node's limit
@@ -302,7 +306,7 @@ function poolFor(key: string, base: string, maxSockets: number): HttpPool {
   return pool;
 }
 
-/** A non-2xx answer on the node:http path (the openai package's APIError on the streamed one). */
+/** A non-2xx answer on the plain (http-post) path (the openai package's APIError on the streamed one). */
 class HttpStatusError extends Error {
   constructor(
     readonly status: number,
@@ -503,8 +507,9 @@ export class OpenAIChatClient implements ChatClient {
       () => call.abort(new ChatCallError(`${this.label}: no complete reply within ${Math.round(limits.totalMs / 1000)} s`, undefined, "timeout")),
       limits.totalMs,
     );
-    const onOuterAbort = () => call.abort(abortedError(outer!));
-    outer?.addEventListener("abort", onOuterAbort, { once: true });
+    // Only with a signal (a judge's, a cancelled run's); unnamed, so no defineProperty per call under tsx.
+    const onOuterAbort = outer ? () => call.abort(abortedError(outer)) : undefined;
+    if (onOuterAbort) outer!.addEventListener("abort", onOuterAbort, { once: true });
     try {
       const res = await call.reply;
       if (res.status < 200 || res.status > 299) throw new HttpStatusError(res.status, res.headers, errorBodyText(res.body, res.status));
@@ -517,7 +522,7 @@ export class OpenAIChatClient implements ChatClient {
       return replyFromCompletion(raw, this.label);
     } finally {
       clearTimeout(total);
-      outer?.removeEventListener("abort", onOuterAbort);
+      if (onOuterAbort) outer!.removeEventListener("abort", onOuterAbort);
     }
   }
 

@@ -198,31 +198,58 @@ const PY_CONSTANTS: [string, number][] = [
  * accepted. Throws `JsonSyntaxError` on invalid text.
  */
 export function parseOrderedJson(text: string): OrderedJson {
-  let pos = 0;
-  const fail = (what: string): never => {
-    const line = text.slice(0, pos).split("\n").length;
-    throw new JsonSyntaxError(`invalid JSON at line ${line} (offset ${pos}): ${what}`);
-  };
-  const skipWs = () => {
+  const parser = new OrderedJsonParser(text);
+  const value = parser.value();
+  parser.skipWs();
+  if (parser.pos !== text.length) parser.fail("trailing characters");
+  return value;
+}
+
+const NUMBER_PATTERN = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
+
+/**
+ * parseOrderedJson's state. A class rather than closures per call: the engine parses every tool call's
+ * arguments and every rehearsed result, and under tsx (keepNames) each closure created costs a
+ * defineProperty of its name.
+ */
+class OrderedJsonParser {
+  pos = 0;
+  constructor(private readonly text: string) {}
+
+  fail(what: string): never {
+    const line = this.text.slice(0, this.pos).split("\n").length;
+    throw new JsonSyntaxError(`invalid JSON at line ${line} (offset ${this.pos}): ${what}`);
+  }
+
+  skipWs(): void {
+    const text = this.text;
     for (;;) {
-      const c = text.charCodeAt(pos);
-      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) pos++;
+      const c = text.charCodeAt(this.pos);
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) this.pos++;
       else return;
     }
-  };
-  const parseString = (): string => {
-    pos++; // opening quote
+  }
+
+  string(): string {
+    const text = this.text;
+    let pos = this.pos + 1; // opening quote
     let result = "";
     let start = pos;
     for (;;) {
-      if (pos >= text.length) fail("unterminated string");
+      if (pos >= text.length) {
+        this.pos = pos;
+        this.fail("unterminated string");
+      }
       const c = text.charCodeAt(pos);
       if (c === 0x22) {
         result += text.slice(start, pos);
-        pos++;
+        this.pos = pos + 1;
         return result;
       }
-      if (c < 0x20) fail("control character in string");
+      if (c < 0x20) {
+        this.pos = pos;
+        this.fail("control character in string");
+      }
       if (c === 0x5c) {
         result += text.slice(start, pos);
         const esc = text[pos + 1];
@@ -238,97 +265,99 @@ export function parseOrderedJson(text: string): OrderedJson {
           case "t": result += "\t"; break;
           case "u": {
             const hex = text.slice(pos, pos + 4);
-            if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail("bad \\u escape");
+            if (!/^[0-9a-fA-F]{4}$/.test(hex)) {
+              this.pos = pos;
+              this.fail("bad \\u escape");
+            }
             result += String.fromCharCode(parseInt(hex, 16));
             pos += 4;
             break;
           }
-          default: fail("bad escape");
+          default:
+            this.pos = pos;
+            this.fail("bad escape");
         }
         start = pos;
       } else pos++;
     }
-  };
-  const numberPattern = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
-  const parseValue = (): OrderedJson => {
-    skipWs();
-    const c = text[pos];
+  }
+
+  value(): OrderedJson {
+    const text = this.text;
+    this.skipWs();
+    const c = text[this.pos];
     if (c === "{") {
-      pos++;
+      this.pos++;
       const map = new Map<string, OrderedJson>();
-      skipWs();
-      if (text[pos] === "}") {
-        pos++;
+      this.skipWs();
+      if (text[this.pos] === "}") {
+        this.pos++;
         return map;
       }
       for (;;) {
-        skipWs();
-        if (text[pos] !== '"') fail("expected a string key");
-        const key = parseString();
-        skipWs();
-        if (text[pos] !== ":") fail("expected ':'");
-        pos++;
-        map.set(key, parseValue());
-        skipWs();
-        if (text[pos] === ",") pos++;
-        else if (text[pos] === "}") {
-          pos++;
+        this.skipWs();
+        if (text[this.pos] !== '"') this.fail("expected a string key");
+        const key = this.string();
+        this.skipWs();
+        if (text[this.pos] !== ":") this.fail("expected ':'");
+        this.pos++;
+        map.set(key, this.value());
+        this.skipWs();
+        if (text[this.pos] === ",") this.pos++;
+        else if (text[this.pos] === "}") {
+          this.pos++;
           return map;
-        } else fail("expected ',' or '}'");
+        } else this.fail("expected ',' or '}'");
       }
     }
     if (c === "[") {
-      pos++;
+      this.pos++;
       const arr: OrderedJson[] = [];
-      skipWs();
-      if (text[pos] === "]") {
-        pos++;
+      this.skipWs();
+      if (text[this.pos] === "]") {
+        this.pos++;
         return arr;
       }
       for (;;) {
-        arr.push(parseValue());
-        skipWs();
-        if (text[pos] === ",") pos++;
-        else if (text[pos] === "]") {
-          pos++;
+        arr.push(this.value());
+        this.skipWs();
+        if (text[this.pos] === ",") this.pos++;
+        else if (text[this.pos] === "]") {
+          this.pos++;
           return arr;
-        } else fail("expected ',' or ']'");
+        } else this.fail("expected ',' or ']'");
       }
     }
-    if (c === '"') return parseString();
-    if (text.startsWith("true", pos)) {
-      pos += 4;
+    if (c === '"') return this.string();
+    if (text.startsWith("true", this.pos)) {
+      this.pos += 4;
       return true;
     }
-    if (text.startsWith("false", pos)) {
-      pos += 5;
+    if (text.startsWith("false", this.pos)) {
+      this.pos += 5;
       return false;
     }
-    if (text.startsWith("null", pos)) {
-      pos += 4;
+    if (text.startsWith("null", this.pos)) {
+      this.pos += 4;
       return null;
     }
     // Python's json.loads also accepts these three constants (as floats).
     for (const [word, x] of PY_CONSTANTS) {
-      if (text.startsWith(word, pos)) {
-        pos += word.length;
+      if (text.startsWith(word, this.pos)) {
+        this.pos += word.length;
         return x;
       }
     }
-    numberPattern.lastIndex = pos;
-    const m = numberPattern.exec(text);
-    if (!m) return fail("unexpected character");
-    pos += m[0].length;
+    NUMBER_PATTERN.lastIndex = this.pos;
+    const m = NUMBER_PATTERN.exec(text);
+    if (!m) return this.fail("unexpected character");
+    this.pos += m[0].length;
     if (m[1] !== undefined || m[2] !== undefined) return Number(m[0]);
     // An int literal: "-0" is Python's 0; other literals have no leading zeros, so the text is exact.
     const digits = m[0] === "-0" ? "0" : m[0];
     const n = Number(digits);
     return Number.isSafeInteger(n) ? new PyInt(n) : new PyInt(n, digits);
-  };
-  const value = parseValue();
-  skipWs();
-  if (pos !== text.length) fail("trailing characters");
-  return value;
+  }
 }
 
 /** Python `json.loads`: an alias of `parseOrderedJson` named for the call sites that port Python code. */
@@ -341,8 +370,10 @@ export function toPlainJson(value: OrderedJson): unknown {
   if (value instanceof Map) {
     const out: Record<string, unknown> = {};
     for (const [k, v] of value) {
-      // defineProperty: a "__proto__" key is data, not the prototype.
-      Object.defineProperty(out, k, { value: toPlainJson(v), enumerable: true, writable: true, configurable: true });
+      // defineProperty for "__proto__" only: that key is data, not the prototype (assignment would set
+      // the prototype); every other key is a plain assignment, which keeps the object in fast mode.
+      if (k === "__proto__") Object.defineProperty(out, k, { value: toPlainJson(v), enumerable: true, writable: true, configurable: true });
+      else out[k] = toPlainJson(v);
     }
     return out;
   }

@@ -185,11 +185,13 @@ function findBlocks(text: string, start: string, end: string, limit = Infinity):
  *   must hold a JSON object or a list of
  *   objects with a non-empty string `name` and `parameters`/`arguments` (use `{}` for none).
  */
+/** A failed act parse (module level: a closure per parse costs a defineProperty of its name under tsx). */
+function actFail(text: string, code: ActErrorCode, payload: ActErrorPayload): ActParseResult {
+  return { kind: "error", text, code, payload };
+}
 export function parseActOutput(rawText: string): ActParseResult {
   const text = typeof rawText === "string" ? rawText : "";
   if (!text.includes(TOOL_CALL_OPEN)) return { kind: "reply", text };
-
-  const fail = (code: ActErrorCode, payload: ActErrorPayload): ActParseResult => ({ kind: "error", text, code, payload });
 
   // A block may also open the text itself: with thinking off, Qwen3's prompt ends in an empty think
   // block and the model writes "<tool_call>\n…" directly (its template renders a first call with empty
@@ -197,7 +199,7 @@ export function parseActOutput(rawText: string): ActParseResult {
   const framed = text.startsWith(TOOL_CALL_AT_START) ? `\n${text}` : text;
   const blocks = findBlocks(framed, TOOL_CALL_BLOCK_START, TOOL_CALL_BLOCK_END);
   if (blocks.length === 0) {
-    return fail("NO_TOOL_CALL_FOUND", {
+    return actFail(text, "NO_TOOL_CALL_FOUND", {
       error_tool_call:
         'No well-formed tool call block was found. Write each call as "\\n<tool_call>\\n{"name": ..., "arguments": {...}}\\n</tool_call>".',
     });
@@ -208,11 +210,11 @@ export function parseActOutput(rawText: string): ActParseResult {
     const body = block.trim();
     const parsed = pyLoads(body);
     if (!parsed.ok && parsed.kind === "syntax") {
-      return fail("JSON_DECODE_ERROR", { error_tool_call: `A tool call block is not valid JSON: ${body}` });
+      return actFail(text, "JSON_DECODE_ERROR", { error_tool_call: `A tool call block is not valid JSON: ${body}` });
     }
     if (!parsed.ok) {
       // Python would raise RecursionError here; a value this deep cannot be serialised either.
-      return fail("NON_SERIALIZABLE_ARGUMENTS", {
+      return actFail(text, "NON_SERIALIZABLE_ARGUMENTS", {
         error_tool_call: "NON_SERIALIZABLE_ARGUMENTS: a tool call's arguments cannot be serialised",
         detail: parsed.error,
       });
@@ -224,20 +226,20 @@ export function parseActOutput(rawText: string): ActParseResult {
       let args = record?.get("parameters");
       if (args === undefined || args === null) args = record?.get("arguments");
       if (args === undefined || args === null) {
-        return fail("NO_ARGUMENTS", {
+        return actFail(text, "NO_ARGUMENTS", {
           error_tool_call: "A tool call has no arguments. Pass an empty object when the tool takes none.",
         });
       }
       // Reference: json.dumps(arguments, ensure_ascii=False), then the tokenizer-safety pass.
       const serialised = pyDumps(args, false);
       if (!serialised.ok) {
-        return fail("NON_SERIALIZABLE_ARGUMENTS", {
+        return actFail(text, "NON_SERIALIZABLE_ARGUMENTS", {
           error_tool_call: "NON_SERIALIZABLE_ARGUMENTS: a tool call's arguments cannot be serialised",
           detail: serialised.error,
         });
       }
       if (typeof name !== "string" || name.trim() === "") {
-        return fail("INVALID_TOOL_NAME", {
+        return actFail(text, "INVALID_TOOL_NAME", {
           error_tool_call: "INVALID_TOOL_NAME: a tool call has a missing or empty name",
           // Python str(): None, 'text', {'k': 1} …
           raw_name: pyStr(name ?? null),
@@ -246,7 +248,7 @@ export function parseActOutput(rawText: string): ActParseResult {
       }
       const plain = plainView(args);
       if (!plain.ok) {
-        return fail("NON_SERIALIZABLE_ARGUMENTS", {
+        return actFail(text, "NON_SERIALIZABLE_ARGUMENTS", {
           error_tool_call: "NON_SERIALIZABLE_ARGUMENTS: a tool call's arguments cannot be serialised",
           detail: plain.error,
         });
@@ -331,33 +333,37 @@ export function visibleText(text: string): { text: string; unclosed: boolean } {
   return open < 0 ? { text: stripped, unclosed: false } : { text: stripped.slice(0, open), unclosed: true };
 }
 
-/** Parse the rehearse role's output into the tool response; first failing check wins. */
-export function parseRehearseOutput(rawText: string): RehearseParseResult {
-  const fail = (code: RehearseErrorCode, message: string, details: Record<string, unknown>): RehearseParseResult => ({
+/** A failed rehearse parse: the tool error as payload and as the conversation's content. */
+function rehearseFail(code: RehearseErrorCode, message: string, details: Record<string, unknown>): RehearseParseResult {
+  return {
     ok: false,
     code,
     payload: toolError(code, message, details),
     // ASCII text: the tokenizer-safety pass the conversation applies would leave it unchanged.
     content: toolErrorContent(code, message, details),
-  });
+  };
+}
+
+/** Parse the rehearse role's output into the tool response; first failing check wins. */
+export function parseRehearseOutput(rawText: string): RehearseParseResult {
   let text = typeof rawText === "string" ? stripThink(rawText) : "";
   if (text.trim() === "") text = "";
   if (!text) {
-    return fail("EMPTY_SIMULATOR_OUTPUT", "The simulator produced no output outside its reasoning", {
+    return rehearseFail("EMPTY_SIMULATOR_OUTPUT", "The simulator produced no output outside its reasoning", {
       expected: "<execution_result>...</execution_result> block",
     });
   }
   // Python text[:200]: the first 200 code points, unsanitised (ensure_ascii escapes whatever is odd).
   const preview = pyPrefix(text, 200);
   if (!text.includes(EXECUTION_RESULT_OPEN)) {
-    return fail("NO_EXECUTION_RESULT_TAG_FOUND", "The output has no '<execution_result>' tag", {
+    return rehearseFail("NO_EXECUTION_RESULT_TAG_FOUND", "The output has no '<execution_result>' tag", {
       expected_format: EXPECTED_FORMAT,
       raw_preview: preview,
     });
   }
   const blocks = findBlocks(text, EXECUTION_RESULT_BLOCK_START, EXECUTION_RESULT_BLOCK_END, 1);
   if (blocks.length === 0) {
-    return fail("EXECUTION_RESULT_TAG_MALFORMED", "'<execution_result>' is present but its newline boundaries or closing tag are missing", {
+    return rehearseFail("EXECUTION_RESULT_TAG_MALFORMED", "'<execution_result>' is present but its newline boundaries or closing tag are missing", {
       expected_format: EXPECTED_FORMAT,
       raw_preview: preview,
     });
@@ -365,23 +371,23 @@ export function parseRehearseOutput(rawText: string): RehearseParseResult {
   const body = blocks[0].trim();
   const parsed = pyLoads(body);
   if (!parsed.ok && parsed.kind === "syntax") {
-    return fail("SIMULATOR_JSON_DECODE_ERROR", "The content of <execution_result> is not valid JSON", {
+    return rehearseFail("SIMULATOR_JSON_DECODE_ERROR", "The content of <execution_result> is not valid JSON", {
       raw_preview: pyPrefix(body, 200),
       error: parsed.error,
     });
   }
   if (!parsed.ok) {
-    return fail("NON_SERIALIZABLE_EXECUTION_RESULT", "The execution result cannot be serialised to JSON", { error: parsed.error });
+    return rehearseFail("NON_SERIALIZABLE_EXECUTION_RESULT", "The execution result cannot be serialised to JSON", { error: parsed.error });
   }
   const value = parsed.value;
   if (!Array.isArray(value)) {
     if (!(value instanceof Map)) {
-      return fail("INVALID_EXECUTION_RESULT_TYPE", "The execution result must be a non-empty object or an array", {
+      return rehearseFail("INVALID_EXECUTION_RESULT_TYPE", "The execution result must be a non-empty object or an array", {
         got_type: pyTypeName(value),
       });
     }
     if (value.size === 0) {
-      return fail("INVALID_EXECUTION_RESULT_TYPE", "The execution result must be a non-empty object or an array", {
+      return rehearseFail("INVALID_EXECUTION_RESULT_TYPE", "The execution result must be a non-empty object or an array", {
         got_type: "object",
         got_value: "{}",
       });
@@ -389,12 +395,12 @@ export function parseRehearseOutput(rawText: string): RehearseParseResult {
   }
   const serialised = pyDumps(value, false);
   if (!serialised.ok) {
-    return fail("NON_SERIALIZABLE_EXECUTION_RESULT", "The execution result cannot be serialised to JSON", {
+    return rehearseFail("NON_SERIALIZABLE_EXECUTION_RESULT", "The execution result cannot be serialised to JSON", {
       error: serialised.error,
     });
   }
   const plain = plainView(value);
-  if (!plain.ok) return fail("NON_SERIALIZABLE_EXECUTION_RESULT", "The execution result cannot be serialised to JSON", { error: plain.error });
+  if (!plain.ok) return rehearseFail("NON_SERIALIZABLE_EXECUTION_RESULT", "The execution result cannot be serialised to JSON", { error: plain.error });
   return { ok: true, value: plain.value, content: sanitizeText(serialised.json) };
 }
 

@@ -396,15 +396,11 @@ function stepsOfTurn(messages: ChatMessage[], start: number): Step[] {
 export async function judgeTurn(ctx: TurnContext, judge: ChecklistJudge): Promise<TurnJudgement> {
   const checklists = ctx.instance.checklists.slice(0, ctx.maxChecklists);
   const steps = stepsOfTurn(ctx.messages, ctx.turnStartIndex);
-  // Serialising the conversation is only needed for LLM-judged items; built lazily.
+  // Serialising the conversation is only needed for LLM-judged items; built lazily (below, inline:
+  // under tsx a named closure per judgement and per step costs a defineProperty of its name).
   let previousText: string | undefined;
-  const previous = () => (previousText ??= serializeForJudge(ctx.messages.slice(0, ctx.turnStartIndex)));
   // World snapshots after each step, computed in ONE replay of the episode's calls when first needed.
   let allSnapshots: Promise<unknown[]> | undefined;
-  const snapshotFor = (s: Step) => () => {
-    allSnapshots ??= replaySnapshotsAt(ctx.instance, ctx.messages, steps.map((x) => x.endIndex));
-    return allSnapshots.then((list) => list[s.index]);
-  };
 
   // Synchronous verdicts are stored directly; only judge calls and state replays are awaited.
   const tasks: (ItemVerdict | Promise<ItemVerdict>)[] = [];
@@ -413,9 +409,6 @@ export async function judgeTurn(ctx: TurnContext, judge: ChecklistJudge): Promis
     const items = checklist[ctx.userTurnIndex] ?? [];
     for (const s of steps) {
       let currentText: string | undefined;
-      // As the reference: from the turn's user message through this step and the tool messages after it
-      // (so the current turn is labelled "# Turn: 0" and its steps count from 0).
-      const current = () => (currentText ??= serializeForJudge(ctx.messages.slice(ctx.turnStartIndex, s.endIndex)));
       for (const item of items) {
         const base = {
           checklist: c,
@@ -429,7 +422,9 @@ export async function judgeTurn(ctx: TurnContext, judge: ChecklistJudge): Promis
         if ((item.focus_on === "assistant.tool_calls" || item.focus_on === "tool.content") && s.toolFailed) {
           tasks.push({ ...base, passed: false, source: "tool_error" });
         } else if (item.check) {
-          const result = evaluateProgrammatic(item.check, s.message, snapshotFor(s));
+          const result = evaluateProgrammatic(item.check, s.message, () =>
+            (allSnapshots ??= replaySnapshotsAt(ctx.instance, ctx.messages, steps.map((x) => x.endIndex))).then((list) => list[s.index]),
+          );
           if (typeof result === "boolean") tasks.push({ ...base, passed: result, source: "programmatic" });
           else {
             pending = true;
@@ -442,7 +437,11 @@ export async function judgeTurn(ctx: TurnContext, judge: ChecklistJudge): Promis
           }
         } else {
           pending = true;
-          const prompt = buildJudgePrompt(previous(), current(), item);
+          previousText ??= serializeForJudge(ctx.messages.slice(0, ctx.turnStartIndex));
+          // As the reference: from the turn's user message through this step and the tool messages after it
+          // (so the current turn is labelled "# Turn: 0" and its steps count from 0).
+          currentText ??= serializeForJudge(ctx.messages.slice(ctx.turnStartIndex, s.endIndex));
+          const prompt = buildJudgePrompt(previousText, currentText, item);
           tasks.push(
             judge.check(prompt).then(
               (o): ItemVerdict => ({

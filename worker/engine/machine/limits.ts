@@ -30,7 +30,10 @@ export function toAwaitCaller(state: RolloutState): RolloutState {
   if (m && m.promptTokens > 0) {
     const count = state.options.countTokens ?? defaultCountTokens;
     let added = 0;
-    for (const msg of state.messages.slice(m.messageCount)) {
+    // The messages since the last measured act prompt, read in place (no copy of the tail).
+    const messages = state.messages;
+    for (let i = m.messageCount; i < messages.length; i++) {
+      const msg = messages[i]!;
       added += count(msg.content);
       for (const c of msg.tool_calls ?? []) added += count(c.function.name) + count(c.function.arguments);
     }

@@ -4,7 +4,10 @@ import type { TurnRecord } from "./records";
 import type { RolloutState } from "./state";
 
 export function record(state: RolloutState, r: Omit<TurnRecord, "index" | "userTurn">): TurnRecord[] {
-  return [...state.records, { ...r, index: state.records.length, userTurn: state.userTurnIndex }];
+  // slice + push: a new array as before (states stay immutable), without the spread's iterator.
+  const out = state.records.slice();
+  out.push({ ...r, index: state.records.length, userTurn: state.userTurnIndex });
+  return out;
 }
 
 export const noTokens = { promptTokens: [], tokens: [], logprobs: [], promptTokenCount: 0, responseTokenCount: 0 };
