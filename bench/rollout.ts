@@ -8,7 +8,9 @@
  * 2. 1 s latency, 256 rollouts in flight: worker CPU time / wall time (target < 2%), with the
  *    in-process responder, and through the product's own client (chatPolicy over OpenAIChatClient, the
  *    path a run takes on a vLLM/SGLang node) against a vLLM-shaped HTTP responder on 127.0.0.1 in a
- *    child process (so only the worker's CPU is counted; target < 2 % too, issue 25);
+ *    child process (so only the worker's CPU is counted; target < 2 % too, issue 25). Each 1 s-latency
+ *    figure is the sum of BENCH_WINDOWS (default 3) back-to-back windows of ~7 s, each window's share
+ *    printed beside it (one window's CPU is small enough that one major GC can double it);
  * 3. persistence (bench/persist.ts): one step commit of 10,000 turns into a throwaway Postgres.
  *
  * Ends with ONE line of JSON: {"bench":"rollout","generations_per_s","worker_wall_share_at_1s",
@@ -228,6 +230,38 @@ export async function measure(policy: PolicyClient & { count: number }, instance
   };
 }
 
+/**
+ * `windows` back-to-back measurements of the same shape, summed: a 7 s window's CPU is ~0.1–0.3 s, so one
+ * major GC of garbage left by an earlier phase (or not yet collected) can double it; several windows in a
+ * row count the collections at the rate the work itself causes them. `perWindow` keeps each window's share.
+ */
+export async function measureWindows(
+  makePolicy: () => PolicyClient & { count: number },
+  windows: number,
+  instancesCount: number,
+  rolloutsPerInstance: number,
+  maxInFlight: number,
+): Promise<RunFigures & { perWindow: number[] }> {
+  const runs: RunFigures[] = [];
+  for (let i = 0; i < windows; i++) runs.push(await measure(makePolicy(), instancesCount, rolloutsPerInstance, maxInFlight));
+  const sum = (f: (r: RunFigures) => number) => runs.reduce((s, r) => s + f(r), 0);
+  const generations = sum((r) => r.generations);
+  const wallS = sum((r) => r.wallS);
+  const cpuS = sum((r) => r.cpuS);
+  return {
+    rollouts: runs[0]!.rollouts,
+    generations,
+    wallS,
+    cpuS,
+    cpuSystemS: sum((r) => r.cpuSystemS),
+    generationsPerS: generations / wallS,
+    cpuUsPerGeneration: (cpuS * 1e6) / generations,
+    cpuShareOfWall: cpuS / wallS,
+    meanMicroSteps: sum((r) => r.meanMicroSteps) / runs.length,
+    perWindow: runs.map((r) => r.cpuShareOfWall),
+  };
+}
+
 export interface RolloutBenchResult {
   generations_per_s: number;
   worker_wall_share_at_1s: number;
@@ -241,10 +275,12 @@ export interface RolloutBenchDetails extends RolloutBenchResult {
 }
 
 export async function runRolloutBenchDetailed(
-  opts: { latencyMs?: number; http?: boolean; callsAtLatency?: number; log?: (line: string) => void } = {},
+  opts: { latencyMs?: number; http?: boolean; callsAtLatency?: number; windows?: number; log?: (line: string) => void } = {},
 ): Promise<RolloutBenchDetails> {
   const log = opts.log ?? (() => {});
   const latencyMs = opts.latencyMs ?? 1000;
+  const windows = opts.windows ?? 3;
+  const shares = (w: number[]) => (w.length > 1 ? ` [windows: ${w.map((x) => `${(x * 100).toFixed(2)}%`).join(", ")}]` : "");
   // Warm-up (JIT) on a small run, then the paper-scale run: 16 × 4 rollouts, 29 calls + 1 reply each.
   await measure(inProcessPolicy(0, 29), 4, 4, 16);
   const zero = await measure(inProcessPolicy(0, 29), 16, 4, 64);
@@ -253,8 +289,8 @@ export async function runRolloutBenchDetailed(
   // Latency case: 64 instances × 4 = 256 rollouts in flight; `callsAtLatency` calls + a reply per
   // episode (2·calls+1 generations, one latency each) keeps the wall time bounded.
   const callsAtLatency = opts.callsAtLatency ?? 3;
-  const lat = await measure(inProcessPolicy(latencyMs, callsAtLatency), 64, 4, 256);
-  log(`${latencyMs} ms latency, in-process: ${lat.rollouts} rollouts in flight, ${lat.generations} generations, wall ${lat.wallS.toFixed(2)} s, worker CPU ${lat.cpuS.toFixed(3)} s → ${(lat.cpuShareOfWall * 100).toFixed(2)}% of wall`);
+  const lat = await measureWindows(() => inProcessPolicy(latencyMs, callsAtLatency), windows, 64, 4, 256);
+  log(`${latencyMs} ms latency, in-process: ${lat.rollouts} rollouts in flight, ${lat.generations} generations, wall ${lat.wallS.toFixed(2)} s, worker CPU ${lat.cpuS.toFixed(3)} s → ${(lat.cpuShareOfWall * 100).toFixed(2)}% of wall${shares(lat.perWindow)}`);
 
   let http: RunFigures | undefined;
   if (opts.http !== false) {
@@ -263,9 +299,10 @@ export async function runRolloutBenchDetailed(
       // Warm-up at full size, as for the in-process figures: JIT, and the pool's 256 keep-alive
       // connections opened (a run's steady state; connecting is not per-generation cost).
       await measure(httpPolicy(port, 256), 64, 4, 256);
-      http = await measure(httpPolicy(port, 256), 64, 4, 256);
+      const h = await measureWindows(() => httpPolicy(port, 256), windows, 64, 4, 256);
+      http = h;
       log(
-        `${latencyMs} ms latency, HTTP 127.0.0.1: ${http.generations} generations, wall ${http.wallS.toFixed(2)} s, worker CPU ${http.cpuS.toFixed(3)} s (kernel ${http.cpuSystemS.toFixed(3)} s) → ${(http.cpuShareOfWall * 100).toFixed(2)}% of wall, ${http.cpuUsPerGeneration.toFixed(0)} µs CPU/gen (in-process ${lat.cpuUsPerGeneration.toFixed(0)})`,
+        `${latencyMs} ms latency, HTTP 127.0.0.1: ${h.generations} generations, wall ${h.wallS.toFixed(2)} s, worker CPU ${h.cpuS.toFixed(3)} s (kernel ${h.cpuSystemS.toFixed(3)} s) → ${(h.cpuShareOfWall * 100).toFixed(2)}% of wall, ${h.cpuUsPerGeneration.toFixed(0)} µs CPU/gen (in-process ${lat.cpuUsPerGeneration.toFixed(0)})${shares(h.perWindow)}`,
       );
     } finally {
       child.kill();
@@ -295,7 +332,8 @@ if (isMain) {
   const log = (l: string) => console.log(l);
   (async () => {
     log(`load average at start: ${loadavg().map((x) => x.toFixed(2)).join(", ")} on ${availableParallelism()} cores`);
-    const d = await runRolloutBenchDetailed({ latencyMs, callsAtLatency, http: process.env.BENCH_HTTP !== "0", log });
+    const windows = process.env.BENCH_WINDOWS ? Number(process.env.BENCH_WINDOWS) : undefined;
+    const d = await runRolloutBenchDetailed({ latencyMs, callsAtLatency, windows, http: process.env.BENCH_HTTP !== "0", log });
     // The persistence half: one step commit of 10,000 turns into a throwaway Postgres (bench/persist.ts).
     const { runPersistBench } = await import("./persist");
     const p = await runPersistBench({ log });
