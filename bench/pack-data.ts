@@ -21,6 +21,7 @@ import { applyEvent, nextNeed, type RolloutOptions, type RolloutState, startRoll
 import type { TaskInstance } from "../worker/engine/types";
 import type { FocusOn } from "../contracts/tasks";
 import type { TinkerPolicy } from "../worker/clients/tinker-policy";
+import { mulberry32 } from "../lib/random";
 
 export interface PackScale {
   /** Instances per step (the paper: train_data_size 16). */
@@ -47,16 +48,8 @@ const FOCUS: FocusOn = "assistant.tool_calls";
 /** Qwen3's <|im_end|> (tokenizer.json added_tokens): ends every generation. */
 const IM_END = 151645;
 
-/** A deterministic PRNG (mulberry32) so every run builds the same step. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A deterministic PRNG so every run builds the same step. */
+const rng = mulberry32;
 
 const WORDS = (
   "order item price stock customer refund address shipping status payment exchange cancel return account email phone warehouse size color quantity total " +

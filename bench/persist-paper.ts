@@ -32,6 +32,7 @@ import { persistStep } from "../worker/runner/persist";
 import { postgresCpuMs } from "./persist";
 import { ensureTurnPartition } from "../lib/turn-partitions";
 import { archiveRunTurns, directoryStore } from "../lib/turn-archive";
+import { mulberry32 } from "../lib/random";
 
 export interface PaperShape {
   groups: number;
@@ -46,17 +47,8 @@ export interface PaperShape {
 export const PAPER_SHAPE: PaperShape = { groups: 64, k: 4, userTurns: 3, callsPerUserTurn: 10, replyTokens: 2000, judgedStepsPerUserTurn: 3, checklistItems: 5 };
 const CHARS_PER_TOKEN = 4;
 
-/** A seeded generator (mulberry32): the same step on every run. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator: the same step on every run. */
+const rng = mulberry32;
 
 let corpusText: string | null = null;
 function corpus(): string {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { HfChatRenderer } from "./hf";
 import { loadRenderer } from "./registry";
+import { mulberry32 } from "../random";
 
 /** Strings that stress every step of the library's encode: added tokens inside text, NFC, contractions, digits, scripts, whitespace. */
 const STRESS = [
@@ -29,13 +30,7 @@ const STRESS = [
 /** Random texts built from risky pieces. */
 function randomTexts(count: number, seed: number): string[] {
   const pieces = ["<think>", "</think>", "<tool_call>", "<|im_end|>", "<|im_start|>", "\n", "\n\n", " ", "  ", "\t", "\r\n", "e\u0301", "\u0301", "'s", "'S", "don't", "12", "345", "中文", "😀", "‍", "word", " Word", "{", "}", '"', ":", ",", ".", "!?", "<", "|", ">", "<|", "im_", "\u00A0", "ß", "İ"];
-  let a = seed >>> 0;
-  const r = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const r = mulberry32(seed);
   return Array.from({ length: count }, () => Array.from({ length: 1 + Math.floor(r() * 60) }, () => pieces[Math.floor(r() * pieces.length)]).join(""));
 }
 

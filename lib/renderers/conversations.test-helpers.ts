@@ -1,16 +1,9 @@
 /** Generated conversations for the explicit renderers' tests (qwen3.test.ts, llama31.test.ts): deterministic, with the edge cases templates trip on. */
 import type { RenderMessage, RenderOptions, RenderTool, RenderToolCall } from "./types";
+import { mulberry32 } from "../random";
 
-/** A deterministic PRNG (mulberry32). */
-export function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The deterministic PRNG the generated conversations draw from (lib/random.ts). */
+export const rng = mulberry32;
 
 const FRAGMENTS = [
   "order",
