@@ -285,8 +285,6 @@ class NodeSlots {
   }
 }
 
-
-
 /**
  * Slots shared beyond this process (worker/runner/node-slots.ts: leases in Postgres, so a node's limit
  * holds across every worker). Taken after the process's own slot, released with it.

@@ -24,6 +24,24 @@ export interface ExplicitTemplate {
 export class NotModelled extends Error {}
 
 /**
+ * An ExplicitTemplate over `write`, which throws where the interpreter must render: NotModelled, or
+ * anything else (a cyclic value's stack overflow) — the interpreter then renders it, or fails its own way.
+ */
+export function explicitTemplate(name: string, source: string, write: (context: TemplateContext) => string): ExplicitTemplate {
+  return {
+    name,
+    source,
+    render(context) {
+      try {
+        return write(context);
+      } catch {
+        return null;
+      }
+    },
+  };
+}
+
+/**
  * @huggingface/jinja's `tojson` (", " and ": " separators, or "," and newlines with `indent`, its
  * `tojson(indent=n)`; no ASCII escaping, keys in Object.entries order, undefined written as null) over
  * the JS values it converts from.

@@ -7,7 +7,7 @@
  * content, anything but exactly one tool call per assistant call message, no user message to carry the
  * tools — return null and the interpreter renders them (its errors included).
  */
-import { type ExplicitTemplate, NotModelled, type TemplateContext, jinjaToJson } from "./jinja-values";
+import { NotModelled, type TemplateContext, explicitTemplate, jinjaToJson } from "./jinja-values";
 import { LLAMA31_INSTRUCT_TEMPLATE } from "./templates/llama-3.1-instruct";
 
 export { LLAMA31_INSTRUCT_TEMPLATE };
@@ -16,14 +16,6 @@ const str = (v: unknown): string => {
   if (typeof v !== "string") throw new NotModelled();
   return v;
 };
-
-export function renderLlama31(context: TemplateContext): string | null {
-  try {
-    return render(context);
-  } catch {
-    return null;
-  }
-}
 
 function render(context: TemplateContext): string {
   for (const key of ["custom_tools", "builtin_tools", "tools_in_user_message", "date_string"]) if (context[key] !== undefined) throw new NotModelled();
@@ -79,4 +71,7 @@ function render(context: TemplateContext): string {
 }
 
 /** The explicit renderer of Meta's Llama 3.1 Instruct template (HfChatRenderer picks it by the template string). */
-export const llama31Template: ExplicitTemplate = { name: "llama3.1", source: LLAMA31_INSTRUCT_TEMPLATE, render: renderLlama31 };
+export const llama31Template = explicitTemplate("llama3.1", LLAMA31_INSTRUCT_TEMPLATE, render);
+
+/** Meta's Llama 3.1 Instruct template's text for this context, or null where the interpreter must render it. */
+export const renderLlama31 = llama31Template.render;

@@ -15,7 +15,7 @@
  * message or tool-call shapes, values that are not JSON) returns null: the caller then renders with the
  * interpreter, so such inputs behave exactly as before (errors included).
  */
-import { type ExplicitTemplate, NotModelled, type TemplateContext, jinjaToJson, truthy } from "./jinja-values";
+import { NotModelled, type TemplateContext, explicitTemplate, jinjaToJson, truthy } from "./jinja-values";
 import { QWEN3_OFFICIAL_TEMPLATE } from "./templates/qwen3";
 
 export { QWEN3_OFFICIAL_TEMPLATE, jinjaToJson, type TemplateContext };
@@ -39,18 +39,6 @@ function toolCallText(call: unknown): string {
   if (typeof c.name !== "string") throw new NotModelled();
   const args = c.arguments;
   return `<tool_call>\n{"name": "${c.name}", "arguments": ${typeof args === "string" ? args : jinjaToJson(args)}}\n</tool_call>`;
-}
-
-/**
- * The official Qwen3 template's text for this context, or null where the interpreter must render it.
- */
-export function renderQwen3(context: TemplateContext): string | null {
-  try {
-    return render(context);
-  } catch {
-    // NotModelled, or anything else (a cyclic value's stack overflow): the interpreter renders it, or fails its own way.
-    return null;
-  }
 }
 
 function render(context: TemplateContext): string {
@@ -127,4 +115,7 @@ function render(context: TemplateContext): string {
 }
 
 /** The explicit renderer of Qwen3's official template (HfChatRenderer picks it by the template string). */
-export const qwen3Template: ExplicitTemplate = { name: "qwen3", source: QWEN3_OFFICIAL_TEMPLATE, render: renderQwen3 };
+export const qwen3Template = explicitTemplate("qwen3", QWEN3_OFFICIAL_TEMPLATE, render);
+
+/** The official Qwen3 template's text for this context, or null where the interpreter must render it. */
+export const renderQwen3 = qwen3Template.render;

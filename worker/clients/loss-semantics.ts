@@ -29,19 +29,22 @@ export function aggregationWeights(mask: ReadonlyArray<ReadonlyArray<number>>, m
   const rowSums = mask.map((row) => row.reduce((a, b) => a + b, 0));
   const total = rowSums.reduce((a, b) => a + b, 0);
   const rows = rowSums.filter((s) => s > 0).length;
-  return mask.map((row, i) =>
-    row.map((m) => {
-      if (m === 0) return 0;
-      switch (mode) {
-        case "token-mean":
-          return m / total;
-        case "seq-mean-token-mean":
-          return m / (rows * rowSums[i]);
-        case "seq-mean-token-sum":
-          return m / rows;
-      }
-    }),
-  );
+  return mask.map((row, i) => {
+    const d = divisor(mode, total, rows, rowSums[i]!);
+    return row.map((m) => (m === 0 ? 0 : m / d));
+  });
+}
+
+/** What a masked-in token's mask value is divided by, in a row of mask sum `rowSum` (see aggregationWeights). */
+function divisor(mode: LossAgg, total: number, rows: number, rowSum: number): number {
+  switch (mode) {
+    case "token-mean":
+      return total;
+    case "seq-mean-token-mean":
+      return rows * rowSum;
+    case "seq-mean-token-sum":
+      return rows;
+  }
 }
 
 /**
@@ -56,16 +59,7 @@ export function uniformAggregationWeights(lengths: readonly number[], mode: Loss
     total += n;
     if (n > 0) rows++;
   }
-  return lengths.map((n) => {
-    switch (mode) {
-      case "token-mean":
-        return 1 / total;
-      case "seq-mean-token-mean":
-        return 1 / (rows * n);
-      case "seq-mean-token-sum":
-        return 1 / rows;
-    }
-  });
+  return lengths.map((n) => 1 / divisor(mode, total, rows, n));
 }
 
 /** A resolved server profile: the client detects it once (lib/clients/tinker-profile.ts). */

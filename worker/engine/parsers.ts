@@ -178,6 +178,11 @@ function findBlocks(text: string, start: string, end: string, limit = Infinity):
   return bodies;
 }
 
+/** A failed act parse (module level: a closure per parse costs a defineProperty of its name under tsx). */
+function actFail(text: string, code: ActErrorCode, payload: ActErrorPayload): ActParseResult {
+  return { kind: "error", text, code, payload };
+}
+
 /**
  * Parse the act role's output.
  * - no `<tool_call>` substring → plain reply (ends the user turn);
@@ -185,10 +190,6 @@ function findBlocks(text: string, start: string, end: string, limit = Infinity):
  *   must hold a JSON object or a list of
  *   objects with a non-empty string `name` and `parameters`/`arguments` (use `{}` for none).
  */
-/** A failed act parse (module level: a closure per parse costs a defineProperty of its name under tsx). */
-function actFail(text: string, code: ActErrorCode, payload: ActErrorPayload): ActParseResult {
-  return { kind: "error", text, code, payload };
-}
 export function parseActOutput(rawText: string): ActParseResult {
   const text = typeof rawText === "string" ? rawText : "";
   if (!text.includes(TOOL_CALL_OPEN)) return { kind: "reply", text };
